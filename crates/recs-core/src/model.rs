@@ -1,0 +1,194 @@
+//! The traits every recommender implements, in the spirit of linfa: validated
+//! hyper-parameters [`Fit`] training data into a fitted [`Recommender`], which scores a
+//! user's candidate items into a caller's buffer.
+//!
+//! Optional capabilities are separate traits reached through the `as_*` methods of
+//! [`Recommender`], so a runner holding `Box<dyn Recommender>` can ask "can you predict
+//! ratings?" and get an explicit `None` rather than a silent zero.
+
+use crate::attributes::ItemAttributes;
+use crate::error::{RecsError, Result, check_index};
+use crate::interactions::{Interactions, UserRow};
+
+/// Everything a model may learn from.
+#[derive(Debug, Clone, Copy)]
+pub struct TrainData<'a> {
+    /// Training events (ratings or implicit 1.0).
+    pub interactions: &'a Interactions,
+    /// Item attributes over the same item index space, for content and cold-start models.
+    pub attributes: Option<&'a ItemAttributes>,
+    /// The seed of every random choice the fit makes. Same seed ⇒ same model.
+    pub seed: u64,
+}
+
+impl<'a> TrainData<'a> {
+    /// Training data without attributes.
+    pub fn new(interactions: &'a Interactions, seed: u64) -> Self {
+        TrainData { interactions, attributes: None, seed }
+    }
+
+    /// The same data with item attributes attached.
+    ///
+    /// # Errors
+    /// [`RecsError::LengthMismatch`] when the attribute matrix covers another number of items.
+    pub fn with_attributes(mut self, attributes: &'a ItemAttributes) -> Result<Self> {
+        if attributes.n_items() != self.interactions.n_items() {
+            return Err(RecsError::LengthMismatch {
+                what: "attribute rows (items)",
+                expected: self.interactions.n_items(),
+                found: attributes.n_items(),
+            });
+        }
+        self.attributes = Some(attributes);
+        Ok(self)
+    }
+
+    /// The attributes, or an error naming the model that needs them.
+    ///
+    /// # Errors
+    /// [`RecsError::Unsupported`] when no attributes were given.
+    pub fn require_attributes(&self, model: &str) -> Result<&'a ItemAttributes> {
+        self.attributes
+            .ok_or_else(|| RecsError::Unsupported(format!("{model} needs item attributes")))
+    }
+}
+
+/// Validated hyper-parameters that can fit a model.
+///
+/// Implement this on the *validated* parameter type (`XValidParams` or a type whose
+/// constructor validated), so that an invalid configuration cannot reach `fit`.
+pub trait Fit {
+    /// The fitted model.
+    type Model: Recommender + 'static;
+
+    /// Learns a model from `data`.
+    ///
+    /// # Errors
+    /// Data the model cannot use (no events, missing attributes, ...).
+    fn fit(&self, data: &TrainData<'_>) -> Result<Self::Model>;
+}
+
+/// Object-safe form of [`Fit`], so a runner can hold a list of differently typed models.
+/// Every `Fit + Send + Sync` type implements it.
+pub trait FitDyn: Send + Sync {
+    /// Learns a model from `data`, boxed.
+    ///
+    /// # Errors
+    /// As [`Fit::fit`].
+    fn fit_dyn(&self, data: &TrainData<'_>) -> Result<Box<dyn Recommender>>;
+}
+
+impl<T: Fit + Send + Sync> FitDyn for T {
+    fn fit_dyn(&self, data: &TrainData<'_>) -> Result<Box<dyn Recommender>> {
+        Ok(Box::new(self.fit(data)?))
+    }
+}
+
+/// A fitted model: scores candidate items for a user seen in training.
+///
+/// Larger scores mean "recommend sooner". Scores only need to order items within a user
+/// for ranking metrics; pooled metrics (ROC over all users) also compare scores across
+/// users, so models document whether their scores are comparable across users.
+pub trait Recommender: Send + Sync {
+    /// Users in the training index space.
+    fn n_users(&self) -> usize;
+
+    /// Items in the training index space.
+    fn n_items(&self) -> usize;
+
+    /// Writes the score of each of `items` for `user` into `out` (same length).
+    ///
+    /// # Errors
+    /// A user or item out of range, or `out.len() != items.len()`; use
+    /// [`check_score_args`] to implement these checks uniformly.
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()>;
+
+    /// This model as a rating predictor, if it is one.
+    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
+        None
+    }
+
+    /// This model as a scorer of items unseen in training, if it can score them.
+    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
+        None
+    }
+
+    /// This model as a scorer for users unseen in training, if it can fold them in.
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        None
+    }
+}
+
+/// Predicts ratings on the training scale (for MAE/RMSE and rating-threshold protocols).
+pub trait PredictRating: Send + Sync {
+    /// Writes the predicted rating of each of `items` for `user` into `out`.
+    ///
+    /// # Errors
+    /// As [`Recommender::score`].
+    fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()>;
+}
+
+/// Scores items that had no training events, from their attributes (cold start).
+pub trait ScoreNewItems: Send + Sync {
+    /// Scores for `user` the items whose attribute rows in `attributes` are `items`.
+    /// `attributes` must use the vocabulary the model was fitted with (same number of
+    /// attributes); its row indices need not be training item indices.
+    ///
+    /// # Errors
+    /// A user out of range, rows out of range, a vocabulary of another size, or a length
+    /// mismatch.
+    fn score_new_items(
+        &self,
+        user: u32,
+        attributes: &ItemAttributes,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> Result<()>;
+}
+
+/// Scores items for a user unseen in training, from that user's history, without refitting.
+pub trait FoldInUser: Send + Sync {
+    /// Writes into `out` the scores of `items` for a user whose known events are `history`.
+    ///
+    /// # Errors
+    /// Items out of range or a length mismatch.
+    fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()>;
+}
+
+/// The argument checks every [`Recommender::score`] must make: `user < n_users`,
+/// every item `< n_items`, and `out.len() == items.len()`.
+///
+/// # Errors
+/// The first violated check.
+pub fn check_score_args(
+    n_users: usize,
+    n_items: usize,
+    user: u32,
+    items: &[u32],
+    out: &[f32],
+) -> Result<()> {
+    check_index("user", user as usize, n_users)?;
+    check_items(n_items, items, out)
+}
+
+/// The item half of [`check_score_args`], for scorers without a user index.
+///
+/// # Errors
+/// An item out of range or `out.len() != items.len()`.
+pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
+    if out.len() != items.len() {
+        return Err(RecsError::LengthMismatch {
+            what: "score buffer",
+            expected: items.len(),
+            found: out.len(),
+        });
+    }
+    if let Some(&item) = items.iter().find(|&&i| i as usize >= n_items) {
+        return Err(RecsError::IndexOutOfRange {
+            what: "item",
+            index: item as usize,
+            len: n_items,
+        });
+    }
+    Ok(())
+}

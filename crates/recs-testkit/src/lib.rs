@@ -1,0 +1,306 @@
+//! The conformance suite every `recs` model crate runs against its models.
+//!
+//! A model is only useful to the runner if it honours the contract of
+//! [`recs_core::Recommender`]; this crate checks that contract on small synthetic data
+//! with one call, so every model crate gets the same scrutiny (the habit comes from
+//! linfa-nn, which runs one test suite against every index):
+//!
+//! - fitting succeeds on the synthetic data and reports its dimensions;
+//! - every score is finite, for every user and item;
+//! - the same seed gives bit-identical scores;
+//! - scoring a subset of items in any order equals scoring all items and picking;
+//! - bad input (empty training data, a user or item out of range, a buffer of the wrong
+//!   length) gives `Err`, never a panic;
+//! - the optional capabilities, when offered, obey the same rules.
+//!
+//! `Send + Sync` is checked at compile time by the bounds of [`check_model`].
+//!
+//! ```
+//! use recs_core::{Fit, Recommender, Result, TrainData, check_score_args};
+//!
+//! /// Scores every item by its number of training events.
+//! struct Popularity;
+//! struct Fitted { n_users: usize, counts: Vec<u32> }
+//!
+//! impl Fit for Popularity {
+//!     type Model = Fitted;
+//!     fn fit(&self, data: &TrainData<'_>) -> Result<Fitted> {
+//!         if data.interactions.n_events() == 0 {
+//!             return Err(recs_core::RecsError::Empty { what: "training data" });
+//!         }
+//!         Ok(Fitted { n_users: data.interactions.n_users(), counts: data.interactions.item_counts() })
+//!     }
+//! }
+//! impl Recommender for Fitted {
+//!     fn n_users(&self) -> usize { self.n_users }
+//!     fn n_items(&self) -> usize { self.counts.len() }
+//!     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+//!         check_score_args(self.n_users, self.counts.len(), user, items, out)?;
+//!         for (o, &i) in out.iter_mut().zip(items) { *o = self.counts[i as usize] as f32; }
+//!         Ok(())
+//!     }
+//! }
+//!
+//! recs_testkit::check_model(&Popularity).expect("popularity conforms");
+//! ```
+#![deny(missing_docs)]
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use recs_core::{
+    DuplicatePolicy, Event, Fit, IdMap, Interactions, ItemAttributes, Recommender, Result,
+    TrainData,
+};
+
+/// Number of users in the synthetic training data.
+pub const N_USERS: usize = 12;
+/// Number of items in the synthetic training data.
+pub const N_ITEMS: usize = 10;
+/// Number of attributes in the synthetic item attributes.
+pub const N_ATTRIBUTES: usize = 4;
+
+/// The synthetic training data of the suite: two groups of users, each preferring one
+/// half of the items (ratings 1–5 from a fixed formula), one user with a single event,
+/// and every item with at least one event. Items carry attributes that follow the halves.
+pub fn synthetic_data() -> (Interactions, ItemAttributes) {
+    let mut events = Vec::new();
+    for user in 0..N_USERS as u32 - 1 {
+        let group = user % 2;
+        for item in 0..N_ITEMS as u32 {
+            let liked = (item < N_ITEMS as u32 / 2) == (group == 0);
+            // A deterministic, irregular pattern of observed pairs.
+            if (user * 7 + item * 3) % 4 == 0 || (liked && (user + item) % 3 != 0) {
+                let rating =
+                    if liked { 4.0 + ((user + item) % 2) as f32 } else { 1.0 + (item % 3) as f32 };
+                events.push(Event::at(user, item, rating, i64::from(user * 100 + item)));
+            }
+        }
+    }
+    events.push(Event::at(N_USERS as u32 - 1, 0, 5.0, 0));
+    for item in 0..N_ITEMS as u32 {
+        if !events.iter().any(|e| e.item == item) {
+            events.push(Event::at(0, item, 3.0, 999));
+        }
+    }
+    let interactions = Interactions::from_events(N_USERS, N_ITEMS, events, DuplicatePolicy::Error)
+        .expect("synthetic events are valid");
+    let vocabulary = IdMap::from_ids_sorted(["a0", "a1", "a2", "a3"]).expect("four ids");
+    let pairs = (0..N_ITEMS as u32).flat_map(|item| {
+        let half = u32::from(item >= N_ITEMS as u32 / 2);
+        [(item, half, 1.0), (item, 2 + item % 2, 1.0)]
+    });
+    let attributes = ItemAttributes::from_pairs(N_ITEMS, vocabulary, pairs)
+        .expect("synthetic attributes are valid");
+    (interactions, attributes)
+}
+
+/// The checks that failed, one line each.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failures(pub Vec<String>);
+
+impl fmt::Display for Failures {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} conformance check(s) failed:", self.0.len())?;
+        for line in &self.0 {
+            writeln!(f, "  - {line}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Failures {}
+
+/// Runs `f`, turning a panic into a failure line.
+fn guarded<T>(what: &str, failures: &mut Vec<String>, f: impl FnOnce() -> T) -> Option<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(value) => Some(value),
+        Err(_) => {
+            failures.push(format!("{what}: panicked"));
+            None
+        }
+    }
+}
+
+fn expect_err<T>(what: &str, failures: &mut Vec<String>, f: impl FnOnce() -> Result<T>) {
+    match guarded(what, failures, f) {
+        Some(Ok(_)) => failures.push(format!("{what}: returned Ok, expected Err")),
+        Some(Err(_)) | None => {}
+    }
+}
+
+fn all_scores(model: &dyn Recommender, failures: &mut Vec<String>) -> Option<Vec<f32>> {
+    let items: Vec<u32> = (0..N_ITEMS as u32).collect();
+    let mut all = vec![0.0f32; N_USERS * N_ITEMS];
+    for user in 0..N_USERS as u32 {
+        let out = &mut all[user as usize * N_ITEMS..(user as usize + 1) * N_ITEMS];
+        match guarded("score", failures, || model.score(user, &items, out))? {
+            Ok(()) => {}
+            Err(e) => {
+                failures.push(format!("score(user {user}, all items) failed: {e}"));
+                return None;
+            }
+        }
+    }
+    Some(all)
+}
+
+/// Runs the whole suite against `params`, returning every failed check.
+///
+/// The model is fitted with seed 7 on [`synthetic_data`] (attributes attached), twice to
+/// test determinism, and once on data without events, which must be refused.
+///
+/// # Errors
+/// [`Failures`] listing every check that failed.
+pub fn check_model<P>(params: &P) -> std::result::Result<(), Failures>
+where
+    P: Fit + Send + Sync,
+    P::Model: Send + Sync,
+{
+    let mut failures = Vec::new();
+    let (interactions, attributes) = synthetic_data();
+    let data = TrainData::new(&interactions, 7).with_attributes(&attributes).expect("same items");
+
+    let fit = |failures: &mut Vec<String>| match guarded("fit", failures, || params.fit(&data)) {
+        Some(Ok(model)) => Some(model),
+        Some(Err(e)) => {
+            failures.push(format!("fit on synthetic data failed: {e}"));
+            None
+        }
+        None => None,
+    };
+    let Some(model) = fit(&mut failures) else { return Err(Failures(failures)) };
+    if (model.n_users(), model.n_items()) != (N_USERS, N_ITEMS) {
+        failures.push(format!(
+            "fitted dimensions {}×{} differ from the data's {N_USERS}×{N_ITEMS}",
+            model.n_users(),
+            model.n_items()
+        ));
+    }
+
+    if let Some(scores) = all_scores(&model, &mut failures) {
+        if let Some(k) = scores.iter().position(|s| !s.is_finite()) {
+            failures.push(format!(
+                "score of user {} item {} is {} (scores must be finite)",
+                k / N_ITEMS,
+                k % N_ITEMS,
+                scores[k]
+            ));
+        }
+        if let Some(again) = fit(&mut failures).and_then(|m| all_scores(&m, &mut failures)) {
+            let same = scores.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits());
+            if !same {
+                failures.push("two fits with the same seed gave different scores".to_string());
+            }
+        }
+        check_subsets(&model, &scores, &mut failures);
+    }
+
+    let items = [0u32, 1];
+    let mut out = [0.0f32; 2];
+    expect_err("score for user n_users", &mut failures, || {
+        model.score(N_USERS as u32, &items, &mut out)
+    });
+    expect_err("score for item n_items", &mut failures, || {
+        model.score(0, &[N_ITEMS as u32], &mut out[..1])
+    });
+    expect_err("score with a short buffer", &mut failures, || {
+        model.score(0, &items, &mut out[..1])
+    });
+    check_capabilities(&model, &interactions, &attributes, &mut failures);
+
+    let empty = Interactions::from_events(N_USERS, N_ITEMS, [], DuplicatePolicy::Error)
+        .expect("empty is valid");
+    let empty_data = TrainData::new(&empty, 7).with_attributes(&attributes).expect("same items");
+    expect_err("fit on data without events", &mut failures, || params.fit(&empty_data));
+
+    if failures.is_empty() { Ok(()) } else { Err(Failures(failures)) }
+}
+
+/// Scoring items in a scrambled subset must equal picking from the full scores.
+fn check_subsets(model: &dyn Recommender, scores: &[f32], failures: &mut Vec<String>) {
+    for user in 0..N_USERS as u32 {
+        let subset: Vec<u32> = (0..N_ITEMS as u32).rev().filter(|i| (i + user) % 3 != 1).collect();
+        let mut out = vec![0.0f32; subset.len()];
+        match guarded("score on a subset", failures, || model.score(user, &subset, &mut out)) {
+            Some(Ok(())) => {
+                for (&item, &s) in subset.iter().zip(&out) {
+                    let full = scores[user as usize * N_ITEMS + item as usize];
+                    if s.to_bits() != full.to_bits() {
+                        failures.push(format!(
+                            "user {user} item {item}: subset score {s} differs from full score {full}"
+                        ));
+                        return;
+                    }
+                }
+            }
+            Some(Err(e)) => failures.push(format!("score on a subset failed: {e}")),
+            None => return,
+        }
+    }
+}
+
+fn check_capabilities(
+    model: &dyn Recommender,
+    interactions: &Interactions,
+    attributes: &ItemAttributes,
+    failures: &mut Vec<String>,
+) {
+    let items: Vec<u32> = (0..N_ITEMS as u32).collect();
+    let mut out = vec![0.0f32; N_ITEMS];
+    let finite =
+        |what: &str, result: Option<Result<()>>, out: &[f32], failures: &mut Vec<String>| {
+            match result {
+                Some(Ok(())) if out.iter().all(|s| s.is_finite()) => {}
+                Some(Ok(())) => failures.push(format!("{what}: non-finite output")),
+                Some(Err(e)) => failures.push(format!("{what}: failed: {e}")),
+                None => {}
+            }
+        };
+    if let Some(predictor) = model.as_rating_predictor() {
+        let r = guarded("predict", failures, || predictor.predict(1, &items, &mut out));
+        finite("predict", r, &out, failures);
+        expect_err("predict for user n_users", failures, || {
+            predictor.predict(N_USERS as u32, &items, &mut out)
+        });
+        expect_err("predict with a short buffer", failures, || {
+            predictor.predict(0, &items, &mut out[..1])
+        });
+    }
+    if let Some(scorer) = model.as_new_item_scorer() {
+        let r = guarded("score_new_items", failures, || {
+            scorer.score_new_items(1, attributes, &items, &mut out)
+        });
+        finite("score_new_items", r, &out, failures);
+        expect_err("score_new_items for a row out of range", failures, || {
+            scorer.score_new_items(1, attributes, &[N_ITEMS as u32], &mut out[..1])
+        });
+    }
+    if let Some(fold_in) = model.as_user_fold_in() {
+        let history = interactions.user_row(2);
+        let r =
+            guarded("score_history", failures, || fold_in.score_history(history, &items, &mut out));
+        finite("score_history", r, &out, failures);
+        expect_err("score_history for item n_items", failures, || {
+            fold_in.score_history(history, &[N_ITEMS as u32], &mut out[..1])
+        });
+    }
+}
+
+/// Generates a `#[test]` named `$name` that runs [`check_model`] on `$params` and fails
+/// with the list of failed checks.
+///
+/// ```text
+/// recs_testkit::conformance_test!(item_popularity_conforms, ItemPopularityParams::new());
+/// ```
+#[macro_export]
+macro_rules! conformance_test {
+    ($name:ident, $params:expr) => {
+        #[test]
+        fn $name() {
+            if let Err(failures) = $crate::check_model(&$params) {
+                panic!("{failures}");
+            }
+        }
+    };
+}
