@@ -25,7 +25,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result: anyhow::Result<()> = match cli.command {
         Command::Version => {
             println!("recs {}", env!("CARGO_PKG_VERSION"));
             Ok(())
