@@ -118,3 +118,34 @@ impl ItemAttributes {
         &csc.indices()[Self::range(csc, attribute as usize)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vocabulary() -> IdMap {
+        IdMap::from_ids_sorted(["x", "y", "z"]).unwrap()
+    }
+
+    #[test]
+    fn rows_and_columns_agree() {
+        let attrs =
+            ItemAttributes::from_pairs(3, vocabulary(), [(2, 0, 1.0), (0, 2, 0.5), (2, 2, 1.0)])
+                .unwrap();
+        assert_eq!((attrs.n_items(), attrs.n_attributes()), (3, 3));
+        assert_eq!(attrs.item_attributes(2), &[0, 2]);
+        assert_eq!(attrs.item_weights(0), &[0.5]);
+        assert_eq!(attrs.item_attributes(1), &[] as &[u32]);
+        assert_eq!(attrs.attribute_items(2), &[0, 2]);
+        assert_eq!(attrs.attribute_items(1), &[] as &[u32]);
+        assert_eq!(attrs.item_attributes(9), &[] as &[u32]);
+    }
+
+    #[test]
+    fn bad_pairs_are_errors() {
+        assert!(ItemAttributes::from_pairs(3, vocabulary(), [(3, 0, 1.0)]).is_err());
+        assert!(ItemAttributes::from_pairs(3, vocabulary(), [(0, 3, 1.0)]).is_err());
+        assert!(ItemAttributes::from_pairs(3, vocabulary(), [(0, 0, f32::INFINITY)]).is_err());
+        assert!(ItemAttributes::from_pairs(3, vocabulary(), [(0, 0, 1.0), (0, 0, 1.0)]).is_err());
+    }
+}

@@ -192,3 +192,41 @@ pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DuplicatePolicy, Event, IdMap};
+
+    #[test]
+    fn score_arguments_are_checked() {
+        assert!(check_score_args(2, 3, 1, &[0, 2], &[0.0, 0.0]).is_ok());
+        assert!(matches!(
+            check_score_args(2, 3, 2, &[0], &[0.0]),
+            Err(RecsError::IndexOutOfRange { what: "user", .. })
+        ));
+        assert!(matches!(
+            check_score_args(2, 3, 0, &[3], &[0.0]),
+            Err(RecsError::IndexOutOfRange { what: "item", index: 3, len: 3 })
+        ));
+        assert!(matches!(
+            check_score_args(2, 3, 0, &[0, 1], &[0.0]),
+            Err(RecsError::LengthMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn attributes_must_cover_the_training_items() {
+        let train =
+            Interactions::from_events(1, 2, [Event::new(0, 0, 1.0)], DuplicatePolicy::Error)
+                .unwrap();
+        let vocabulary = IdMap::from_ids_sorted(["a"]).unwrap();
+        let three = ItemAttributes::from_pairs(3, vocabulary.clone(), [(0, 0, 1.0)]).unwrap();
+        let two = ItemAttributes::from_pairs(2, vocabulary, [(0, 0, 1.0)]).unwrap();
+        let data = TrainData::new(&train, 1);
+        assert!(data.require_attributes("m").is_err());
+        assert!(data.with_attributes(&three).is_err());
+        let data = data.with_attributes(&two).unwrap();
+        assert_eq!(data.require_attributes("m").unwrap().n_items(), 2);
+    }
+}

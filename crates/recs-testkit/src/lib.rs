@@ -123,9 +123,8 @@ fn guarded<T>(what: &str, failures: &mut Vec<String>, f: impl FnOnce() -> T) -> 
 }
 
 fn expect_err<T>(what: &str, failures: &mut Vec<String>, f: impl FnOnce() -> Result<T>) {
-    match guarded(what, failures, f) {
-        Some(Ok(_)) => failures.push(format!("{what}: returned Ok, expected Err")),
-        Some(Err(_)) | None => {}
+    if let Some(Ok(_)) = guarded(what, failures, f) {
+        failures.push(format!("{what}: returned Ok, expected Err"));
     }
 }
 
