@@ -145,7 +145,9 @@ fn no_should_panic_tests() {
             let path = entry.path();
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs") && path != workspace_root().join(file!()) {
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && path != workspace_root().join(file!())
+            {
                 let text = fs::read_to_string(&path).unwrap();
                 if text.contains(concat!("#[should", "_panic")) {
                     offenders.push(path.display().to_string());
@@ -207,4 +209,23 @@ fn checker_rejects_core_depending_on_anything() {
         problems.iter().any(|p| p.contains("`recs-testkit` in [dev-dependencies]")),
         "{problems:?}"
     );
+}
+
+#[test]
+fn every_reproduction_has_its_documentation_page() {
+    let root = workspace_root();
+    let dir = root.join("xtask/src/reproduce");
+    let Ok(entries) = fs::read_dir(&dir) else { return };
+    let mut missing = Vec::new();
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
+        if stem == "mod" || path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        if !root.join("docs/reproductions").join(format!("{stem}.md")).is_file() {
+            missing.push(stem.to_string());
+        }
+    }
+    assert!(missing.is_empty(), "reproductions without docs/reproductions/<name>.md: {missing:?}");
 }

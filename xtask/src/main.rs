@@ -1,15 +1,22 @@
-//! Project automation: `cargo xtask reproduce <paper>|all|--list`.
+//! Project automation: `cargo xtask reproduce <paper>|all|--list` and
+//! `cargo xtask check-report <paper> <report.json>`.
 //!
 //! One `match` dispatches the subcommands; each reproduction lives in its own module
 //! under `reproduce/` and has a documentation page under `docs/reproductions/`.
 
+mod reproduce;
+
+use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
-/// The reproductions available, as (name, one-line description). Empty until a
-/// reproduction lands; each entry must have a `docs/reproductions/<name>.md` page.
-const PAPERS: &[(&str, &str)] = &[];
+/// The reproductions available, as (name, one-line description). Each must have a
+/// `docs/reproductions/<name>.md` page.
+const PAPERS: &[(&str, &str)] = &[(
+    "schein2005",
+    "Schein et al. 2005, CROC: ROC vs CROC on MS Web and MovieLens cold start (Figures 3-5, Theorem 1)",
+)];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -25,6 +32,7 @@ fn main() -> ExitCode {
 fn run(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("reproduce") => reproduce(&args[1..]),
+        Some("check-report") => check_report(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!("{}", usage());
             Ok(())
@@ -34,25 +42,44 @@ fn run(args: &[String]) -> Result<()> {
 }
 
 fn usage() -> &'static str {
-    "usage: cargo xtask reproduce <paper>|all [--quick] [--out DIR] [--seed N] [--data-dir DIR]\n       cargo xtask reproduce --list"
+    "usage: cargo xtask reproduce <paper>|all [--quick] [--out DIR] [--seed N] [--data-dir DIR]\n       \
+     cargo xtask reproduce --list\n       \
+     cargo xtask check-report <paper> <report.json>"
+}
+
+fn known() -> String {
+    PAPERS.iter().map(|(name, _)| *name).collect::<Vec<_>>().join(", ")
 }
 
 fn reproduce(args: &[String]) -> Result<()> {
-    match args.first().map(String::as_str) {
-        Some("--list") => {
-            if PAPERS.is_empty() {
-                println!("no reproductions are available yet");
-            }
-            for (name, description) in PAPERS {
-                println!("{name:<14} {description}");
-            }
-            Ok(())
+    let Some(paper) = args.first() else { bail!("missing paper name\n\n{}", usage()) };
+    if paper == "--list" {
+        for (name, description) in PAPERS {
+            println!("{name:<14} {description}");
         }
-        Some(paper) => {
-            let known: Vec<&str> = PAPERS.iter().map(|(name, _)| *name).collect();
-            let known = if known.is_empty() { "none yet".to_string() } else { known.join(", ") };
-            bail!("unknown paper `{paper}` (known: {known})")
-        }
-        None => bail!("missing paper name\n\n{}", usage()),
+        return Ok(());
+    }
+    let options = reproduce::Options::parse(&args[1..])?;
+    match paper.as_str() {
+        "schein2005" | "all" => reproduce::schein2005::run(&options),
+        other => bail!("unknown paper `{other}` (known: {})", known()),
+    }
+}
+
+fn check_report(args: &[String]) -> Result<()> {
+    let [paper, path] = args else { bail!("expected <paper> <report.json>\n\n{}", usage()) };
+    let text =
+        std::fs::read_to_string(Path::new(path)).with_context(|| format!("reading {path}"))?;
+    let report: recs_bench::report::Report = serde_json::from_str(&text)
+        .with_context(|| format!("{path} does not follow the report contract"))?;
+    let problems = match paper.as_str() {
+        "schein2005" => reproduce::schein2005::check(&report),
+        other => bail!("unknown paper `{other}` (known: {})", known()),
+    };
+    if problems.is_empty() {
+        println!("{path}: report contract and {paper} expectations hold");
+        Ok(())
+    } else {
+        bail!("{path}:\n  {}", problems.join("\n  "))
     }
 }

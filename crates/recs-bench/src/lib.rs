@@ -1,5 +1,34 @@
-//! The experiment runner: a dataset × protocol × models × test mode × metrics experiment, model selection by validation, and reports (JSON, Markdown, CSV, SVG).
+//! The experiment runner of `recs`: it brings datasets, protocols, models and metrics
+//! together, and it is the one place that knows every model crate.
 //!
-//! This crate has no public items yet: its purpose is stated here so that the
-//! workspace layout and dependency direction are fixed from the start. See
-//! `docs/architecture.md` for where it sits.
+//! - [`registry`]: every catalogued model by name;
+//! - [`scoring`]: a fitted model's scores for judgments, in the metrics' layout;
+//! - [`curves`]: exact curves summarised for reports (thinning, increments, figures);
+//! - [`report`]: the versioned `report.json` contract, its validation, `report.md`;
+//! - [`plot`]: SVG figures with plotters.
+//!
+//! The design choice that shapes it: model crates know nothing of each other or of the
+//! runner. Each exposes `catalog()` (names, parameters, a builder), and
+//! [`registry`] concatenates them, so adding a model crate is one line here and every
+//! front end (configs, `recs score`, `cargo xtask reproduce`) sees it at once.
+//!
+//! ```
+//! use recs_bench::registry;
+//! use recs_core::{DuplicatePolicy, Event, Interactions, ParamValues, TrainData};
+//!
+//! let events = [Event::new(0, 0, 1.0), Event::new(1, 0, 1.0), Event::new(1, 1, 1.0)];
+//! let train = Interactions::from_events(2, 2, events, DuplicatePolicy::Error)?;
+//! let entry = registry::find("item-pop")?;
+//! let model = entry.build_checked(&ParamValues::new())?.fit_dyn(&TrainData::new(&train, 1))?;
+//! let mut scores = [0.0f32; 2];
+//! model.score(0, &[0, 1], &mut scores)?;
+//! assert_eq!(scores, [2.0, 1.0]);
+//! # Ok::<(), recs_core::RecsError>(())
+//! ```
+#![deny(missing_docs)]
+
+pub mod curves;
+pub mod plot;
+pub mod registry;
+pub mod report;
+pub mod scoring;

@@ -4,6 +4,11 @@
 //! `Args` struct (clap) and a `run(args) -> anyhow::Result<()>`; this file only
 //! dispatches. Errors are printed once, here, with their chain of causes.
 
+mod data;
+mod eval;
+mod score;
+mod split;
+
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -21,11 +26,23 @@ struct Cli {
 enum Command {
     /// Print the version of this build.
     Version,
+    /// Datasets: list, fetch (find or download, verify sha256), stats, synth.
+    Data(data::Args),
+    /// Evaluate a run (scores) against qrels (judgments) with exact, tie-aware metrics.
+    Eval(eval::Args),
+    /// Split a dataset into training and test files with one protocol; optionally write qrels.
+    Split(split::Args),
+    /// Fit a model on a training file and write its scores (`user<TAB>item<TAB>score`).
+    Score(score::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result: anyhow::Result<()> = match cli.command {
+        Command::Data(args) => data::run(args),
+        Command::Eval(args) => eval::run(args),
+        Command::Split(args) => split::run(args),
+        Command::Score(args) => score::run(args),
         Command::Version => {
             println!("recs {}", env!("CARGO_PKG_VERSION"));
             Ok(())

@@ -1,5 +1,86 @@
-//! Exact, tie-aware evaluation metrics for recommender systems: pooled ROC and CROC curves with AUC and partial AUC, reference curves, top-N metrics (precision, recall, NDCG, AP, MRR, half-life utility), error metrics and aggregation.
+//! Exact, tie-aware evaluation metrics for recommender systems.
 //!
-//! This crate has no public items yet: its purpose is stated here so that the
-//! workspace layout and dependency direction are fixed from the start. See
-//! `docs/architecture.md` for where it sits.
+//! Metrics consume [`recs_core::Judgments`] (per user, the candidate items and their
+//! grades) and one `f32` score per candidate, laid out in the judgments' own order
+//! (users ascending, candidates ascending within a user): a runner fills one flat buffer
+//! and wraps both in a [`Scored`]. A `NaN` score marks a missing candidate, which ranks
+//! below every scored one.
+//!
+//! The design choice that shapes everything: **ties count at their expected value**
+//! under a uniformly random order within each group of equal scores, so no result
+//! depends on input order, and a tie group cut by a top-k boundary contributes
+//! fractionally. Curves are returned as data ([`Curve`]: expected true and false
+//! positives at each step, plus AUC and partial AUC), never as pictures.
+//!
+//! - [`roc`] / [`roc_summary`]: the pooled ROC curve (schein2005 §3.1); AUC equals the
+//!   Mann–Whitney statistic with ties counting 1/2.
+//! - [`croc`]: the customer ROC curve (schein2005 §3.2), with the reference curves
+//!   [`omniscient_croc`], [`random_croc`] (exact expectation) and [`simulated_croc`].
+//! - [`per_user`]: precision, recall, F1, hit rate, NDCG (linear and exponential gain),
+//!   AP, MAP, MRR, half-life utility and coverage, named by [`Metric`] (`p@10`, `map`,
+//!   ...); [`evaluate`] computes any list of metrics into a [`Report`].
+//! - cremonesi2008's [`roc1`], [`roc2`] and [`withheld_ranks`]; [`rating_errors`]
+//!   (MAE, MSE, RMSE).
+//! - [`t_interval`], [`bootstrap_interval`], [`paired_t_test`],
+//!   [`wilcoxon_signed_rank`], [`group_means`]: aggregation over users or folds.
+//! - [`io`]: qrels and run files (tab-separated or TREC) with external ids.
+//!
+//! Every definition, with its tie, empty-user and zero-denominator rules, is written
+//! in `docs/metrics.md`.
+//!
+//! Accumulators ([`RocAccumulator`], [`CrocAccumulator`]) merge exactly, so per-user work
+//! runs in parallel and results are bit-identical for any thread count.
+//!
+//! ```
+//! use recs_core::Judgments;
+//! use recs_metrics::{Scored, croc, roc_summary};
+//!
+//! let mut builder = Judgments::builder(2, 4);
+//! builder.push_user(0, &[0, 1, 2], &[1.0, 0.0, 0.0])?;
+//! builder.push_user(1, &[1, 3], &[0.0, 1.0])?;
+//! let judgments = builder.build()?;
+//! let scores = [0.9, 0.3, 0.3, 0.2, 0.3];
+//! let scored = Scored::new(&judgments, &scores)?;
+//! let roc = roc_summary(&scored, 1.0, 0.3)?;
+//! // The tied positive (0.3) beats one negative and ties two: (3 + 1 + 2 / 2) / 6.
+//! assert!((roc.auc - 5.0 / 6.0).abs() < 1e-12);
+//! let croc = croc(&scored, 1.0)?;
+//! assert_eq!(croc.points().last(), Some(&[1.0, 1.0]));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+
+mod aggregate;
+mod cremonesi;
+mod croc;
+mod curve;
+mod error;
+pub mod io;
+mod report;
+mod roc;
+mod scored;
+mod spec;
+mod topn;
+
+pub use aggregate::{
+    Interval, TestResult, bootstrap_interval, group_means, paired_t_test, t_interval,
+    wilcoxon_signed_rank,
+};
+pub use cremonesi::{
+    Confusion, RatingErrors, Roc1Point, Roc2Point, WithheldRank, rating_errors, recall_from_ranks,
+    roc1, roc2, top_n_confusion, withheld_ranks,
+};
+pub use croc::{
+    CrocAccumulator, SimulatedCroc, croc, croc_accumulator, omniscient_croc, random_croc,
+    simulated_croc,
+};
+pub use curve::Curve;
+pub use error::{MetricsError, Result};
+pub use report::{Report, evaluate};
+pub use roc::{
+    RocAccumulator, RocSummary, omniscient_roc, random_roc, roc, roc_auc, roc_summary,
+    user_averaged_auc,
+};
+pub use scored::{Scored, TieBreak};
+pub use spec::Metric;
+pub use topn::{Options, PerUser, Summary, ZeroPolicy, per_user};

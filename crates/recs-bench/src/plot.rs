@@ -1,0 +1,217 @@
+//! SVG figures with plotters: ROC and CROC curves with their references, and
+//! metric-versus-parameter lines.
+//!
+//! Readability rules applied to every figure: axis labels and a title always; the legend
+//! sits in the lower-right corner of ROC-type plots (where curves above the diagonal
+//! rarely go) on a translucent background; references are thin and grey so that models
+//! stand out; markers show the paper's increment points when given. Each series is exactly
+//! one `<polyline>` in the SVG.
+
+use plotters::prelude::*;
+
+/// How a series is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// A model: solid, coloured.
+    Model,
+    /// A reference curve (omniscient, random): thin and grey.
+    Reference,
+}
+
+/// One line of a chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    /// Legend text (put the AUC in it for curves).
+    pub label: String,
+    /// The polyline, in order.
+    pub points: Vec<[f64; 2]>,
+    /// Optional markers (e.g. points at the paper's increments).
+    pub markers: Vec<[f64; 2]>,
+    /// Drawing style.
+    pub kind: LineKind,
+}
+
+/// A line chart.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// Title above the plot.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// X range.
+    pub x_range: (f64, f64),
+    /// Y range.
+    pub y_range: (f64, f64),
+    /// The lines, drawn in order.
+    pub series: Vec<Series>,
+}
+
+/// A plotting failure.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot draw figure `{title}`: {message}")]
+pub struct PlotError {
+    /// Title of the figure.
+    pub title: String,
+    /// What went wrong.
+    pub message: String,
+}
+
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(23, 190, 207),
+];
+const REFERENCE_COLORS: [RGBColor; 3] =
+    [RGBColor(90, 90, 90), RGBColor(160, 160, 160), RGBColor(120, 120, 60)];
+
+impl Chart {
+    /// A ROC-type chart on the unit square: false-alarm rate against hit rate.
+    pub fn unit_square(title: impl Into<String>, series: Vec<Series>) -> Self {
+        Chart {
+            title: title.into(),
+            x_label: "false-alarm rate (FP / negatives)".to_string(),
+            y_label: "hit rate (TP / positives)".to_string(),
+            x_range: (0.0, 1.0),
+            y_range: (0.0, 1.0),
+            series,
+        }
+    }
+
+    /// Renders the chart as an SVG document.
+    ///
+    /// # Errors
+    /// [`PlotError`] when plotters fails (e.g. an empty or inverted range).
+    pub fn to_svg(&self) -> Result<String, PlotError> {
+        let mut svg = String::new();
+        self.draw(&mut svg).map_err(|message| PlotError { title: self.title.clone(), message })?;
+        Ok(svg)
+    }
+
+    fn draw(&self, svg: &mut String) -> Result<(), String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let (x0, x1) = self.x_range;
+        let (y0, y1) = self.y_range;
+        if !(x0 < x1 && y0 < y1) {
+            return Err(format!("empty range x {x0}..{x1}, y {y0}..{y1}"));
+        }
+        let root = SVGBackend::with_string(svg, (760, 600)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(&self.title, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1, y0..y1)
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let (mut models, mut references) = (0usize, 0usize);
+        for series in &self.series {
+            let points = series.points.iter().map(|p| (p[0], p[1]));
+            let color = match series.kind {
+                LineKind::Model => {
+                    models += 1;
+                    PALETTE[(models - 1) % PALETTE.len()]
+                }
+                LineKind::Reference => {
+                    references += 1;
+                    REFERENCE_COLORS[(references - 1) % REFERENCE_COLORS.len()]
+                }
+            };
+            // One polyline per series (references thin and grey rather than dashed, since
+            // plotters draws dashes as separate segments), so a figure holds exactly one
+            // path per curve and the legend swatches are rectangles.
+            let width = if series.kind == LineKind::Model { 2 } else { 1 };
+            chart
+                .draw_series(LineSeries::new(points, color.stroke_width(width)))
+                .map_err(|e| err(&e))?
+                .label(&series.label)
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x, y - 2), (x + 22, y + 2)], color.filled())
+                });
+            if !series.markers.is_empty() {
+                chart
+                    .draw_series(
+                        series.markers.iter().map(|p| Circle::new((p[0], p[1]), 3, color.filled())),
+                    )
+                    .map_err(|e| err(&e))?;
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .label_font(("sans-serif", 14))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart() -> Chart {
+        Chart::unit_square(
+            "Figure 3 — CROC, MS Web",
+            vec![
+                Series {
+                    label: "item-pop (AUC 0.912)".into(),
+                    points: vec![[0.0, 0.0], [0.1, 0.6], [1.0, 1.0]],
+                    markers: vec![[0.1, 0.6]],
+                    kind: LineKind::Model,
+                },
+                Series {
+                    label: "random (AUC 0.500)".into(),
+                    points: vec![[0.0, 0.0], [1.0, 1.0]],
+                    markers: vec![],
+                    kind: LineKind::Reference,
+                },
+            ],
+        )
+    }
+
+    #[test]
+    fn svg_parses_and_has_one_line_per_series() {
+        let svg = chart().to_svg().unwrap();
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        // Each curve is one polyline in its own colour (axes and ticks are black).
+        let curve_lines = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("polyline"))
+            .filter(|n| matches!(n.attribute("stroke"), Some("#1F77B4" | "#5A5A5A")))
+            .count();
+        assert_eq!(curve_lines, 2, "{svg}");
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+        for needle in
+            ["Figure 3 — CROC, MS Web", "item-pop (AUC 0.912)", "hit rate (TP / positives)"]
+        {
+            assert!(texts.iter().any(|t| t.contains(needle)), "missing {needle:?}");
+        }
+        assert_eq!(doc.descendants().filter(|n| n.has_tag_name("circle")).count(), 1);
+    }
+
+    #[test]
+    fn an_empty_range_is_an_error() {
+        let mut c = chart();
+        c.x_range = (1.0, 1.0);
+        assert!(c.to_svg().is_err());
+    }
+}

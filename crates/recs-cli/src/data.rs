@@ -1,0 +1,332 @@
+//! `recs data`: fetch registered datasets, print statistics, write synthetic data.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use recs_data::{
+    Dataset, DelimitedFormat, PowerLaw, Resolver, Stats, load_delimited, load_named,
+    popularity_head, profile_groups, registry,
+};
+
+/// Arguments of `recs data`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Command {
+    /// List the registered datasets.
+    List,
+    /// Find a registered dataset (--data-dir, RECS_DATA_DIR, cache) or download it; verify
+    /// every file's sha256.
+    Fetch {
+        /// Dataset name (see `recs data list`).
+        name: String,
+        #[command(flatten)]
+        location: Location,
+    },
+    /// Print statistics of a registered dataset or of a delimited file.
+    Stats(StatsArgs),
+    /// Write a synthetic dataset as a delimited file.
+    Synth(SynthArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct Location {
+    /// Directory holding `<name>/` folders, searched before RECS_DATA_DIR.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// Never download; fail when the files are not on disk.
+    #[arg(long)]
+    offline: bool,
+}
+
+impl Location {
+    fn resolver(&self) -> Resolver {
+        let r = Resolver::from_env().with_data_dir(self.data_dir.clone()).with_progress(true);
+        if self.offline { r.with_download(false) } else { r }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+struct StatsArgs {
+    /// Registered dataset name.
+    #[arg(required_unless_present = "file", conflicts_with = "file")]
+    name: Option<String>,
+    /// A delimited interaction file instead of a registered dataset.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// Field delimiter of --file (`\t` or `tab` for a tab).
+    #[arg(long, default_value = "tab")]
+    delimiter: String,
+    /// --file starts with a header line.
+    #[arg(long)]
+    header: bool,
+    /// --file has no rating column (every line is one event).
+    #[arg(long)]
+    implicit: bool,
+    /// How --file treats a (user, item) pair seen twice: error, last, sum, max.
+    #[arg(long, default_value = "error")]
+    duplicates: String,
+    /// Profile-length group bounds: `1,100,200` gives [1..99], [100..199], [200..].
+    #[arg(long, value_delimiter = ',', default_value = "1,100,200")]
+    group_bounds: Vec<u32>,
+    /// Share of events held by the popularity head.
+    #[arg(long, default_value_t = 0.5)]
+    head_share: f64,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    location: Location,
+}
+
+#[derive(Debug, clap::Args)]
+struct SynthArgs {
+    /// Which generator: `ignatov` (20 x 20, four 5 x 5 blocks of ones) or `power-law`.
+    #[arg(long, default_value = "power-law")]
+    kind: String,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// Field delimiter of the output (`\t` or `tab` for a tab).
+    #[arg(long, default_value = "tab")]
+    delimiter: String,
+    /// Number of users (power-law).
+    #[arg(long, default_value_t = 1000)]
+    users: usize,
+    /// Number of items (power-law).
+    #[arg(long, default_value_t = 500)]
+    items: usize,
+    /// Target number of events (power-law).
+    #[arg(long, default_value_t = 20_000)]
+    events: u64,
+    /// Exponent of user activity (power-law).
+    #[arg(long, default_value_t = 0.8)]
+    user_exponent: f64,
+    /// Exponent of item popularity (power-law).
+    #[arg(long, default_value_t = 1.0)]
+    item_exponent: f64,
+    /// Smallest profile length (power-law).
+    #[arg(long, default_value_t = 2)]
+    min_per_user: u32,
+    /// Number of latent clusters (power-law).
+    #[arg(long, default_value_t = 8)]
+    clusters: usize,
+    /// Probability of an in-cluster pick (power-law).
+    #[arg(long, default_value_t = 0.7)]
+    affinity: f64,
+    /// Write 1-5 ratings instead of 1.0 events (power-law).
+    #[arg(long)]
+    ratings: bool,
+    /// Calibrate the exponents: the top N items hold SHARE of events (`N:SHARE`).
+    #[arg(long)]
+    head: Option<String>,
+    /// Calibrate the exponents: users with at least L events make SHARE of users (`L:SHARE`).
+    #[arg(long)]
+    long_profiles: Option<String>,
+    /// Random seed.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    match args.command {
+        Command::List => {
+            let mut out = std::io::stdout().lock();
+            for spec in registry() {
+                writeln!(out, "{:<16} {}", spec.name, spec.description)?;
+            }
+            Ok(())
+        }
+        Command::Fetch { name, location } => {
+            let spec = recs_data::spec(&name)?;
+            let resolved = location.resolver().resolve(spec)?;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{} in {}", name, resolved.dir.display())?;
+            for (file, pinned) in resolved.files.iter().zip(&spec.files) {
+                let note = if pinned.sha256.is_some() { "verified" } else { "not pinned" };
+                writeln!(out, "  {}  {}  ({note})", file.sha256, file.path.display())?;
+            }
+            Ok(())
+        }
+        Command::Stats(args) => stats(args),
+        Command::Synth(args) => synth(args),
+    }
+}
+
+fn delimiter(text: &str) -> &str {
+    match text {
+        "tab" | "\\t" => "\t",
+        "comma" => ",",
+        other => other,
+    }
+}
+
+fn stats(args: StatsArgs) -> anyhow::Result<()> {
+    let dataset: Dataset = match (&args.name, &args.file) {
+        (Some(name), _) => load_named(name, &args.location.resolver())?,
+        (None, Some(file)) => {
+            let policy = match args.duplicates.as_str() {
+                "error" => recs_core::DuplicatePolicy::Error,
+                "last" => recs_core::DuplicatePolicy::KeepLast,
+                "sum" => recs_core::DuplicatePolicy::Sum,
+                "max" => recs_core::DuplicatePolicy::Max,
+                other => {
+                    bail!("unknown duplicate policy `{other}` (expected error, last, sum or max)")
+                }
+            };
+            let mut format = DelimitedFormat::new(delimiter(&args.delimiter))?
+                .header(args.header)
+                .duplicates(policy);
+            if args.implicit {
+                format = format.rating(None);
+            }
+            load_delimited(file, &format)?
+        }
+        (None, None) => bail!("give a dataset name or --file"),
+    };
+    let stats = Stats::of(&dataset.interactions);
+    let groups = profile_groups(&dataset.interactions, &args.group_bounds)?;
+    let head = popularity_head(&dataset.interactions, args.head_share)?;
+    let test = dataset.test.as_ref().map(Stats::of);
+    let mut out = std::io::stdout().lock();
+    if args.json {
+        let value = serde_json::json!({
+            "name": dataset.name,
+            "n_users": stats.n_users,
+            "n_items": stats.n_items,
+            "n_events": stats.n_events,
+            "density": stats.density,
+            "sparsity": 1.0 - stats.density,
+            "users_without_events": stats.users_without_events,
+            "items_without_events": stats.items_without_events,
+            "value_histogram": stats.value_histogram,
+            "profile_lengths": stats.profile_lengths,
+            "item_popularity": stats.item_popularity,
+            "gini_item_popularity": stats.gini_item_popularity,
+            "groups": groups,
+            "head_share": args.head_share,
+            "head_items": head.n_items,
+            "head": head,
+            "test": test.map(|t| serde_json::json!({"n_events": t.n_events,
+                "users_with_events": t.n_users - t.users_without_events})),
+            "sources": dataset.sources.iter().map(|s| serde_json::json!({
+                "path": s.path.display().to_string(), "sha256": s.sha256})).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        return Ok(());
+    }
+    writeln!(out, "dataset            {}", dataset.name)?;
+    writeln!(out, "users              {}", stats.n_users)?;
+    writeln!(out, "items              {}", stats.n_items)?;
+    writeln!(out, "events             {}", stats.n_events)?;
+    writeln!(
+        out,
+        "density            {:.6} (sparsity {:.4}%)",
+        stats.density,
+        100.0 * (1.0 - stats.density)
+    )?;
+    writeln!(out, "users w/o events   {}", stats.users_without_events)?;
+    writeln!(out, "items w/o events   {}", stats.items_without_events)?;
+    let p = &stats.profile_lengths;
+    writeln!(
+        out,
+        "profile length     min {} / median {} / mean {:.2} / max {}",
+        p.min, p.median, p.mean, p.max
+    )?;
+    let q = &stats.item_popularity;
+    writeln!(
+        out,
+        "item popularity    min {} / median {} / mean {:.2} / max {}",
+        q.min, q.median, q.mean, q.max
+    )?;
+    writeln!(out, "gini (items)       {:.4}", stats.gini_item_popularity)?;
+    writeln!(
+        out,
+        "popularity head    {} items hold {:.2}% of events (target {:.0}%)",
+        head.n_items,
+        100.0 * head.share,
+        100.0 * args.head_share
+    )?;
+    if stats.value_histogram.len() <= 20 {
+        let parts: Vec<String> =
+            stats.value_histogram.iter().map(|(v, c)| format!("{v}: {c}")).collect();
+        writeln!(out, "values             {}", parts.join(", "))?;
+    }
+    writeln!(out, "\n{:<14} {:>9} {:>10} {:>8}", "profile length", "users", "events", "share")?;
+    for g in &groups {
+        let range = match g.hi {
+            Some(hi) => format!("[{}..{}]", g.lo, hi),
+            None => format!("[{}..]", g.lo),
+        };
+        writeln!(out, "{range:<14} {:>9} {:>10} {:>7.2}%", g.n_users, g.n_events, 100.0 * g.share)?;
+    }
+    if let Some(t) = test {
+        writeln!(
+            out,
+            "\ntest part          {} events, {} users with events",
+            t.n_events,
+            t.n_users - t.users_without_events
+        )?;
+    }
+    Ok(())
+}
+
+fn split_pair(text: &str, what: &str) -> anyhow::Result<(f64, f64)> {
+    let (a, b) = text.split_once(':').with_context(|| format!("--{what} expects N:SHARE"))?;
+    Ok((
+        a.trim().parse().with_context(|| format!("--{what}: `{a}` is not a number"))?,
+        b.trim().parse().with_context(|| format!("--{what}: `{b}` is not a number"))?,
+    ))
+}
+
+fn synth(args: SynthArgs) -> anyhow::Result<()> {
+    let file = std::fs::File::create(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut out = std::io::BufWriter::new(file);
+    let label = args.out.display().to_string();
+    let delimiter = delimiter(&args.delimiter);
+    let written = match args.kind.as_str() {
+        "ignatov" => {
+            let d = recs_data::ignatov_blocks()?;
+            for e in d.interactions.events() {
+                let user = d.users.external(e.user).unwrap_or_default();
+                let item = d.items.external(e.item).unwrap_or_default();
+                writeln!(out, "{user}{delimiter}{item}{delimiter}{}", e.value)?;
+            }
+            out.flush()?;
+            d.n_events() as u64
+        }
+        "power-law" => {
+            let mut p = PowerLaw {
+                n_users: args.users,
+                n_items: args.items,
+                n_events: args.events,
+                user_exponent: args.user_exponent,
+                item_exponent: args.item_exponent,
+                min_per_user: args.min_per_user,
+                n_clusters: args.clusters,
+                affinity: args.affinity,
+                ratings: args.ratings,
+                seed: args.seed,
+            };
+            match (&args.head, &args.long_profiles) {
+                (Some(head), Some(long)) => {
+                    let (n, share) = split_pair(head, "head")?;
+                    let (len, long_share) = split_pair(long, "long-profiles")?;
+                    p = p.calibrated(n as usize, share, len as u32, long_share)?;
+                }
+                (None, None) => {}
+                _ => bail!("--head and --long-profiles calibrate together; give both"),
+            }
+            p.write_delimited(&mut out, delimiter, &label)?
+        }
+        other => bail!("unknown generator `{other}` (expected ignatov or power-law)"),
+    };
+    eprintln!("wrote {written} events to {label}");
+    Ok(())
+}

@@ -1,0 +1,456 @@
+//! `recs split`: divide a dataset into training and test files with one protocol, and
+//! optionally write the judgments (qrels) of a test mode for `recs eval`.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, Judgments};
+use recs_data::{Dataset, DelimitedFormat, Resolver, load_delimited, load_named};
+use recs_split::{
+    Amount, Generalization, Given, GradeScale, HistoryOrder, JudgedUsers, JudgmentOptions,
+    Protocol, Split, SplitId, TimeCut,
+};
+use serde_json::json;
+
+/// Version of the `split.json` layout; bumped on any incompatible change.
+const FORMAT_VERSION: u32 = 1;
+
+/// Arguments of `recs split` (boxed: they are many, and the command enum stays small).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes to --out: train.tsv and test.tsv (user, item, rating[, timestamp] with the original \
+ids), history.tsv for protocols that keep test users out of training (strong, given-l, \
+--generalization strong), split.json (protocol, options, seed, counts), and with \
+--judgments, qrels.tsv: one `user<TAB>item<TAB>grade` line per candidate (grade 0 = not \
+relevant), the input of `recs eval --qrels`.
+
+Amounts (--test-items, --test-users, --hidden, --k) are a count (`331`), a fraction \
+(`0.2`) or a percentage (`20%`).")]
+pub(crate) struct Args {
+    #[command(flatten)]
+    options: Box<Options>,
+}
+
+/// The options of `recs split`.
+#[derive(Debug, clap::Args)]
+struct Options {
+    /// Registered dataset (`ml-100k`, `msweb`, ...), found through --data-dir,
+    /// RECS_DATA_DIR or the cache.
+    #[arg(long, required_unless_present = "file", conflicts_with = "file")]
+    dataset: Option<String>,
+    /// A delimited interaction file (`user item [rating [timestamp]]`) instead.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// With --file and `--protocol predefined`: the test file, in the same format.
+    #[arg(long, requires = "file")]
+    test_file: Option<PathBuf>,
+    /// Field delimiter of --file (`tab`, `,`, `::`, ...).
+    #[arg(long, default_value = "tab")]
+    delimiter: String,
+    /// --file starts with a header line.
+    #[arg(long)]
+    header: bool,
+    /// --file has no rating column (every line is one event of value 1).
+    #[arg(long)]
+    implicit: bool,
+    /// --file has a timestamp (an integer) after the rating (after the item with
+    /// --implicit); needed by the temporal protocols.
+    #[arg(long)]
+    timestamps: bool,
+    /// Directory holding `<name>/` dataset folders, searched before RECS_DATA_DIR.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+
+    /// holdout, leave-k-out, leave-one-out, kfold-events, kfold-users, hidden-items,
+    /// cold-start-items, predefined, strong, given-l, temporal.
+    #[arg(long)]
+    protocol: String,
+    /// Seed of every random choice.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Repetition to write (each repetition draws anew).
+    #[arg(long, default_value_t = 0)]
+    repetition: u32,
+    /// Fold to write, from 0 (kfold-events, kfold-users, hidden-items).
+    #[arg(long, default_value_t = 0)]
+    fold: u32,
+
+    /// holdout: fraction of all events held out.
+    #[arg(long, default_value_t = 0.2)]
+    test_fraction: f64,
+    /// leave-k-out: events held out per user (amount).
+    #[arg(long, default_value = "1")]
+    k: String,
+    /// leave-k-out, temporal --last-n: events kept in training per user, at least.
+    #[arg(long, default_value_t = 1)]
+    min_train: usize,
+    /// kfold-events, kfold-users, hidden-items: number of folds.
+    #[arg(long, default_value_t = 5)]
+    folds: usize,
+    /// kfold-users, strong: events each test user keeps visible (given-n); a number below 1
+    /// is a fraction of the user's events.
+    #[arg(long, conflicts_with = "all_but")]
+    given: Option<String>,
+    /// kfold-users, strong: every event visible but this many (all-but-n).
+    #[arg(long)]
+    all_but: Option<usize>,
+    /// kfold-users, hidden-items: where visible events of test users go (weak: training;
+    /// strong: history.tsv).
+    #[arg(long, default_value = "weak")]
+    generalization: String,
+    /// hidden-items: hidden item columns (amount).
+    #[arg(long, default_value = "10")]
+    hidden: String,
+    /// cold-start-items: test items (amount).
+    #[arg(long, default_value = "0.2")]
+    test_items: String,
+    /// cold-start-items: minimum events for an item to be drawn.
+    #[arg(long, default_value_t = 0)]
+    min_item_events: usize,
+    /// strong, given-l: test users (amount).
+    #[arg(long, default_value = "0.2")]
+    test_users: String,
+    /// given-l: the history length L to write (1..=--max-l).
+    #[arg(long, default_value_t = 1)]
+    l: usize,
+    /// given-l: the largest L of the series.
+    #[arg(long, default_value_t = 50)]
+    max_l: usize,
+    /// given-l: order in which events become history (random, time).
+    #[arg(long, default_value = "random")]
+    order: String,
+    /// temporal: events at or after this timestamp are test events.
+    #[arg(long, conflicts_with_all = ["cut_fraction", "last_n"])]
+    cut: Option<i64>,
+    /// temporal: place the cut so that about this fraction of the latest events is test.
+    #[arg(long, conflicts_with = "last_n")]
+    cut_fraction: Option<f64>,
+    /// temporal: each user's n latest events are test events (per-user last-n).
+    #[arg(long)]
+    last_n: Option<usize>,
+
+    /// Also write qrels.tsv for this test mode: implicit, rating:T or conditional:T.
+    #[arg(long)]
+    judgments: Option<String>,
+    /// Which users are judged when the protocol designates none: all (schein2005's
+    /// person × item cross product) or test (users with test events).
+    #[arg(long, default_value = "all")]
+    judge_users: String,
+    /// Judge only users with at least this many training (and history) events.
+    #[arg(long, default_value_t = 0)]
+    min_train_events: usize,
+    /// Grade positives with their rating instead of 1.
+    #[arg(long)]
+    graded: bool,
+
+    /// Output directory (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+/// Runs `recs split`.
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let args = *args.options;
+    let (dataset, source) = load(&args)?;
+    let options = match &args.judgments {
+        Some(mode) => Some(judgment_options(&args, mode)?),
+        None => None,
+    };
+    let (split, protocol_json, id) = if args.protocol == "predefined" {
+        let test = dataset
+            .test
+            .clone()
+            .with_context(|| format!("{source} has no predefined test part"))?;
+        let split = Split::predefined(dataset.interactions.clone(), test)?;
+        (split, json!({ "protocol": "predefined" }), SplitId::default())
+    } else {
+        let protocol = protocol(&args)?;
+        let id = match protocol {
+            Protocol::GivenL { max_l, .. } => {
+                if !(1..=max_l).contains(&args.l) {
+                    bail!("--l {} must be between 1 and --max-l ({max_l})", args.l);
+                }
+                SplitId::new(args.repetition, (args.l - 1) as u32)
+            }
+            _ => SplitId::new(args.repetition, args.fold),
+        };
+        let split = protocol
+            .split(&dataset.interactions, args.seed, id)
+            .with_context(|| format!("cannot split {source} with {}", args.protocol))?;
+        (split, serde_json::to_value(&protocol)?, id)
+    };
+
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    let mut files = vec!["train.tsv", "test.tsv"];
+    write_events(&args.out.join("train.tsv"), split.train(), &dataset)?;
+    write_events(&args.out.join("test.tsv"), split.test(), &dataset)?;
+    if let Some(history) = split.history() {
+        write_events(&args.out.join("history.tsv"), history, &dataset)?;
+        files.push("history.tsv");
+    }
+    let judgments_json = match &options {
+        Some(options) => {
+            let judgments = split.judgments(options)?;
+            write_qrels(&args.out.join("qrels.tsv"), &judgments, &dataset)?;
+            files.push("qrels.tsv");
+            json!({
+                "mode": args.judgments,
+                "options": options,
+                "judged_users": judgments.n_judged_users(),
+                "candidates": judgments.n_candidates(),
+                "positives": judgments.iter().map(|u| u.grades.iter().filter(|&&g| g > 0.0).count()).sum::<usize>(),
+            })
+        }
+        None => serde_json::Value::Null,
+    };
+    files.push("split.json");
+    let summary = split.summary();
+    let report = json!({
+        "format_version": FORMAT_VERSION,
+        "version": env!("CARGO_PKG_VERSION"),
+        "dataset": source,
+        "protocol": protocol_json,
+        "seed": args.seed,
+        "repetition": id.repetition,
+        "fold": id.fold,
+        "counts": {
+            "users": split.n_users(),
+            "items": split.n_items(),
+            "train_events": summary.train_events,
+            "test_events": summary.test_events,
+            "history_events": summary.history_events,
+            "test_users": split.test_users().map_or(summary.test_users, <[u32]>::len),
+            "users_with_test_events": summary.test_users,
+            "test_items": split.candidate_items().map_or(summary.test_items, <[u32]>::len),
+            "items_with_test_events": summary.test_items,
+            "overlapping_test_events": summary.overlapping_test_events,
+        },
+        "judgments": judgments_json,
+        "files": files,
+    });
+    let path = args.out.join("split.json");
+    let text = serde_json::to_string_pretty(&report)? + "\n";
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// The dataset and a name for it in messages and `split.json`.
+fn load(args: &Options) -> anyhow::Result<(Dataset, String)> {
+    if let Some(name) = &args.dataset {
+        let resolver = Resolver::from_env().with_data_dir(args.data_dir.clone());
+        let dataset = load_named(name, &resolver)?;
+        return Ok((dataset, name.clone()));
+    }
+    let Some(file) = &args.file else { bail!("give --dataset or --file") };
+    let format = delimited_format(args)?;
+    let train = load_delimited(file, &format)?;
+    let source = file.display().to_string();
+    match &args.test_file {
+        None => Ok((train, source)),
+        Some(test_file) => {
+            let test = load_delimited(test_file, &format)?;
+            Ok((join_files(train, test)?, source))
+        }
+    }
+}
+
+fn delimited_format(args: &Options) -> anyhow::Result<DelimitedFormat> {
+    let delimiter = match args.delimiter.as_str() {
+        "tab" | "\\t" => "\t",
+        other => other,
+    };
+    let mut format = DelimitedFormat::new(delimiter)?.header(args.header);
+    if args.implicit {
+        format = format.rating(None);
+    }
+    if args.timestamps {
+        format = format.timestamp(Some(if args.implicit { 2 } else { 3 }));
+    }
+    Ok(format)
+}
+
+/// Two files read separately, put into one index space (ids in canonical order), the
+/// second as the predefined test part.
+fn join_files(train: Dataset, test: Dataset) -> anyhow::Result<Dataset> {
+    let users = IdMap::from_ids_sorted(train.users.iter().chain(test.users.iter()))?;
+    let items = IdMap::from_ids_sorted(train.items.iter().chain(test.items.iter()))?;
+    let remap = |part: &Dataset| -> anyhow::Result<Interactions> {
+        let events = part.interactions.events().map(|e| {
+            let user = part.users.external(e.user).and_then(|id| users.get(id));
+            let item = part.items.external(e.item).and_then(|id| items.get(id));
+            Event { user: user.unwrap_or(u32::MAX), item: item.unwrap_or(u32::MAX), ..e }
+        });
+        Ok(Interactions::from_events(users.len(), items.len(), events, DuplicatePolicy::Error)?)
+    };
+    let train_m = remap(&train)?;
+    let test_m = remap(&test)?;
+    let mut joined = Dataset::new(train.name.clone(), train_m, users, items, train.feedback)?;
+    joined.test = Some(test_m);
+    Ok(joined)
+}
+
+/// `331` → a count, `0.2` → a fraction, `20%` → a fraction.
+fn amount(name: &str, text: &str) -> anyhow::Result<Amount> {
+    let text = text.trim();
+    if let Some(percent) = text.strip_suffix('%') {
+        let value: f64 = percent.trim().parse().with_context(|| format!("--{name} {text}"))?;
+        return Ok(Amount::Fraction(value / 100.0));
+    }
+    if let Ok(count) = text.parse::<usize>() {
+        return Ok(Amount::Count(count));
+    }
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(Amount::Fraction(value)),
+        _ => bail!("--{name} {text}: expected a count, a fraction in [0, 1] or a percentage"),
+    }
+}
+
+fn given(args: &Options) -> anyhow::Result<Given> {
+    if let Some(n) = args.all_but {
+        return Ok(Given::AllBut(n));
+    }
+    match args.given.as_deref() {
+        None => Ok(Given::N(1)),
+        Some(text) => Ok(match amount("given", text)? {
+            Amount::Count(n) => Given::N(n),
+            Amount::Fraction(f) => Given::Fraction(f),
+        }),
+    }
+}
+
+fn generalization(args: &Options) -> anyhow::Result<Generalization> {
+    match args.generalization.as_str() {
+        "weak" => Ok(Generalization::Weak),
+        "strong" => Ok(Generalization::Strong),
+        other => bail!("--generalization {other}: expected weak or strong"),
+    }
+}
+
+fn protocol(args: &Options) -> anyhow::Result<Protocol> {
+    let protocol = match args.protocol.as_str() {
+        "holdout" => Protocol::Holdout { test_fraction: args.test_fraction },
+        "leave-k-out" => {
+            Protocol::LeaveKOut { k: amount("k", &args.k)?, min_train: args.min_train }
+        }
+        "leave-one-out" => Protocol::LeaveOneOut,
+        "kfold-events" => Protocol::KFoldEvents { folds: args.folds },
+        "kfold-users" => Protocol::KFoldUsers {
+            folds: args.folds,
+            given: given(args)?,
+            generalization: generalization(args)?,
+        },
+        "hidden-items" => Protocol::HiddenItems {
+            folds: args.folds,
+            hidden: amount("hidden", &args.hidden)?,
+            generalization: generalization(args)?,
+        },
+        "cold-start-items" => Protocol::ColdStartItems {
+            test_items: amount("test-items", &args.test_items)?,
+            min_item_events: args.min_item_events,
+        },
+        "strong" => Protocol::Strong {
+            test_users: amount("test-users", &args.test_users)?,
+            given: given(args)?,
+        },
+        "given-l" => Protocol::GivenL {
+            test_users: amount("test-users", &args.test_users)?,
+            max_l: args.max_l,
+            order: match args.order.as_str() {
+                "random" => HistoryOrder::Random,
+                "time" | "timestamp" => HistoryOrder::Timestamp,
+                other => bail!("--order {other}: expected random or time"),
+            },
+        },
+        "temporal" => match (args.cut, args.cut_fraction, args.last_n) {
+            (Some(t), _, _) => Protocol::TemporalCut { cut: TimeCut::At(t) },
+            (_, Some(f), _) => Protocol::TemporalCut { cut: TimeCut::Fraction(f) },
+            (_, _, Some(n)) => Protocol::TemporalLastN { n, min_train: args.min_train },
+            _ => bail!("temporal needs --cut, --cut-fraction or --last-n"),
+        },
+        other => bail!(
+            "unknown protocol `{other}`: expected holdout, leave-k-out, leave-one-out, \
+             kfold-events, kfold-users, hidden-items, cold-start-items, predefined, strong, \
+             given-l or temporal"
+        ),
+    };
+    protocol.validate()?;
+    Ok(protocol)
+}
+
+/// `implicit`, `rating:T` or `conditional:T`, plus the judging options.
+fn judgment_options(args: &Options, mode: &str) -> anyhow::Result<JudgmentOptions> {
+    let threshold = |t: &str| -> anyhow::Result<f32> {
+        t.parse::<f32>()
+            .ok()
+            .filter(|t| t.is_finite())
+            .with_context(|| format!("--judgments {mode}: `{t}` is not a number"))
+    };
+    let mut options = match mode.split_once(':') {
+        None if mode == "implicit" => JudgmentOptions::implicit(),
+        Some(("rating", t)) => JudgmentOptions::rating(threshold(t)?),
+        Some(("conditional", t)) => JudgmentOptions::conditional(threshold(t)?),
+        _ => bail!("--judgments {mode}: expected implicit, rating:T or conditional:T"),
+    };
+    options =
+        options.min_known_events(args.min_train_events).users(match args.judge_users.as_str() {
+            "all" => JudgedUsers::All,
+            "test" => JudgedUsers::WithTestEvents,
+            other => bail!("--judge-users {other}: expected all or test"),
+        });
+    if args.graded {
+        options = options.grade(GradeScale::Rating);
+    }
+    Ok(options)
+}
+
+fn create(path: &Path) -> anyhow::Result<BufWriter<File>> {
+    let file = File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    Ok(BufWriter::new(file))
+}
+
+fn external(map: &IdMap, index: u32) -> anyhow::Result<&str> {
+    map.external(index).with_context(|| format!("index {index} has no external id"))
+}
+
+/// `user<TAB>item<TAB>rating[<TAB>timestamp]` with the original ids, user-major.
+fn write_events(path: &Path, events: &Interactions, dataset: &Dataset) -> anyhow::Result<()> {
+    let mut out = create(path)?;
+    for e in events.events() {
+        let user = external(&dataset.users, e.user)?;
+        let item = external(&dataset.items, e.item)?;
+        match e.timestamp {
+            Some(t) => writeln!(out, "{user}\t{item}\t{}\t{t}", e.value)?,
+            None => writeln!(out, "{user}\t{item}\t{}", e.value)?,
+        }
+    }
+    out.flush().with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// `user<TAB>item<TAB>grade`, one line per candidate, with the original ids.
+fn write_qrels(path: &Path, judgments: &Judgments, dataset: &Dataset) -> anyhow::Result<()> {
+    let mut out = create(path)?;
+    for row in judgments.iter() {
+        let user = external(&dataset.users, row.user)?;
+        for (&item, &grade) in row.items.iter().zip(row.grades) {
+            writeln!(out, "{user}\t{}\t{grade}", external(&dataset.items, item)?)?;
+        }
+    }
+    out.flush().with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn amounts_parse_as_counts_fractions_and_percentages() {
+        assert_eq!(amount("x", "331").unwrap(), Amount::Count(331));
+        assert_eq!(amount("x", "0.2").unwrap(), Amount::Fraction(0.2));
+        assert_eq!(amount("x", "20%").unwrap(), Amount::Fraction(0.2));
+        assert!(amount("x", "1.5").is_err());
+        assert!(amount("x", "many").is_err());
+    }
+}

@@ -1,0 +1,135 @@
+//! End-to-end checks of `recs data`.
+
+use assert_cmd::Command;
+
+fn recs() -> Command {
+    let mut cmd = Command::cargo_bin("recs").unwrap();
+    cmd.env_remove("RECS_DATA_DIR");
+    cmd
+}
+
+fn data_dir() -> Option<String> {
+    match std::env::var("RECS_DATA_DIR") {
+        Ok(dir) if !dir.is_empty() => Some(dir),
+        _ => {
+            eprintln!("notice: RECS_DATA_DIR is not set; skipping real-data CLI tests");
+            None
+        }
+    }
+}
+
+#[test]
+fn stats_json_of_movielens_100k_has_the_published_groups() {
+    let Some(dir) = data_dir() else { return };
+    let out = recs()
+        .args(["data", "stats", "ml-100k", "--offline", "--json", "--group-bounds", "1,100,200"])
+        .env("RECS_DATA_DIR", &dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["n_users"], 943);
+    assert_eq!(v["n_items"], 1682);
+    assert_eq!(v["n_events"], 100_000);
+    let users: Vec<u64> =
+        v["groups"].as_array().unwrap().iter().map(|g| g["n_users"].as_u64().unwrap()).collect();
+    assert_eq!(users, [579, 215, 149]);
+    assert_eq!(v["groups"][2]["hi"], serde_json::Value::Null);
+    assert!(v["head_items"].as_u64().unwrap() > 0);
+    assert!((v["density"].as_f64().unwrap() - 100_000.0 / (943.0 * 1682.0)).abs() < 1e-12);
+}
+
+#[test]
+fn fetch_finds_and_verifies_through_data_dir() {
+    let Some(dir) = data_dir() else { return };
+    let out =
+        recs().args(["data", "fetch", "msweb", "--offline", "--data-dir", &dir]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("2a1300e9e0962dd6eb4d5982ab06cf04461f942f3faed82451661740a13dcd72"));
+    assert!(text.contains("verified"));
+}
+
+#[test]
+fn fetch_offline_without_data_says_what_to_do() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = recs()
+        .args(["data", "fetch", "ml-100k", "--offline", "--data-dir"])
+        .arg(empty.path())
+        .env("XDG_CACHE_HOME", empty.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("RECS_DATA_DIR") && err.contains("files.grouplens.org"), "{err}");
+    let out = recs().args(["data", "fetch", "no-such-set", "--offline"]).output().unwrap();
+    assert!(String::from_utf8(out.stderr).unwrap().contains("unknown dataset `no-such-set`"));
+}
+
+#[test]
+fn synth_then_stats_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("synth.tsv");
+    let out = recs()
+        .args([
+            "data", "synth", "--users", "300", "--items", "100", "--events", "3000", "--seed", "7",
+        ])
+        .arg("--out")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let first = std::fs::read(&file).unwrap();
+    // Same seed: byte-identical file.
+    let again = dir.path().join("again.tsv");
+    recs()
+        .args([
+            "data", "synth", "--users", "300", "--items", "100", "--events", "3000", "--seed", "7",
+        ])
+        .arg("--out")
+        .arg(&again)
+        .assert()
+        .success();
+    assert_eq!(first, std::fs::read(&again).unwrap());
+    let out = recs().args(["data", "stats", "--json", "--file"]).arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["n_users"], 300);
+    let n_events = v["n_events"].as_u64().unwrap();
+    assert!((2900..=3100).contains(&n_events), "{n_events}");
+    let lines = first.iter().filter(|&&b| b == b'\n').count() as u64;
+    assert_eq!(lines, n_events);
+}
+
+#[test]
+fn synth_ignatov_writes_the_block_matrix_and_table_output_works() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("blocks.tsv");
+    recs().args(["data", "synth", "--kind", "ignatov", "--out"]).arg(&file).assert().success();
+    let out = recs().args(["data", "stats", "--implicit", "--file"]).arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("events             100"), "{text}");
+    assert!(text.contains("users              20"), "{text}");
+}
+
+#[test]
+fn malformed_file_error_names_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("bad.tsv");
+    std::fs::write(&file, "1\t2\t3\n1\t3\tfive\n").unwrap();
+    let out = recs().args(["data", "stats", "--file"]).arg(&file).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("bad.tsv:2: expected a numeric rating, found \"five\""), "{err}");
+}
+
+#[test]
+fn list_names_the_registry() {
+    let out = recs().args(["data", "list"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for name in ["ml-100k", "msweb", "ml-100k-cast", "ml-20m"] {
+        assert!(text.contains(name), "{text}");
+    }
+}

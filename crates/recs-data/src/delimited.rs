@@ -1,0 +1,544 @@
+//! Generic delimited interaction files: `user<D>item[<D>rating][<D>timestamp]` lines.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RecsError};
+
+use crate::dataset::{Dataset, Feedback, SourceFile, canonical};
+use crate::error::{DataError, Result};
+use crate::lines::{Lines, is_blank, split_into, trim};
+
+/// How to read a delimited interaction file.
+///
+/// Defaults of [`DelimitedFormat::new`] (ours): no header, user in field 0, item in
+/// field 1, rating in field 2, no timestamp, any number of fields as long as the used
+/// ones exist, no rating scale check, duplicates are an error.
+///
+/// ```
+/// use recs_data::DelimitedFormat;
+/// let format = DelimitedFormat::new(",")?.header(true).timestamp(Some(3)).scale(0.5, 5.0)?;
+/// let data = recs_data::parse_delimited(
+///     b"userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n1,1029,3.0,1260759179\n",
+///     "ratings.csv",
+///     &format,
+/// )?;
+/// assert_eq!((data.n_users(), data.n_items(), data.n_events()), (1, 2, 2));
+/// # Ok::<(), recs_data::DataError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct DelimitedFormat {
+    delimiter: Vec<u8>,
+    header: bool,
+    user_column: usize,
+    item_column: usize,
+    rating_column: Option<usize>,
+    timestamp_column: Option<usize>,
+    n_fields: Option<usize>,
+    scale: Option<(f32, f32)>,
+    duplicates: DuplicatePolicy,
+}
+
+impl DelimitedFormat {
+    /// A format with the given field delimiter (one or more bytes: `"\t"`, `","`, `"::"`).
+    ///
+    /// # Errors
+    /// An empty delimiter, or one containing a line break.
+    pub fn new(delimiter: &str) -> Result<Self> {
+        if delimiter.is_empty() || delimiter.contains(['\n', '\r']) {
+            return Err(DataError::invalid(
+                "delimiter",
+                format!("{delimiter:?}"),
+                "a non-empty string without line breaks",
+            ));
+        }
+        Ok(DelimitedFormat {
+            delimiter: delimiter.as_bytes().to_vec(),
+            header: false,
+            user_column: 0,
+            item_column: 1,
+            rating_column: Some(2),
+            timestamp_column: None,
+            n_fields: None,
+            scale: None,
+            duplicates: DuplicatePolicy::Error,
+        })
+    }
+
+    /// MovieLens 100K `u.data`: `user\titem\trating\ttimestamp`, ratings 1–5.
+    pub fn movielens_100k() -> Self {
+        Self::fixed("\t", 4, (1.0, 5.0))
+    }
+
+    /// MovieLens 1M `ratings.dat`: `user::item::rating::timestamp`, ratings 1–5.
+    pub fn movielens_1m() -> Self {
+        Self::fixed("::", 4, (1.0, 5.0))
+    }
+
+    /// MovieLens 10M `ratings.dat`: `user::item::rating::timestamp`, half stars 0.5–5.
+    pub fn movielens_10m() -> Self {
+        Self::fixed("::", 4, (0.5, 5.0))
+    }
+
+    /// MovieLens 20M / 25M / latest `ratings.csv`: header
+    /// `userId,movieId,rating,timestamp`, half stars 0.5–5.
+    pub fn movielens_csv() -> Self {
+        DelimitedFormat { header: true, ..Self::fixed(",", 4, (0.5, 5.0)) }
+    }
+
+    fn fixed(delimiter: &str, n_fields: usize, scale: (f32, f32)) -> Self {
+        DelimitedFormat {
+            delimiter: delimiter.as_bytes().to_vec(),
+            header: false,
+            user_column: 0,
+            item_column: 1,
+            rating_column: Some(2),
+            timestamp_column: Some(3),
+            n_fields: Some(n_fields),
+            scale: Some(scale),
+            duplicates: DuplicatePolicy::Error,
+        }
+    }
+
+    /// Whether the first non-blank line is a header to skip.
+    pub fn header(mut self, header: bool) -> Self {
+        self.header = header;
+        self
+    }
+
+    /// Columns (0-based) of the user and item ids.
+    pub fn columns(mut self, user: usize, item: usize) -> Self {
+        self.user_column = user;
+        self.item_column = item;
+        self
+    }
+
+    /// Column of the rating; `None` reads implicit feedback (every event is `1.0`).
+    pub fn rating(mut self, column: Option<usize>) -> Self {
+        self.rating_column = column;
+        self
+    }
+
+    /// Column of a timestamp (an integer), if any.
+    pub fn timestamp(mut self, column: Option<usize>) -> Self {
+        self.timestamp_column = column;
+        self
+    }
+
+    /// Every line must have exactly `n` fields.
+    pub fn fields(mut self, n: usize) -> Self {
+        self.n_fields = Some(n);
+        self
+    }
+
+    /// Ratings must lie in `[min, max]`.
+    ///
+    /// # Errors
+    /// When `min > max` or either bound is not finite.
+    pub fn scale(mut self, min: f32, max: f32) -> Result<Self> {
+        if !(min.is_finite() && max.is_finite() && min <= max) {
+            return Err(DataError::invalid("scale", format!("{min}..{max}"), "finite min <= max"));
+        }
+        self.scale = Some((min, max));
+        Ok(self)
+    }
+
+    /// What to do with a (user, item) pair seen twice.
+    pub fn duplicates(mut self, policy: DuplicatePolicy) -> Self {
+        self.duplicates = policy;
+        self
+    }
+
+    /// What the values of files in this format mean.
+    pub fn feedback(&self) -> Feedback {
+        match (self.rating_column, self.scale) {
+            (None, _) => Feedback::Implicit,
+            (Some(_), Some((min, max))) => Feedback::Explicit { min, max },
+            (Some(_), None) => Feedback::Explicit { min: f32::NEG_INFINITY, max: f32::INFINITY },
+        }
+    }
+
+    fn required_fields(&self) -> usize {
+        let mut max = self.user_column.max(self.item_column);
+        max = max.max(self.rating_column.unwrap_or(0));
+        max = max.max(self.timestamp_column.unwrap_or(0));
+        max + 1
+    }
+
+    fn describe_fields(&self) -> String {
+        let delimiter = String::from_utf8_lossy(&self.delimiter);
+        match self.n_fields {
+            Some(n) => format!("{n} fields separated by {delimiter:?}"),
+            None => {
+                format!("at least {} fields separated by {delimiter:?}", self.required_fields())
+            }
+        }
+    }
+}
+
+/// Reads a delimited interaction file. The id maps are canonical: numeric order when
+/// every id is an integer, byte order otherwise.
+///
+/// # Errors
+/// Unreadable file, a malformed line (field count, non-UTF-8 or empty id, non-numeric or
+/// out-of-scale rating, non-integer timestamp), no data line, or a duplicate pair under
+/// [`DuplicatePolicy::Error`] — each naming the file and line.
+pub fn load_delimited(path: &Path, format: &DelimitedFormat) -> Result<Dataset> {
+    let parsed = read_events(&|| crate::lines::open(path), path, format, None, None)?;
+    let mut dataset = parsed.into_dataset(name_of(path), format)?;
+    dataset
+        .sources
+        .push(SourceFile { path: path.to_path_buf(), sha256: crate::sha256_file(path)? });
+    Ok(dataset)
+}
+
+/// Parses delimited interaction lines held in memory; `label` names them in errors.
+///
+/// # Errors
+/// As [`load_delimited`].
+pub fn parse_delimited(bytes: &[u8], label: &str, format: &DelimitedFormat) -> Result<Dataset> {
+    let parsed = read_events(&|| Ok(bytes), Path::new(label), format, None, None)?;
+    parsed.into_dataset(label.to_string(), format)
+}
+
+pub(crate) fn name_of(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into())
+}
+
+/// Events read from one file with their id maps.
+pub(crate) struct Parsed {
+    pub(crate) interactions: Interactions,
+    pub(crate) users: IdMap,
+    pub(crate) items: IdMap,
+}
+
+impl Parsed {
+    fn into_dataset(self, name: String, format: &DelimitedFormat) -> Result<Dataset> {
+        Dataset::new(name, self.interactions, self.users, self.items, format.feedback())
+    }
+}
+
+/// Reads every event of a delimited source.
+///
+/// `open` gives a fresh reader over the source; it is called again only to locate the two
+/// lines of a duplicate pair for the error message. When `declared_users` /
+/// `declared_items` are given, ids must already be in them (an unknown id is an error at
+/// its line) and the result uses them as they are; otherwise the maps are built from the
+/// file and made canonical.
+pub(crate) fn read_events<R: BufRead>(
+    open: &dyn Fn() -> Result<R>,
+    file: &Path,
+    format: &DelimitedFormat,
+    declared_users: Option<&IdMap>,
+    declared_items: Option<&IdMap>,
+) -> Result<Parsed> {
+    let mut lines = Lines::new(open()?, file);
+    let mut users = IdMap::new();
+    let mut items = IdMap::new();
+    let mut events: Vec<Event> = Vec::new();
+    let mut ranges = Vec::with_capacity(8);
+    let mut header_pending = format.header;
+    let required = format.required_fields();
+    while let Some((line_no, line)) = lines.next_line()? {
+        if is_blank(line) {
+            continue;
+        }
+        if header_pending {
+            header_pending = false;
+            continue;
+        }
+        let fields = split_into(line, &format.delimiter, &mut ranges);
+        let count_ok = match format.n_fields {
+            Some(n) => fields.len() == n,
+            None => fields.len() >= required,
+        };
+        if !count_ok {
+            return Err(DataError::parse(file, line_no, format.describe_fields(), line));
+        }
+        let user_id = id_field(file, line_no, fields.at(format.user_column), "user id")?;
+        let item_id = id_field(file, line_no, fields.at(format.item_column), "item id")?;
+        let user = match declared_users {
+            Some(map) => map.get(user_id).ok_or_else(|| {
+                DataError::parse(file, line_no, "a user id declared in the user file", user_id)
+            })?,
+            None => users.insert(user_id)?,
+        };
+        let item = match declared_items {
+            Some(map) => map.get(item_id).ok_or_else(|| {
+                DataError::parse(file, line_no, "an item id declared in the item file", item_id)
+            })?,
+            None => items.insert(item_id)?,
+        };
+        let value = match format.rating_column {
+            None => 1.0,
+            Some(c) => rating_field(file, line_no, fields.at(c), format.scale)?,
+        };
+        let event = match format.timestamp_column {
+            None => Event::new(user, item, value),
+            Some(c) => Event::at(user, item, value, timestamp_field(file, line_no, fields.at(c))?),
+        };
+        events.push(event);
+    }
+    if events.is_empty() {
+        return Err(DataError::EmptyFile {
+            file: file.to_path_buf(),
+            expected: format.describe_fields(),
+        });
+    }
+    let (users, user_remap) = match declared_users {
+        Some(map) => (map.clone(), None),
+        None => {
+            let (map, remap) = canonical(&users)?;
+            (map, Some(remap))
+        }
+    };
+    let (items, item_remap) = match declared_items {
+        Some(map) => (map.clone(), None),
+        None => {
+            let (map, remap) = canonical(&items)?;
+            (map, Some(remap))
+        }
+    };
+    if user_remap.is_some() || item_remap.is_some() {
+        for e in &mut events {
+            if let Some(r) = &user_remap {
+                e.user = r[e.user as usize];
+            }
+            if let Some(r) = &item_remap {
+                e.item = r[e.item as usize];
+            }
+        }
+    }
+    match Interactions::from_events(users.len(), items.len(), events, format.duplicates) {
+        Ok(interactions) => Ok(Parsed { interactions, users, items }),
+        Err(RecsError::DuplicateEvent { user, item }) => {
+            let user = users.external(user).unwrap_or_default().to_string();
+            let item = items.external(item).unwrap_or_default().to_string();
+            Err(locate_duplicate(open, file, format, user, item)?)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Finds the first two lines holding (`user`, `item`) and builds the duplicate error.
+fn locate_duplicate<R: BufRead>(
+    open: &dyn Fn() -> Result<R>,
+    file: &Path,
+    format: &DelimitedFormat,
+    user: String,
+    item: String,
+) -> Result<DataError> {
+    let mut lines = Lines::new(open()?, file);
+    let mut ranges = Vec::new();
+    let mut found: Vec<usize> = Vec::new();
+    let mut header_pending = format.header;
+    while let Some((line_no, line)) = lines.next_line()? {
+        if is_blank(line) {
+            continue;
+        }
+        if header_pending {
+            header_pending = false;
+            continue;
+        }
+        let fields = split_into(line, &format.delimiter, &mut ranges);
+        let u = fields.get(format.user_column).map(trim);
+        let i = fields.get(format.item_column).map(trim);
+        if u == Some(user.as_bytes()) && i == Some(item.as_bytes()) {
+            found.push(line_no);
+            if found.len() == 2 {
+                break;
+            }
+        }
+    }
+    Ok(DataError::DuplicateEvent {
+        file: file.to_path_buf(),
+        user,
+        item,
+        first_line: found.first().copied().unwrap_or(0),
+        second_line: found.get(1).copied().unwrap_or(0),
+    })
+}
+
+/// A non-empty UTF-8 id, trimmed of spaces.
+pub(crate) fn id_field<'a>(
+    file: &Path,
+    line: usize,
+    field: &'a [u8],
+    what: &str,
+) -> Result<&'a str> {
+    let field = trim(field);
+    if field.is_empty() {
+        return Err(DataError::parse(file, line, format!("a non-empty {what}"), field));
+    }
+    std::str::from_utf8(field)
+        .map_err(|_| DataError::parse(file, line, format!("a {what} in valid UTF-8"), field))
+}
+
+/// A finite rating within `scale`.
+pub(crate) fn rating_field(
+    file: &Path,
+    line: usize,
+    field: &[u8],
+    scale: Option<(f32, f32)>,
+) -> Result<f32> {
+    let field = trim(field);
+    let value: f32 = std::str::from_utf8(field)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .filter(|v: &f32| v.is_finite())
+        .ok_or_else(|| DataError::parse(file, line, "a numeric rating", field))?;
+    if let Some((min, max)) = scale
+        && !(min..=max).contains(&value)
+    {
+        return Err(DataError::parse(
+            file,
+            line,
+            format!("a rating between {min} and {max}"),
+            field,
+        ));
+    }
+    Ok(value)
+}
+
+/// An integer timestamp.
+pub(crate) fn timestamp_field(file: &Path, line: usize, field: &[u8]) -> Result<i64> {
+    let field = trim(field);
+    std::str::from_utf8(field)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| DataError::parse(file, line, "an integer timestamp", field))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn tab() -> DelimitedFormat {
+        DelimitedFormat::movielens_100k()
+    }
+
+    fn err(bytes: &[u8], format: &DelimitedFormat) -> String {
+        parse_delimited(bytes, "f.tsv", format).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn reads_ratings_timestamps_and_canonical_ids() {
+        let d =
+            parse_delimited(b"10\t5\t3\t100\n2\t7\t4\t200\n10\t7\t5\t300\n", "f", &tab()).unwrap();
+        assert_eq!(d.users.iter().collect::<Vec<_>>(), ["2", "10"]);
+        assert_eq!(d.items.iter().collect::<Vec<_>>(), ["5", "7"]);
+        assert_eq!(d.interactions.get(1, 0), Some(3.0));
+        assert_eq!(d.interactions.get(0, 1), Some(4.0));
+        assert_eq!(d.interactions.user_row(1).timestamps, Some(&[100, 300][..]));
+        assert_eq!(d.feedback, Feedback::Explicit { min: 1.0, max: 5.0 });
+    }
+
+    #[test]
+    fn implicit_files_read_ones_and_ignore_extra_fields() {
+        let f = DelimitedFormat::new(" ").unwrap().rating(None);
+        let d = parse_delimited(b"a x junk\nb y\n\n", "f", &f).unwrap();
+        assert_eq!(d.n_events(), 2);
+        assert_eq!(d.interactions.user_values(0), &[1.0]);
+        assert_eq!(d.feedback, Feedback::Implicit);
+    }
+
+    #[test]
+    fn headers_and_crlf_are_handled() {
+        let f = DelimitedFormat::movielens_csv();
+        let d =
+            parse_delimited(b"userId,movieId,rating,timestamp\r\n1,2,0.5,9\r\n", "f", &f).unwrap();
+        assert_eq!(d.interactions.get(0, 0), Some(0.5));
+    }
+
+    #[test]
+    fn wrong_field_count_names_file_line_and_format() {
+        let e = err(b"1\t2\t3\t4\n1\t2\t3\n", &tab());
+        assert!(e.starts_with("f.tsv:2: expected 4 fields separated by \"\\t\""), "{e}");
+    }
+
+    #[test]
+    fn non_numeric_and_out_of_scale_ratings_are_errors() {
+        assert!(err(b"1\t2\tx\t4\n", &tab()).contains("f.tsv:1: expected a numeric rating"));
+        assert!(err(b"1\t2\tNaN\t4\n", &tab()).contains("numeric rating"));
+        let e = err(b"1\t2\t3\t4\n1\t3\t6\t4\n", &tab());
+        assert!(e.contains("f.tsv:2: expected a rating between 1 and 5, found \"6\""), "{e}");
+    }
+
+    #[test]
+    fn bad_timestamps_and_ids_are_errors() {
+        assert!(err(b"1\t2\t3\tyesterday\n", &tab()).contains("integer timestamp"));
+        assert!(err(b"\t2\t3\t4\n", &tab()).contains("non-empty user id"));
+        assert!(err(b"1\t\xff\t3\t4\n", &tab()).contains("item id in valid UTF-8"));
+    }
+
+    #[test]
+    fn empty_input_is_an_error() {
+        assert!(err(b"", &tab()).contains("holds no data"));
+        assert!(err(b"\n  \n", &tab()).contains("holds no data"));
+        let header_only = DelimitedFormat::movielens_csv();
+        assert!(err(b"userId,movieId,rating,timestamp\n", &header_only).contains("no data"));
+    }
+
+    #[test]
+    fn duplicates_name_both_lines_or_follow_the_policy() {
+        let bytes = b"1\t2\t3\t4\n5\t6\t1\t1\n1\t2\t5\t9\n";
+        let e = err(bytes, &tab());
+        assert!(
+            e.contains("duplicate event for user 1 and item 2 (lines 1 and 3)"),
+            "unexpected message: {e}"
+        );
+        let last = tab().duplicates(DuplicatePolicy::KeepLast);
+        let d = parse_delimited(bytes, "f", &last).unwrap();
+        assert_eq!(d.interactions.get(0, 0), Some(5.0));
+    }
+
+    #[test]
+    fn invalid_options_are_errors() {
+        assert!(DelimitedFormat::new("").is_err());
+        assert!(DelimitedFormat::new("\n").is_err());
+        assert!(DelimitedFormat::new(",").unwrap().scale(5.0, 1.0).is_err());
+    }
+
+    #[test]
+    fn multi_byte_delimiter_reads_movielens_1m() {
+        let d = parse_delimited(
+            b"1::1193::5::978300760\n1::661::3::978302109\n",
+            "r",
+            &DelimitedFormat::movielens_1m(),
+        )
+        .unwrap();
+        assert_eq!(d.items.iter().collect::<Vec<_>>(), ["661", "1193"]);
+        let ten = DelimitedFormat::movielens_10m();
+        let d = parse_delimited(b"1::1193::4.5::978300760\n", "r", &ten).unwrap();
+        assert_eq!(d.interactions.get(0, 0), Some(4.5));
+    }
+
+    proptest! {
+        /// Whatever the bytes, parsing returns (never panics), and a success keeps the
+        /// dataset invariants.
+        #[test]
+        fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+            if let Ok(d) = parse_delimited(&bytes, "fuzz", &tab()) {
+                prop_assert_eq!(d.users.len(), d.n_users());
+                prop_assert_eq!(d.items.len(), d.n_items());
+            }
+        }
+
+        /// Written then parsed, triples come back exactly (ids through the maps).
+        #[test]
+        fn round_trip(triples in proptest::collection::btree_map((0u32..50, 0u32..50), 1u8..=5, 1..80)) {
+            let mut text = String::new();
+            for (&(u, i), &r) in &triples {
+                text.push_str(&format!("{u}\t{i}\t{r}\t0\n"));
+            }
+            let d = parse_delimited(text.as_bytes(), "rt", &tab()).unwrap();
+            prop_assert_eq!(d.n_events(), triples.len());
+            for e in d.interactions.events() {
+                let u: u32 = d.users.external(e.user).unwrap().parse().unwrap();
+                let i: u32 = d.items.external(e.item).unwrap().parse().unwrap();
+                prop_assert_eq!(f32::from(triples[&(u, i)]), e.value);
+            }
+        }
+    }
+}

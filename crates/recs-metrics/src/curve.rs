@@ -1,0 +1,158 @@
+//! Curves as data: expected counts of true and false positives after k recommendations.
+
+/// A ROC-family curve: after `k` recommendations, the (expected) number of false
+/// positives `fp` and true positives `tp`; plotted as `(fp / negatives, tp / positives)`.
+///
+/// Points start at `(0, 0)` and end at `(1, 1)`. Between two stored points the curve is
+/// the straight segment, which is exactly the expected curve under a random order of
+/// tied scores. [`Curve::auc`] is the trapezoid area of exactly the stored points.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Curve {
+    k: Vec<f64>,
+    fp: Vec<f64>,
+    tp: Vec<f64>,
+    n_positives: u64,
+    n_negatives: u64,
+}
+
+impl Curve {
+    /// A curve from cumulative counts; `k`, `fp` and `tp` are aligned and non-decreasing.
+    pub(crate) fn from_counts(
+        k: Vec<f64>,
+        fp: Vec<f64>,
+        tp: Vec<f64>,
+        n_positives: u64,
+        n_negatives: u64,
+    ) -> Self {
+        Curve { k, fp, tp, n_positives, n_negatives }
+    }
+
+    /// Total number of positive (relevant) pairs: the TPR denominator.
+    pub fn n_positives(&self) -> u64 {
+        self.n_positives
+    }
+
+    /// Total number of negative pairs: the FPR denominator.
+    pub fn n_negatives(&self) -> u64 {
+        self.n_negatives
+    }
+
+    /// Number of stored points.
+    pub fn len(&self) -> usize {
+        self.k.len()
+    }
+
+    /// True when no point is stored (never the case for a curve built by this crate).
+    pub fn is_empty(&self) -> bool {
+        self.k.is_empty()
+    }
+
+    /// The step coordinate of each point: number of pooled recommendations for ROC,
+    /// recommendations per user for CROC.
+    pub fn k(&self) -> &[f64] {
+        &self.k
+    }
+
+    /// Expected false positives at each point.
+    pub fn false_positives(&self) -> &[f64] {
+        &self.fp
+    }
+
+    /// Expected true positives at each point.
+    pub fn true_positives(&self) -> &[f64] {
+        &self.tp
+    }
+
+    /// `(false-alarm rate, hit rate)` of every stored point.
+    pub fn points(&self) -> Vec<[f64; 2]> {
+        (0..self.len()).map(|i| self.point(i)).collect()
+    }
+
+    fn point(&self, i: usize) -> [f64; 2] {
+        [self.fp[i] / self.n_negatives as f64, self.tp[i] / self.n_positives as f64]
+    }
+
+    /// Area under the curve: the trapezoid rule over the stored points.
+    pub fn auc(&self) -> f64 {
+        trapezoid(&self.points(), f64::INFINITY)
+    }
+
+    /// Area under the curve for false-alarm rates in `[0, max_fpr]` (schein2005 §3.3:
+    /// "truncated the curve at a low false-alarm rate such as 0.3"), not rescaled: divide
+    /// by `max_fpr` for a value in `[0, 1]`. The segment crossing `max_fpr` is cut by
+    /// linear interpolation.
+    pub fn partial_auc(&self, max_fpr: f64) -> f64 {
+        trapezoid(&self.points(), max_fpr)
+    }
+
+    /// Points at `k = 0, step, 2·step, …` and at the last `k` (schein2005 §3.1: "incrementing
+    /// k' by a fixed amount"), interpolated linearly between stored points. A `step` that
+    /// is not positive or not finite gives the stored points.
+    pub fn at_increments(&self, step: f64) -> Vec<[f64; 2]> {
+        if !(step.is_finite() && step > 0.0) || self.is_empty() {
+            return self.points();
+        }
+        let last = self.k[self.len() - 1];
+        let mut out = Vec::new();
+        let mut index = 0;
+        let mut j = 0u64;
+        loop {
+            let target = step * j as f64;
+            if target >= last {
+                break;
+            }
+            while index + 1 < self.len() && self.k[index + 1] < target {
+                index += 1;
+            }
+            out.push(self.interpolate(index, target));
+            j += 1;
+        }
+        out.push(self.point(self.len() - 1));
+        out
+    }
+
+    fn interpolate(&self, index: usize, target: f64) -> [f64; 2] {
+        if index + 1 >= self.len() || self.k[index] >= target {
+            return self.point(index);
+        }
+        let (k0, k1) = (self.k[index], self.k[index + 1]);
+        let t = if k1 > k0 { (target - k0) / (k1 - k0) } else { 1.0 };
+        let fp = self.fp[index] + t * (self.fp[index + 1] - self.fp[index]);
+        let tp = self.tp[index] + t * (self.tp[index + 1] - self.tp[index]);
+        [fp / self.n_negatives as f64, tp / self.n_positives as f64]
+    }
+}
+
+/// Trapezoid area under `points` (x non-decreasing) for `x <= limit`.
+pub(crate) fn trapezoid(points: &[[f64; 2]], limit: f64) -> f64 {
+    let mut area = 0.0;
+    for w in points.windows(2) {
+        let ([x0, y0], [x1, y1]) = (w[0], w[1]);
+        if x0 >= limit {
+            break;
+        }
+        if x1 <= limit {
+            area += (x1 - x0) * (y0 + y1) / 2.0;
+        } else {
+            let y = y0 + (y1 - y0) * (limit - x0) / (x1 - x0);
+            area += (limit - x0) * (y0 + y) / 2.0;
+        }
+    }
+    area
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diagonal_areas() {
+        let c = Curve::from_counts(vec![0.0, 4.0], vec![0.0, 2.0], vec![0.0, 2.0], 2, 2);
+        assert!((c.auc() - 0.5).abs() < 1e-15);
+        assert!((c.partial_auc(0.3) - 0.045).abs() < 1e-15);
+        assert_eq!(
+            c.at_increments(1.0),
+            vec![[0.0, 0.0], [0.25, 0.25], [0.5, 0.5], [0.75, 0.75], [1.0, 1.0]]
+        );
+    }
+}

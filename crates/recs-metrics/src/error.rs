@@ -1,0 +1,65 @@
+//! The error type of `recs-metrics`.
+
+use std::path::PathBuf;
+
+/// A `Result` whose error is [`MetricsError`].
+pub type Result<T, E = MetricsError> = std::result::Result<T, E>;
+
+/// Everything that can go wrong when computing metrics or reading qrels and run files.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MetricsError {
+    /// The scores do not line up with the judgments' candidates.
+    #[error("{expected} candidates in the judgments but {found} scores")]
+    ScoreLength {
+        /// Number of candidates in the judgments.
+        expected: usize,
+        /// Number of scores given.
+        found: usize,
+    },
+    /// A curve or statistic is undefined for this input (for example a ROC curve
+    /// without any positive pair).
+    #[error("{what} is undefined: {reason}")]
+    Undefined {
+        /// Which quantity.
+        what: &'static str,
+        /// Why it is undefined.
+        reason: &'static str,
+    },
+    /// An option or argument is out of its domain.
+    #[error("invalid value {value} for `{name}`: expected {expected}")]
+    InvalidArgument {
+        /// Name of the option as the user spells it.
+        name: &'static str,
+        /// The rejected value, as text.
+        value: String,
+        /// What would have been accepted.
+        expected: &'static str,
+    },
+    /// A metric name that is not known (see [`crate::Metric`]).
+    #[error(
+        "unknown metric `{0}` (known: roc, croc, p@N, r@N, f1@N, hit@N, ndcg@K, ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N, user_auc)"
+    )]
+    UnknownMetric(String),
+    /// Reading a file failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// A line of a qrels or run file could not be understood.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong with the line.
+        message: String,
+    },
+    /// An error from the core types (building judgments, ids).
+    #[error(transparent)]
+    Core(#[from] recs_core::RecsError),
+}

@@ -1,0 +1,177 @@
+//! One call that computes a list of metrics into named values: what `recs eval` prints.
+
+use crate::croc::croc;
+use crate::curve::Curve;
+use crate::error::Result;
+use crate::roc::{RocAccumulator, check_max_fpr, roc_summary, user_averaged_auc};
+use crate::scored::Scored;
+use crate::spec::Metric;
+use crate::topn::{Options, per_user};
+
+/// Named metric values, counts and warnings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// `(key, value)` in the order the metrics were asked for; `None` when undefined
+    /// (a warning says why). Keys: `roc_auc`, `roc_pauc@0.3`, `croc_auc`,
+    /// `croc_pauc@0.3`, and each per-user metric's name (`p@10`, `map`, ...).
+    pub values: Vec<(String, Option<f64>)>,
+    /// Number of judged users.
+    pub n_users: usize,
+    /// Number of (user, candidate) pairs.
+    pub n_candidates: usize,
+    /// Number of relevant pairs.
+    pub n_positives: usize,
+    /// Number of users without a relevant candidate.
+    pub n_users_without_relevant: usize,
+    /// Number of candidates without a score (ranked lowest).
+    pub n_missing: usize,
+    /// Human-readable warnings.
+    pub warnings: Vec<String>,
+    /// The ROC curve, when asked for with `keep_curves`.
+    pub roc: Option<Curve>,
+    /// The CROC curve, when asked for with `keep_curves`.
+    pub croc: Option<Curve>,
+}
+
+impl Report {
+    /// The value under `key`, if present and defined.
+    pub fn get(&self, key: &str) -> Option<f64> {
+        self.values.iter().find(|(k, _)| k == key).and_then(|(_, v)| *v)
+    }
+}
+
+/// Computes `metrics` on `scored`. Partial AUCs are up to false-alarm rate `max_fpr`
+/// (keys `roc_pauc@{max_fpr}`, not rescaled). With `keep_curves`, the ROC and CROC
+/// curves are returned too.
+///
+/// ```
+/// use recs_core::Judgments;
+/// use recs_metrics::{Metric, Options, Scored, evaluate};
+/// let mut builder = Judgments::builder(1, 3);
+/// builder.push_user(0, &[0, 1, 2], &[1.0, 0.0, 0.0])?;
+/// let judgments = builder.build()?;
+/// let scored = Scored::new(&judgments, &[0.2, 0.9, 0.1])?;
+/// let metrics = Metric::parse_list("roc,p@1,mrr")?;
+/// let report = evaluate(&scored, &metrics, &Options::default(), 0.3, false)?;
+/// assert_eq!(report.get("roc_auc"), Some(0.5));
+/// assert_eq!(report.get("p@1"), Some(0.0));
+/// assert_eq!(report.get("mrr"), Some(0.5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`crate::MetricsError::InvalidArgument`] for invalid options or `max_fpr`. Undefined values
+/// are not errors: they are `None` with a warning.
+pub fn evaluate(
+    scored: &Scored<'_>,
+    metrics: &[Metric],
+    options: &Options,
+    max_fpr: f64,
+    keep_curves: bool,
+) -> Result<Report> {
+    options.check()?;
+    check_max_fpr(max_fpr)?;
+    let judgments = scored.judgments();
+    let mut report = Report {
+        values: Vec::new(),
+        n_users: judgments.n_judged_users(),
+        n_candidates: judgments.n_candidates(),
+        n_positives: judgments.n_relevant(options.threshold),
+        n_users_without_relevant: judgments
+            .iter()
+            .filter(|u| u.n_relevant(options.threshold) == 0)
+            .count(),
+        n_missing: scored.n_missing(),
+        warnings: Vec::new(),
+        roc: None,
+        croc: None,
+    };
+    if report.n_missing > 0 {
+        report.warnings.push(format!(
+            "{} of {} candidates have no score and rank lowest",
+            report.n_missing, report.n_candidates
+        ));
+    }
+    let pauc_key = |name: &str| format!("{name}_pauc@{max_fpr}");
+    let per_user_metrics: Vec<Metric> = metrics
+        .iter()
+        .copied()
+        .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
+        .collect();
+    let values = if per_user_metrics.is_empty() {
+        None
+    } else {
+        Some(per_user(scored, &per_user_metrics, options)?)
+    };
+    let mut warn_excluded = false;
+    for metric in metrics {
+        match metric {
+            Metric::Roc => {
+                let result = if keep_curves {
+                    roc_curve(scored, options.threshold).map(|c| {
+                        let v = (c.auc(), c.partial_auc(max_fpr));
+                        report.roc = Some(c);
+                        v
+                    })
+                } else {
+                    roc_summary(scored, options.threshold, max_fpr).map(|s| (s.auc, s.partial_auc))
+                };
+                push_pair(&mut report, "roc_auc".into(), pauc_key("roc"), result);
+            }
+            Metric::Croc => {
+                let result = croc(scored, options.threshold).map(|c| {
+                    let v = (c.auc(), c.partial_auc(max_fpr));
+                    if keep_curves {
+                        report.croc = Some(c);
+                    }
+                    v
+                });
+                push_pair(&mut report, "croc_auc".into(), pauc_key("croc"), result);
+            }
+            Metric::UserAuc => match user_averaged_auc(scored, options.threshold) {
+                Ok((v, _)) => report.values.push(("user_auc".into(), Some(v))),
+                Err(e) => {
+                    report.warnings.push(format!("user_auc: {e}"));
+                    report.values.push(("user_auc".into(), None));
+                }
+            },
+            other => {
+                let values = values.as_ref().expect("computed when a per-user metric is asked");
+                let column = per_user_metrics.iter().position(|m| m == other).expect("listed");
+                let summary = values.summary(column);
+                warn_excluded |= summary.n_excluded > 0;
+                report.values.push((other.to_string(), summary.value));
+            }
+        }
+    }
+    if warn_excluded && report.n_users_without_relevant > 0 {
+        report.warnings.push(format!(
+            "{} users without a relevant candidate are left out of per-user means",
+            report.n_users_without_relevant
+        ));
+    }
+    Ok(report)
+}
+
+fn roc_curve(scored: &Scored<'_>, threshold: f32) -> Result<Curve> {
+    let mut acc = RocAccumulator::new();
+    for position in 0..scored.n_users() {
+        let (user, scores) = scored.user(position);
+        acc.push_user(user.grades, scores, threshold);
+    }
+    acc.curve()
+}
+
+fn push_pair(report: &mut Report, auc_key: String, pauc_key: String, result: Result<(f64, f64)>) {
+    match result {
+        Ok((auc, pauc)) => {
+            report.values.push((auc_key, Some(auc)));
+            report.values.push((pauc_key, Some(pauc)));
+        }
+        Err(e) => {
+            report.warnings.push(e.to_string());
+            report.values.push((auc_key, None));
+            report.values.push((pauc_key, None));
+        }
+    }
+}

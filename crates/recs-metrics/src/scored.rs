@@ -1,0 +1,245 @@
+//! Scores aligned with judgments, the order-preserving score keys, and tie groups.
+
+use recs_core::{Judgments, UserJudgments};
+
+use crate::error::{MetricsError, Result};
+
+/// Judgments together with one score per candidate, in the judgments' own order (users
+/// ascending, candidates ascending within a user).
+///
+/// A `NaN` score marks a candidate the scorer did not score ("missing"): it ranks below
+/// every other score, tied with the other missing candidates of its user, and is counted
+/// by [`Scored::n_missing`]. `-0.0` and `0.0` are the same score.
+///
+/// ```
+/// use recs_core::Judgments;
+/// use recs_metrics::Scored;
+/// let mut builder = Judgments::builder(2, 3);
+/// builder.push_user(1, &[0, 2], &[1.0, 0.0])?;
+/// builder.push_user(0, &[1], &[1.0])?;
+/// let judgments = builder.build()?;
+/// // user 0: item 1; user 1: items 0, 2.
+/// let scored = Scored::new(&judgments, &[0.5, 0.9, f32::NAN])?;
+/// assert_eq!(scored.n_missing(), 1);
+/// assert_eq!(scored.user(1).0.items, &[0, 2]);
+/// assert_eq!(scored.user(0).1, &[0.5]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Scored<'a> {
+    judgments: &'a Judgments,
+    scores: &'a [f32],
+    users: Vec<UserJudgments<'a>>,
+    offsets: Vec<usize>,
+}
+
+impl<'a> Scored<'a> {
+    /// Pairs `judgments` with `scores`.
+    ///
+    /// # Errors
+    /// [`MetricsError::ScoreLength`] when `scores.len()` differs from the number of
+    /// candidates.
+    pub fn new(judgments: &'a Judgments, scores: &'a [f32]) -> Result<Self> {
+        if scores.len() != judgments.n_candidates() {
+            return Err(MetricsError::ScoreLength {
+                expected: judgments.n_candidates(),
+                found: scores.len(),
+            });
+        }
+        let users: Vec<UserJudgments<'a>> = judgments.iter().collect();
+        let mut offsets = Vec::with_capacity(users.len() + 1);
+        offsets.push(0);
+        let mut end = 0;
+        for user in &users {
+            end += user.items.len();
+            offsets.push(end);
+        }
+        Ok(Scored { judgments, scores, users, offsets })
+    }
+
+    /// The judgments.
+    pub fn judgments(&self) -> &'a Judgments {
+        self.judgments
+    }
+
+    /// All scores, flat.
+    pub fn scores(&self) -> &'a [f32] {
+        self.scores
+    }
+
+    /// Number of judged users.
+    pub fn n_users(&self) -> usize {
+        self.users.len()
+    }
+
+    /// The `position`-th judged user (in increasing user order) and its scores.
+    ///
+    /// # Panics
+    /// When `position >= self.n_users()`.
+    pub fn user(&self, position: usize) -> (UserJudgments<'a>, &'a [f32]) {
+        (self.users[position], &self.scores[self.offsets[position]..self.offsets[position + 1]])
+    }
+
+    /// Number of missing (`NaN`) scores.
+    pub fn n_missing(&self) -> usize {
+        self.scores.iter().filter(|s| s.is_nan()).count()
+    }
+}
+
+/// Maps a score to a `u32` whose unsigned order is the score order. `NaN` (missing)
+/// maps to 0, below every number; `-0.0` and `0.0` map to the same key.
+#[inline]
+pub(crate) fn score_key(score: f32) -> u32 {
+    if score.is_nan() {
+        return 0;
+    }
+    let score = if score == 0.0 { 0.0 } else { score };
+    let bits = score.to_bits();
+    if bits & 0x8000_0000 != 0 { !bits } else { bits | 0x8000_0000 }
+}
+
+/// How candidates with equal scores are ordered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TieBreak {
+    /// The expected value under a uniformly random order within each group of equal
+    /// scores (the default; a group cut by a top-k boundary contributes fractionally).
+    #[default]
+    Expected,
+    /// Equal scores ordered by increasing item index.
+    ItemAscending,
+    /// Equal scores ordered by decreasing item index (trec_eval orders ties by
+    /// decreasing document id; this matches it when item indices follow the ids' order).
+    ItemDescending,
+}
+
+/// A user's candidates in decreasing score order, cut into tie groups.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ranking {
+    /// Local candidate positions in ranked order (only the ranked prefix when cut).
+    pub order: Vec<u32>,
+    /// `(start, len)` of each tie group over `order`.
+    pub groups: Vec<(usize, usize)>,
+    packed: Vec<u64>,
+}
+
+impl Ranking {
+    /// Ranks `scores`. With `depth = Some(d)`, only the top `d` positions (extended to the
+    /// end of the tie group holding position `d`) are ranked, by partial selection; the
+    /// candidates left out all score strictly lower.
+    pub(crate) fn rank(&mut self, scores: &[f32], depth: Option<usize>, ties: TieBreak) {
+        self.packed.clear();
+        self.order.clear();
+        self.groups.clear();
+        let descending_items = ties == TieBreak::ItemDescending;
+        self.packed.extend(scores.iter().enumerate().map(|(i, &s)| {
+            let i = if descending_items { !(i as u32) } else { i as u32 };
+            (u64::from(!score_key(s)) << 32) | u64::from(i)
+        }));
+        let n = self.packed.len();
+        let mut ranked = n;
+        if let Some(depth) = depth {
+            if depth == 0 {
+                ranked = 0;
+            } else if depth < n {
+                self.packed.select_nth_unstable(depth - 1);
+                let boundary = self.packed[depth - 1] >> 32;
+                let mut end = depth;
+                for j in depth..n {
+                    if self.packed[j] >> 32 == boundary {
+                        self.packed.swap(j, end);
+                        end += 1;
+                    }
+                }
+                ranked = end;
+            }
+        }
+        let prefix = &mut self.packed[..ranked];
+        prefix.sort_unstable();
+        let mut start = 0;
+        for j in 0..ranked {
+            let low = prefix[j] as u32;
+            self.order.push(if descending_items { !low } else { low });
+            let group_ends = match ties {
+                TieBreak::Expected => j + 1 == ranked || prefix[j + 1] >> 32 != prefix[j] >> 32,
+                _ => true,
+            };
+            if group_ends {
+                self.groups.push((start, j + 1 - start));
+                start = j + 1;
+            }
+        }
+    }
+}
+
+/// Sorts `values` ascending with a least-significant-digit radix sort (three 11-bit
+/// passes; a pass whose digit is constant is skipped).
+pub(crate) fn radix_sort(values: &mut Vec<u32>) {
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
+    if values.len() < 256 {
+        values.sort_unstable();
+        return;
+    }
+    let mut scratch = vec![0u32; values.len()];
+    for pass in 0..3 {
+        let shift = pass * BITS;
+        let mut counts = vec![0usize; BUCKETS];
+        for &v in values.iter() {
+            counts[((v >> shift) as usize) & (BUCKETS - 1)] += 1;
+        }
+        if counts.contains(&values.len()) {
+            continue;
+        }
+        let mut sum = 0;
+        for c in counts.iter_mut() {
+            let here = *c;
+            *c = sum;
+            sum += here;
+        }
+        for &v in values.iter() {
+            let bucket = ((v >> shift) as usize) & (BUCKETS - 1);
+            scratch[counts[bucket]] = v;
+            counts[bucket] += 1;
+        }
+        std::mem::swap(values, &mut scratch);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn keys_follow_score_order() {
+        let scores = [f32::NEG_INFINITY, -3.5, -1e-30, -0.0, 0.0, 1e-30, 2.0, f32::INFINITY];
+        for w in scores.windows(2) {
+            assert!(score_key(w[0]) <= score_key(w[1]), "{w:?}");
+        }
+        assert_eq!(score_key(-0.0), score_key(0.0));
+        assert!(score_key(f32::NAN) < score_key(f32::NEG_INFINITY));
+    }
+
+    #[test]
+    fn ranking_cuts_at_tie_group_end() {
+        let mut r = Ranking::default();
+        r.rank(&[0.1, 0.5, 0.5, 0.9, 0.5, 0.2], Some(2), TieBreak::Expected);
+        assert_eq!(r.order[0], 3);
+        assert_eq!(r.order.len(), 4);
+        assert_eq!(r.groups, vec![(0, 1), (1, 3)]);
+        r.rank(&[0.1, 0.5, 0.5, 0.9, 0.5, 0.2], None, TieBreak::ItemDescending);
+        assert_eq!(r.order, vec![3, 4, 2, 1, 5, 0]);
+        assert_eq!(r.groups.len(), 6);
+    }
+
+    proptest! {
+        #[test]
+        fn radix_sort_sorts(mut v in proptest::collection::vec(any::<u32>(), 0..2000)) {
+            let mut expected = v.clone();
+            expected.sort_unstable();
+            radix_sort(&mut v);
+            prop_assert_eq!(v, expected);
+        }
+    }
+}

@@ -1,0 +1,752 @@
+//! Per-user ranking metrics: precision, recall, F1, hit rate, NDCG, AP, MRR, half-life
+//! utility and catalog coverage — all as expected values under random tie order.
+//!
+//! Notation for one user: `n` candidates, `R` relevant ones (grade ≥ threshold), ranked
+//! by decreasing score into tie groups; a group starts after `a` candidates, holds `g`
+//! candidates, `s` of them relevant, and `t` relevant candidates rank above it. Under a
+//! uniformly random order within the group, each of its positions holds a relevant
+//! candidate with probability `s/g` and receives on average the group's mean gain.
+
+use rayon::prelude::*;
+
+use crate::error::{MetricsError, Result};
+use crate::scored::{Ranking, Scored, TieBreak};
+use crate::spec::Metric;
+
+/// What to do with a user who has no relevant candidate (a zero denominator for recall,
+/// AP, NDCG, MRR).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ZeroPolicy {
+    /// Leave the user out of every per-user mean and count it (the default).
+    #[default]
+    Exclude,
+    /// Count every metric of that user as 0.
+    Zero,
+    /// ignatov2010 §4: recall = 1; precision = 1 if nothing was recommended (no
+    /// candidate) and 0 otherwise; the other metrics leave the user out.
+    Ignatov,
+}
+
+/// Options of the per-user metrics.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Options {
+    /// A candidate is relevant when its grade is at least this (default 1).
+    pub threshold: f32,
+    /// How equal scores are ordered (default: expected value).
+    pub ties: TieBreak,
+    /// Users without relevant candidates (default: excluded).
+    pub zero: ZeroPolicy,
+    /// Neutral vote `d` of the half-life utility: gains are `max(grade − d, 0)`
+    /// (default 0).
+    pub neutral: f32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            threshold: 1.0,
+            ties: TieBreak::Expected,
+            zero: ZeroPolicy::Exclude,
+            neutral: 0.0,
+        }
+    }
+}
+
+impl Options {
+    pub(crate) fn check(&self) -> Result<()> {
+        if !(self.threshold.is_finite() && self.threshold > 0.0) {
+            return Err(MetricsError::InvalidArgument {
+                name: "threshold",
+                value: self.threshold.to_string(),
+                expected: "a finite number > 0",
+            });
+        }
+        if !(self.neutral.is_finite() && self.neutral >= 0.0) {
+            return Err(MetricsError::InvalidArgument {
+                name: "neutral",
+                value: self.neutral.to_string(),
+                expected: "a finite number >= 0",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Per-user values of a list of metrics.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PerUser {
+    metrics: Vec<Metric>,
+    users: Vec<u32>,
+    /// Row-major `users × metrics`; `NaN` = user left out of that metric.
+    values: Vec<f64>,
+    /// Per user, `(R_p, R_p^max)` of each half-life metric, in metric order.
+    half_life: Vec<[f64; 2]>,
+    /// Expected coverage of each coverage metric, in metric order.
+    coverage: Vec<f64>,
+    n_without_relevant: usize,
+}
+
+/// Mean of one metric over users.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Summary {
+    /// The mean (or the pooled value for half-life utility and coverage); `None` when no
+    /// user counts.
+    pub value: Option<f64>,
+    /// Number of users in the mean.
+    pub n_users: usize,
+    /// Number of users left out.
+    pub n_excluded: usize,
+}
+
+impl PerUser {
+    /// The metrics, in column order.
+    pub fn metrics(&self) -> &[Metric] {
+        &self.metrics
+    }
+
+    /// Judged users, in row order.
+    pub fn users(&self) -> &[u32] {
+        &self.users
+    }
+
+    /// Number of users without a relevant candidate.
+    pub fn n_without_relevant(&self) -> usize {
+        self.n_without_relevant
+    }
+
+    /// The values of metric column `column`, one per user (`NaN` = left out).
+    pub fn column(&self, column: usize) -> Vec<f64> {
+        let m = self.metrics.len();
+        (0..self.users.len()).map(|u| self.values[u * m + column]).collect()
+    }
+
+    /// The summary of metric column `column`: the mean over users in user order, except
+    /// half-life utility, `100 · Σ_p R_p / Σ_p R_p^max` (Breese et al., as in schein2005
+    /// §7.3 eq. 12), and coverage, which is pooled.
+    pub fn summary(&self, column: usize) -> Summary {
+        let metric = self.metrics[column];
+        let m = self.metrics.len();
+        let n = self.users.len();
+        match metric {
+            Metric::HalfLife(_) => {
+                let slot = self.metrics[..column]
+                    .iter()
+                    .filter(|x| matches!(x, Metric::HalfLife(_)))
+                    .count();
+                let h = self.metrics.iter().filter(|x| matches!(x, Metric::HalfLife(_))).count();
+                let (mut num, mut den, mut used) = (0.0, 0.0, 0);
+                for u in 0..n {
+                    let [r, rmax] = self.half_life[u * h + slot];
+                    if rmax > 0.0 {
+                        num += r;
+                        den += rmax;
+                        used += 1;
+                    }
+                }
+                Summary {
+                    value: (den > 0.0).then(|| 100.0 * num / den),
+                    n_users: used,
+                    n_excluded: n - used,
+                }
+            }
+            Metric::Coverage(_) => {
+                let slot = self.metrics[..column]
+                    .iter()
+                    .filter(|x| matches!(x, Metric::Coverage(_)))
+                    .count();
+                Summary { value: Some(self.coverage[slot]), n_users: n, n_excluded: 0 }
+            }
+            _ => {
+                let (mut sum, mut used) = (0.0, 0);
+                for u in 0..n {
+                    let v = self.values[u * m + column];
+                    if !v.is_nan() {
+                        sum += v;
+                        used += 1;
+                    }
+                }
+                Summary {
+                    value: (used > 0).then(|| sum / used as f64),
+                    n_users: used,
+                    n_excluded: n - used,
+                }
+            }
+        }
+    }
+}
+
+/// One user's computed values.
+struct UserRow {
+    values: Vec<f64>,
+    half_life: Vec<[f64; 2]>,
+    /// Per coverage metric: items in the top N with their probability of being there.
+    covered: Vec<Vec<(u32, f64)>>,
+    without_relevant: bool,
+}
+
+/// Computes `metrics` (the per-user ones; ROC-family entries get `NaN` columns) for every
+/// judged user, in parallel, in user order.
+///
+/// ```
+/// use recs_core::Judgments;
+/// use recs_metrics::{Metric, Options, Scored, per_user};
+/// let mut builder = Judgments::builder(1, 4);
+/// builder.push_user(0, &[0, 1, 2, 3], &[0.0, 1.0, 0.0, 1.0])?;
+/// let judgments = builder.build()?;
+/// let scored = Scored::new(&judgments, &[0.9, 0.8, 0.1, 0.0])?;
+/// let values = per_user(&scored, &[Metric::Precision(2), Metric::Mrr], &Options::default())?;
+/// assert_eq!(values.summary(0).value, Some(0.5));
+/// assert_eq!(values.summary(1).value, Some(0.5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::InvalidArgument`] for invalid options.
+pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> Result<PerUser> {
+    options.check()?;
+    let depth = metrics
+        .iter()
+        .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
+        .try_fold(0usize, |acc, m| m.depth().map(|d| acc.max(d)));
+    let rows: Vec<UserRow> = (0..scored.n_users())
+        .into_par_iter()
+        .map_init(Ranking::default, |ranking, position| {
+            let (user, scores) = scored.user(position);
+            user_row(ranking, user.items, user.grades, scores, metrics, options, depth)
+        })
+        .collect();
+    let n_items = scored.judgments().n_items();
+    let n_coverage = metrics.iter().filter(|m| matches!(m, Metric::Coverage(_))).count();
+    let mut coverage = Vec::with_capacity(n_coverage);
+    for slot in 0..n_coverage {
+        // Probability that no user's top N holds the item, multiplied in user order.
+        let mut missed = vec![1.0f64; n_items];
+        for row in &rows {
+            for &(item, p) in &row.covered[slot] {
+                missed[item as usize] *= 1.0 - p;
+            }
+        }
+        let expected: f64 = missed.iter().map(|m| 1.0 - m).sum();
+        coverage.push(if n_items == 0 { 0.0 } else { expected / n_items as f64 });
+    }
+    let mut out = PerUser {
+        metrics: metrics.to_vec(),
+        users: scored.judgments().users().to_vec(),
+        values: Vec::with_capacity(rows.len() * metrics.len()),
+        half_life: Vec::new(),
+        coverage,
+        n_without_relevant: 0,
+    };
+    for row in rows {
+        out.values.extend(row.values);
+        out.half_life.extend(row.half_life);
+        out.n_without_relevant += usize::from(row.without_relevant);
+    }
+    Ok(out)
+}
+
+/// Tie-group statistics of a ranking.
+struct Group {
+    start: usize,
+    len: usize,
+    relevant: usize,
+    /// Relevant candidates ranked above the group.
+    before: usize,
+    gain: f64,
+    gain_exp: f64,
+    gain_half_life: f64,
+}
+
+fn groups(ranking: &Ranking, grades: &[f32], options: &Options) -> Vec<Group> {
+    let mut before = 0;
+    ranking
+        .groups
+        .iter()
+        .map(|&(start, len)| {
+            let mut g = Group {
+                start,
+                len,
+                relevant: 0,
+                before,
+                gain: 0.0,
+                gain_exp: 0.0,
+                gain_half_life: 0.0,
+            };
+            for &i in &ranking.order[start..start + len] {
+                let grade = grades[i as usize];
+                g.relevant += usize::from(grade >= options.threshold);
+                g.gain += f64::from(grade);
+                g.gain_exp += f64::from(grade).exp2() - 1.0;
+                g.gain_half_life += f64::from((grade - options.neutral).max(0.0));
+            }
+            before += g.relevant;
+            g
+        })
+        .collect()
+}
+
+/// Expected relevant candidates in the top `k`.
+fn expected_hits(groups: &[Group], k: usize) -> f64 {
+    let mut hits = 0.0;
+    for g in groups {
+        if g.start >= k {
+            break;
+        }
+        let taken = (k - g.start).min(g.len);
+        hits += g.relevant as f64 * taken as f64 / g.len as f64;
+    }
+    hits
+}
+
+/// Probability that the top `k` holds at least one relevant candidate.
+fn hit_probability(groups: &[Group], k: usize) -> f64 {
+    for g in groups {
+        if g.start >= k {
+            break;
+        }
+        if g.relevant == 0 {
+            continue;
+        }
+        let taken = (k - g.start).min(g.len);
+        if taken == g.len {
+            return 1.0;
+        }
+        // 1 − C(g − s, c) / C(g, c): all `taken` slots drawn from the non-relevant ones.
+        let mut none = 1.0;
+        for i in 0..taken {
+            let bad = (g.len - g.relevant) as f64 - i as f64;
+            if bad <= 0.0 {
+                return 1.0;
+            }
+            none *= bad / (g.len - i) as f64;
+        }
+        return 1.0 - none;
+    }
+    0.0
+}
+
+/// Expected `Σ_{ranks r ≤ k} gain(r) · weight(r)` where each position of a group gets the
+/// group's mean gain.
+fn expected_discounted(
+    groups: &[Group],
+    k: usize,
+    gain: impl Fn(&Group) -> f64,
+    weight: impl Fn(usize) -> f64,
+) -> f64 {
+    let mut total = 0.0;
+    for g in groups {
+        if g.start >= k {
+            break;
+        }
+        let mean = gain(g) / g.len as f64;
+        if mean == 0.0 {
+            continue;
+        }
+        let end = (g.start + g.len).min(k);
+        let w: f64 = (g.start + 1..=end).map(&weight).sum();
+        total += mean * w;
+    }
+    total
+}
+
+fn log_discount(rank: usize) -> f64 {
+    1.0 / ((rank + 1) as f64).log2()
+}
+
+/// Expected `Σ_{relevant at rank r ≤ k} precision@r` (McSherry & Najork's tie-aware AP
+/// numerator): position `a + j` of a group is relevant with probability `s/g`, and then
+/// holds on average `t + 1 + (j − 1)(s − 1)/(g − 1)` relevant candidates at or above it.
+fn expected_ap_numerator(groups: &[Group], k: usize) -> f64 {
+    let mut total = 0.0;
+    for g in groups {
+        if g.start >= k {
+            break;
+        }
+        if g.relevant == 0 {
+            continue;
+        }
+        let p = g.relevant as f64 / g.len as f64;
+        let others = if g.len > 1 { (g.relevant - 1) as f64 / (g.len - 1) as f64 } else { 0.0 };
+        let end = g.len.min(k - g.start);
+        for j in 1..=end {
+            let above = g.before as f64 + 1.0 + (j - 1) as f64 * others;
+            total += p * above / (g.start + j) as f64;
+        }
+    }
+    total
+}
+
+/// Expected reciprocal rank of the first relevant candidate.
+fn expected_reciprocal_rank(groups: &[Group]) -> f64 {
+    let Some(g) = groups.iter().find(|g| g.relevant > 0) else { return 0.0 };
+    let (len, s) = (g.len, g.relevant);
+    // P(J > j) = Π_{i<j} (len − s − i)/(len − i): the first j positions are non-relevant.
+    let mut none_before = 1.0;
+    let mut total = 0.0;
+    for j in 1..=len - s + 1 {
+        let none_through = if j <= len - s {
+            none_before * (len - s - (j - 1)) as f64 / (len - (j - 1)) as f64
+        } else {
+            0.0
+        };
+        total += (none_before - none_through) / (g.start + j) as f64;
+        none_before = none_through;
+    }
+    total
+}
+
+/// `Σ_{r ≤ k} gain_r · weight(r)` with gains sorted decreasingly: the ideal ranking.
+fn ideal(gains: &mut [f64], k: usize, weight: impl Fn(usize) -> f64) -> f64 {
+    let k = k.min(gains.len());
+    if k == 0 {
+        return 0.0;
+    }
+    if k < gains.len() {
+        gains.select_nth_unstable_by(k - 1, |a, b| b.total_cmp(a));
+    }
+    gains[..k].sort_unstable_by(|a, b| b.total_cmp(a));
+    gains[..k].iter().enumerate().map(|(i, g)| g * weight(i + 1)).sum()
+}
+
+fn user_row(
+    ranking: &mut Ranking,
+    items: &[u32],
+    grades: &[f32],
+    scores: &[f32],
+    metrics: &[Metric],
+    options: &Options,
+    depth: Option<usize>,
+) -> UserRow {
+    ranking.rank(scores, depth, options.ties);
+    let groups = groups(ranking, grades, options);
+    let n = grades.len();
+    let relevant = grades.iter().filter(|&&g| g >= options.threshold).count();
+    let none = relevant == 0;
+    let mut row = UserRow {
+        values: Vec::with_capacity(metrics.len()),
+        half_life: Vec::new(),
+        covered: Vec::new(),
+        without_relevant: none,
+    };
+    let mut gains = Vec::new();
+    for &metric in metrics {
+        let value = match metric {
+            Metric::Roc | Metric::Croc | Metric::UserAuc => f64::NAN,
+            Metric::Precision(k) => {
+                if none {
+                    match options.zero {
+                        ZeroPolicy::Exclude => f64::NAN,
+                        ZeroPolicy::Zero => 0.0,
+                        ZeroPolicy::Ignatov => {
+                            if n.min(k) == 0 {
+                                1.0
+                            } else {
+                                0.0
+                            }
+                        }
+                    }
+                } else if options.zero == ZeroPolicy::Ignatov {
+                    // ignatov2010 §4: denominator |r_n(u) ∩ I_hidden| = min(N, n).
+                    expected_hits(&groups, k) / k.min(n) as f64
+                } else {
+                    expected_hits(&groups, k) / k as f64
+                }
+            }
+            Metric::Recall(k) => {
+                if none {
+                    match options.zero {
+                        ZeroPolicy::Exclude => f64::NAN,
+                        ZeroPolicy::Zero => 0.0,
+                        ZeroPolicy::Ignatov => 1.0,
+                    }
+                } else {
+                    expected_hits(&groups, k) / relevant as f64
+                }
+            }
+            _ if none => match options.zero {
+                ZeroPolicy::Zero => 0.0,
+                _ => f64::NAN,
+            },
+            Metric::F1(k) => 2.0 * expected_hits(&groups, k) / (k + relevant) as f64,
+            Metric::Hit(k) => hit_probability(&groups, k),
+            Metric::Ndcg(k) | Metric::NdcgExp(k) => {
+                let exp = matches!(metric, Metric::NdcgExp(_));
+                let dcg = expected_discounted(
+                    &groups,
+                    k,
+                    |g| if exp { g.gain_exp } else { g.gain },
+                    log_discount,
+                );
+                gains.clear();
+                gains.extend(
+                    grades
+                        .iter()
+                        .map(|&g| if exp { f64::from(g).exp2() - 1.0 } else { f64::from(g) }),
+                );
+                let idcg = ideal(&mut gains, k, log_discount);
+                if idcg > 0.0 { dcg / idcg } else { f64::NAN }
+            }
+            Metric::Ap(k) => expected_ap_numerator(&groups, k) / k.min(relevant) as f64,
+            Metric::Map => expected_ap_numerator(&groups, usize::MAX) / relevant as f64,
+            Metric::Mrr => expected_reciprocal_rank(&groups),
+            Metric::HalfLife(_) | Metric::Coverage(_) => f64::NAN,
+        };
+        row.values.push(value);
+        if let Metric::HalfLife(alpha) = metric {
+            let weight = |rank: usize| (-((rank - 1) as f64) / (alpha - 1.0)).exp2();
+            let r = expected_discounted(&groups, usize::MAX, |g| g.gain_half_life, weight);
+            gains.clear();
+            gains.extend(grades.iter().map(|&g| f64::from((g - options.neutral).max(0.0))));
+            let rmax = ideal(&mut gains, n, weight);
+            row.half_life.push([r, rmax]);
+            if rmax > 0.0 {
+                *row.values.last_mut().expect("pushed above") = r / rmax;
+            }
+        }
+        if let Metric::Coverage(k) = metric {
+            let mut covered = Vec::new();
+            for g in &groups {
+                if g.start >= k {
+                    break;
+                }
+                let taken = (k - g.start).min(g.len);
+                let p = taken as f64 / g.len as f64;
+                for &i in &ranking.order[g.start..g.start + g.len] {
+                    covered.push((items[i as usize], p));
+                }
+            }
+            row.covered.push(covered);
+        }
+    }
+    row
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use recs_core::Judgments;
+
+    fn one_user(grades: &[f32]) -> Judgments {
+        let mut b = Judgments::builder(1, grades.len());
+        let items: Vec<u32> = (0..grades.len() as u32).collect();
+        b.push_user(0, &items, grades).unwrap();
+        b.build().unwrap()
+    }
+
+    /// Table-driven check of one user's metric values.
+    fn check(grades: &[f32], scores: &[f32], options: Options, cases: &[(&str, f64)]) {
+        let j = one_user(grades);
+        let scored = Scored::new(&j, scores).unwrap();
+        let metrics: Vec<Metric> = cases.iter().map(|c| c.0.parse().unwrap()).collect();
+        let values = per_user(&scored, &metrics, &options).unwrap();
+        for (i, (name, expected)) in cases.iter().enumerate() {
+            let got = values.summary(i).value.unwrap_or(f64::NAN);
+            assert!(
+                (got - expected).abs() < 1e-12 || (got.is_nan() && expected.is_nan()),
+                "{name}: got {got}, expected {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn untied_hand_computed() {
+        // Ranking by score: items 0 (rel), 1, 2 (rel), 3, 4 (rel). R = 3.
+        let grades = [1.0, 0.0, 2.0, 0.0, 1.0];
+        let scores = [0.9, 0.8, 0.7, 0.6, 0.5];
+        let idcg3 = 2.0 + 1.0 / 3f64.log2() + 1.0 / 2.0;
+        let dcg3 = 1.0 + 2.0 / 2.0;
+        let idcg3_exp = 3.0 + 1.0 / 3f64.log2() + 1.0 / 2.0;
+        let dcg3_exp = 1.0 + 3.0 / 2.0;
+        check(
+            &grades,
+            &scores,
+            Options::default(),
+            &[
+                ("p@1", 1.0),
+                ("p@3", 2.0 / 3.0),
+                ("r@3", 2.0 / 3.0),
+                ("f1@3", 2.0 * 2.0 / 6.0),
+                ("hit@1", 1.0),
+                ("ndcg@3", dcg3 / idcg3),
+                ("ndcg_exp@3", dcg3_exp / idcg3_exp),
+                ("ap@3", (1.0 + 2.0 / 3.0) / 3.0),
+                ("ap@2", 1.0 / 2.0),
+                ("map", (1.0 + 2.0 / 3.0 + 3.0 / 5.0) / 3.0),
+                ("mrr", 1.0),
+                ("p@10", 0.3),
+            ],
+        );
+    }
+
+    #[test]
+    fn half_life_hand_computed() {
+        // α = 2: weights 1, 1/2, 1/4, 1/8. Ranked grades 0, 3, 5, 1 with d = 2:
+        // gains 0, 1, 3, 0 → R = 1/2 + 3/4; ideal 3, 1 → 3 + 1/2.
+        let options = Options { neutral: 2.0, ..Options::default() };
+        check(
+            &[0.0, 3.0, 5.0, 1.0],
+            &[4.0, 3.0, 2.0, 1.0],
+            options,
+            &[("half_life@2", 100.0 * 1.25 / 3.5)],
+        );
+    }
+
+    #[test]
+    fn ties_count_at_expected_value() {
+        // Scores: item 0 alone on top (not relevant), then items 1..4 tied with 2 relevant.
+        let grades = [0.0, 1.0, 0.0, 1.0, 0.0];
+        let scores = [1.0, 0.5, 0.5, 0.5, 0.5];
+        // Top 2: the tied group gives 1 slot of 4 → 2 · 1/4 = 0.5 expected hits.
+        // hit@2: 1 − P(slot non-relevant) = 1 − 2/4. MRR: first relevant at 1 + J,
+        // P(J=1)=1/2, P(J=2)=1/3, P(J=3)=1/6 → 1/2·1/2 + 1/3·1/3 + 1/6·1/4.
+        let mrr = 0.25 + 1.0 / 9.0 + 1.0 / 24.0;
+        // AP: positions 2..5 each relevant w.p. 1/2; given relevant at position 1+j,
+        // relevant at or above = 1 + (j−1)/3.
+        let ap: f64 =
+            (1..=4).map(|j| 0.5 * (1.0 + (j - 1) as f64 / 3.0) / (1 + j) as f64).sum::<f64>() / 2.0;
+        check(
+            &grades,
+            &scores,
+            Options::default(),
+            &[
+                ("p@2", 0.25),
+                ("r@2", 0.25),
+                ("hit@2", 0.5),
+                ("mrr", mrr),
+                ("map", ap),
+                ("hit@5", 1.0),
+            ],
+        );
+        // Deterministic tie-break: ascending item order puts item 1 (relevant) second.
+        let options = Options { ties: TieBreak::ItemAscending, ..Options::default() };
+        check(&grades, &scores, options, &[("p@2", 0.5), ("mrr", 0.5)]);
+        let options = Options { ties: TieBreak::ItemDescending, ..Options::default() };
+        check(&grades, &scores, options, &[("p@2", 0.0), ("mrr", 1.0 / 3.0)]);
+    }
+
+    #[test]
+    fn zero_policies() {
+        let grades = [0.0, 0.0];
+        let scores = [1.0, 0.0];
+        check(
+            &grades,
+            &scores,
+            Options::default(),
+            &[("p@1", f64::NAN), ("r@1", f64::NAN), ("ndcg@1", f64::NAN)],
+        );
+        let zero = Options { zero: ZeroPolicy::Zero, ..Options::default() };
+        check(&grades, &scores, zero, &[("p@1", 0.0), ("r@1", 0.0), ("ndcg@1", 0.0), ("mrr", 0.0)]);
+        let ignatov = Options { zero: ZeroPolicy::Ignatov, ..Options::default() };
+        check(&grades, &scores, ignatov, &[("p@1", 0.0), ("r@1", 1.0), ("mrr", f64::NAN)]);
+        // ignatov2010 precision denominator: recommended hidden items, min(N, n).
+        check(&[1.0, 0.0], &scores, ignatov, &[("p@5", 0.5)]);
+    }
+
+    #[test]
+    fn coverage_counts_fractional_items() {
+        let mut b = Judgments::builder(2, 4);
+        b.push_user(0, &[0, 1], &[1.0, 0.0]).unwrap();
+        b.push_user(1, &[1, 2], &[1.0, 0.0]).unwrap();
+        let j = b.build().unwrap();
+        // User 0 ranks item 0 first; user 1 ties items 1 and 2.
+        let scored = Scored::new(&j, &[1.0, 0.0, 0.5, 0.5]).unwrap();
+        let v = per_user(&scored, &[Metric::Coverage(1)], &Options::default()).unwrap();
+        assert_eq!(v.summary(0).value, Some((1.0 + 0.5 + 0.5) / 4.0));
+    }
+
+    #[test]
+    fn bad_options_are_errors() {
+        let j = one_user(&[1.0]);
+        let scored = Scored::new(&j, &[1.0]).unwrap();
+        let bad = Options { threshold: 0.0, ..Options::default() };
+        assert!(per_user(&scored, &[Metric::Map], &bad).is_err());
+    }
+
+    fn user() -> impl Strategy<Value = (Vec<f32>, Vec<f32>)> {
+        proptest::collection::vec((0u8..4, 0u8..6), 1..30).prop_map(|v| {
+            (v.iter().map(|p| f32::from(p.0)).collect(), v.iter().map(|p| f32::from(p.1)).collect())
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn metrics_within_bounds_and_recall_monotone((grades, scores) in user()) {
+            let j = one_user(&grades);
+            let scored = Scored::new(&j, &scores).unwrap();
+            let metrics = Metric::parse_list("p@1,p@3,r@1,r@3,r@30,f1@3,hit@3,ndcg@3,ndcg_exp@3,ap@3,map,mrr,half_life@5").unwrap();
+            let v = per_user(&scored, &metrics, &Options::default()).unwrap();
+            let values: Vec<f64> = (0..metrics.len()).map(|i| v.column(i)[0]).collect();
+            for (m, &x) in metrics.iter().zip(&values) {
+                if !x.is_nan() {
+                    // Every per-user value, half-life's R_p / R_p^max included, is in [0, 1].
+                    prop_assert!((-1e-12..=1.0 + 1e-12).contains(&x), "{m}: {x}");
+                }
+            }
+            if !values[2].is_nan() {
+                prop_assert!(values[2] <= values[3] + 1e-12 && values[3] <= values[4] + 1e-12);
+                prop_assert!((values[4] - 1.0).abs() < 1e-12);
+            }
+        }
+
+        #[test]
+        fn input_order_does_not_matter((grades, scores) in user()) {
+            let metrics = Metric::parse_list("p@3,r@3,hit@2,ndcg@3,ap@3,map,mrr,half_life@5").unwrap();
+            let j = one_user(&grades);
+            let a = per_user(&Scored::new(&j, &scores).unwrap(), &metrics, &Options::default()).unwrap();
+            let g2: Vec<f32> = grades.iter().rev().copied().collect();
+            let s2: Vec<f32> = scores.iter().rev().copied().collect();
+            let j2 = one_user(&g2);
+            let b = per_user(&Scored::new(&j2, &s2).unwrap(), &metrics, &Options::default()).unwrap();
+            for i in 0..metrics.len() {
+                let (x, y) = (a.column(i)[0], b.column(i)[0]);
+                prop_assert!((x - y).abs() < 1e-12 || (x.is_nan() && y.is_nan()));
+            }
+        }
+
+        #[test]
+        fn expected_value_equals_average_over_tie_orders((grades, scores) in proptest::collection::vec((0u8..3, 0u8..3), 1..6).prop_map(|v| (v.iter().map(|p| f32::from(p.0)).collect::<Vec<f32>>(), v.iter().map(|p| f32::from(p.1)).collect::<Vec<f32>>()))) {
+            // Brute force: average the deterministic value over every permutation of
+            // the candidates used as tie-break order.
+            let metrics = Metric::parse_list("p@2,hit@2,ndcg@2,ap@2,map,mrr").unwrap();
+            let j = one_user(&grades);
+            let expected = per_user(&Scored::new(&j, &scores).unwrap(), &metrics, &Options::default()).unwrap();
+            let n = grades.len();
+            let mut perm: Vec<usize> = (0..n).collect();
+            let mut sums = vec![0.0; metrics.len()];
+            let mut count = 0.0;
+            let mut any_nan = false;
+            permute(&mut perm, 0, &mut |p| {
+                let g: Vec<f32> = p.iter().map(|&i| grades[i]).collect();
+                let s: Vec<f32> = p.iter().map(|&i| scores[i]).collect();
+                let j = one_user(&g);
+                let opts = Options { ties: TieBreak::ItemAscending, ..Options::default() };
+                let v = per_user(&Scored::new(&j, &s).unwrap(), &metrics, &opts).unwrap();
+                for (i, sum) in sums.iter_mut().enumerate() {
+                    let x = v.column(i)[0];
+                    any_nan |= x.is_nan();
+                    *sum += x;
+                }
+                count += 1.0;
+            });
+            if !any_nan {
+                for i in 0..metrics.len() {
+                    prop_assert!((sums[i] / count - expected.column(i)[0]).abs() < 1e-9, "{}", metrics[i]);
+                }
+            }
+        }
+    }
+
+    fn permute(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+        if k == v.len() {
+            f(v);
+            return;
+        }
+        for i in k..v.len() {
+            v.swap(k, i);
+            permute(v, k + 1, f);
+            v.swap(k, i);
+        }
+    }
+}

@@ -1,0 +1,378 @@
+//! Counting models: item popularity, user popularity (schein2005 §4.4) and top rated.
+
+use recs_core::{
+    Fit, FoldInUser, ItemAttributes, Recommender, RecsError, Result, ScoreNewItems, TrainData,
+    UserRow, check_index, check_items, check_score_args,
+};
+
+use crate::common::require_events;
+
+/// Parameters of [`ItemPopularity`] (none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ItemPopularityParams;
+
+impl ItemPopularityParams {
+    /// Item popularity (no parameters).
+    pub fn new() -> Self {
+        ItemPopularityParams
+    }
+}
+
+impl Fit for ItemPopularityParams {
+    type Model = ItemPopularity;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<ItemPopularity> {
+        let interactions = require_events(data)?;
+        let counts = interactions.item_counts().into_iter().map(|c| c as f32).collect();
+        Ok(ItemPopularity { n_users: interactions.n_users(), counts })
+    }
+}
+
+/// Scores item `i` by its number of training events `n_i`, the same list for everyone
+/// (schein2005 §4.4, "the percentage of people who visited the URL", up to the constant
+/// factor `1/|users|`).
+///
+/// Scores are comparable across users (pooled ROC is meaningful). An item without
+/// training events scores 0 — it is in the index space and genuinely had no events.
+/// Capabilities: [`FoldInUser`] (the list does not depend on the user). Items unseen in
+/// training cannot be scored: no [`ScoreNewItems`].
+#[derive(Debug, Clone)]
+pub struct ItemPopularity {
+    n_users: usize,
+    counts: Vec<f32>,
+}
+
+impl ItemPopularity {
+    /// Training event count of every item.
+    pub fn counts(&self) -> &[f32] {
+        &self.counts
+    }
+}
+
+fn pick(values: &[f32], items: &[u32], out: &mut [f32]) {
+    for (o, &i) in out.iter_mut().zip(items) {
+        *o = values[i as usize];
+    }
+}
+
+impl Recommender for ItemPopularity {
+    fn n_users(&self) -> usize {
+        self.n_users
+    }
+
+    fn n_items(&self) -> usize {
+        self.counts.len()
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_score_args(self.n_users, self.counts.len(), user, items, out)?;
+        pick(&self.counts, items, out);
+        Ok(())
+    }
+
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        Some(self)
+    }
+}
+
+impl FoldInUser for ItemPopularity {
+    fn score_history(&self, _history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_items(self.counts.len(), items, out)?;
+        pick(&self.counts, items, out);
+        Ok(())
+    }
+}
+
+/// Parameters of [`UserPopularity`] (none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UserPopularityParams;
+
+impl UserPopularityParams {
+    /// User popularity (no parameters).
+    pub fn new() -> Self {
+        UserPopularityParams
+    }
+}
+
+impl Fit for UserPopularityParams {
+    type Model = UserPopularity;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<UserPopularity> {
+        let interactions = require_events(data)?;
+        let n_items = interactions.n_items();
+        let shares =
+            interactions.user_counts().into_iter().map(|c| share(c as usize, n_items)).collect();
+        Ok(UserPopularity { n_items, shares })
+    }
+}
+
+fn share(count: usize, of: usize) -> f32 {
+    (count as f64 / of as f64) as f32
+}
+
+/// Scores every candidate of user `u` with `u`'s share of items, `n_u / |items|`
+/// (schein2005 §4.4, "the percentage of URLs in the data set the user visited").
+///
+/// All of a user's candidates get **the same score**, so within a user every order is a
+/// tie: under tie-aware metrics its CROC curve is exactly the random-expected one
+/// (schein2005 §6.2, "the user popularity recommender becomes a random recommender in the
+/// CROC curve"), while its pooled ROC rewards active users (§6.2 Figure 4a).
+///
+/// Capabilities: [`ScoreNewItems`] (the score ignores the item, so items unseen in
+/// training get the same score — the cold-start popularity recommender of §4.4) and
+/// [`FoldInUser`] (the history's length over `|items|`). No rating prediction.
+#[derive(Debug, Clone)]
+pub struct UserPopularity {
+    n_items: usize,
+    shares: Vec<f32>,
+}
+
+impl UserPopularity {
+    /// Each user's share of items, `n_u / |items|`.
+    pub fn shares(&self) -> &[f32] {
+        &self.shares
+    }
+}
+
+impl Recommender for UserPopularity {
+    fn n_users(&self) -> usize {
+        self.shares.len()
+    }
+
+    fn n_items(&self) -> usize {
+        self.n_items
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_score_args(self.shares.len(), self.n_items, user, items, out)?;
+        out.fill(self.shares[user as usize]);
+        Ok(())
+    }
+
+    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
+        Some(self)
+    }
+
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        Some(self)
+    }
+}
+
+impl ScoreNewItems for UserPopularity {
+    fn score_new_items(
+        &self,
+        user: u32,
+        attributes: &ItemAttributes,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> Result<()> {
+        check_index("user", user as usize, self.shares.len())?;
+        check_items(attributes.n_items(), items, out)?;
+        out.fill(self.shares[user as usize]);
+        Ok(())
+    }
+}
+
+impl FoldInUser for UserPopularity {
+    fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_items(self.n_items, items, out)?;
+        out.fill(share(history.len(), self.n_items));
+        Ok(())
+    }
+}
+
+/// Parameters of [`TopRated`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TopRatedParams {
+    threshold: f32,
+}
+
+impl Default for TopRatedParams {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TopRatedParams {
+    /// Defaults: `threshold = 4` (the "rated 4 or higher" relevance level of
+    /// schein2005 §5.1 and cremonesi2008 §2.2; ours as a default).
+    pub fn new() -> Self {
+        TopRatedParams { threshold: 4.0 }
+    }
+
+    /// Counts ratings at or above `threshold`.
+    pub fn threshold(mut self, threshold: f32) -> Self {
+        self.threshold = threshold;
+        self
+    }
+
+    /// Validates the parameters.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] when `threshold` is not finite.
+    pub fn check(self) -> Result<TopRatedValidParams> {
+        if !self.threshold.is_finite() {
+            return Err(RecsError::invalid_parameter(
+                "threshold",
+                self.threshold,
+                "a finite rating",
+            ));
+        }
+        Ok(TopRatedValidParams { threshold: self.threshold })
+    }
+}
+
+/// Validated parameters of [`TopRated`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TopRatedValidParams {
+    threshold: f32,
+}
+
+impl Fit for TopRatedParams {
+    type Model = TopRated;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<TopRated> {
+        self.check()?.fit(data)
+    }
+}
+
+impl Fit for TopRatedValidParams {
+    type Model = TopRated;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<TopRated> {
+        let interactions = require_events(data)?;
+        let counts = (0..interactions.n_items() as u32)
+            .map(|i| interactions.item_values(i).iter().filter(|&&v| v >= self.threshold).count())
+            .map(|c| c as f32)
+            .collect();
+        Ok(TopRated { n_users: interactions.n_users(), counts })
+    }
+}
+
+/// Scores item `i` by the number of training ratings of `i` at or above a threshold
+/// (default 4): the "most rated highly" list, the same for everyone.
+///
+/// With a threshold at or below the bottom of the rating scale it counts every rating and
+/// equals [`ItemPopularity`] ("most rated"); on implicit data (every value `1.0`) use
+/// `threshold = 1`. Scores are comparable across users. Capabilities: [`FoldInUser`]
+/// (the list does not depend on the user). No [`ScoreNewItems`].
+#[derive(Debug, Clone)]
+pub struct TopRated {
+    n_users: usize,
+    counts: Vec<f32>,
+}
+
+impl TopRated {
+    /// Number of training ratings at or above the threshold, per item.
+    pub fn counts(&self) -> &[f32] {
+        &self.counts
+    }
+}
+
+impl Recommender for TopRated {
+    fn n_users(&self) -> usize {
+        self.n_users
+    }
+
+    fn n_items(&self) -> usize {
+        self.counts.len()
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_score_args(self.n_users, self.counts.len(), user, items, out)?;
+        pick(&self.counts, items, out);
+        Ok(())
+    }
+
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        Some(self)
+    }
+}
+
+impl FoldInUser for TopRated {
+    fn score_history(&self, _history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_items(self.counts.len(), items, out)?;
+        pick(&self.counts, items, out);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recs_core::{DuplicatePolicy, Event, Interactions};
+
+    /// Ratings: user 0: items 0 (5), 1 (3); user 1: items 0 (4), 2 (2); user 2: item 0 (1).
+    fn train() -> Interactions {
+        let events = [
+            Event::new(0, 0, 5.0),
+            Event::new(0, 1, 3.0),
+            Event::new(1, 0, 4.0),
+            Event::new(1, 2, 2.0),
+            Event::new(2, 0, 1.0),
+        ];
+        Interactions::from_events(3, 4, events, DuplicatePolicy::Error).unwrap()
+    }
+
+    fn scores(model: &dyn Recommender, user: u32) -> Vec<f32> {
+        let items: Vec<u32> = (0..model.n_items() as u32).collect();
+        let mut out = vec![0.0; items.len()];
+        model.score(user, &items, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn item_popularity_counts_events() {
+        let m = train();
+        let model = ItemPopularityParams::new().fit(&TrainData::new(&m, 0)).unwrap();
+        assert_eq!(scores(&model, 2), [3.0, 1.0, 1.0, 0.0]);
+        assert_eq!(scores(&model, 0), scores(&model, 1));
+    }
+
+    #[test]
+    fn user_popularity_is_constant_per_user() {
+        let m = train();
+        let model = UserPopularityParams::new().fit(&TrainData::new(&m, 0)).unwrap();
+        assert_eq!(scores(&model, 0), [0.5; 4]);
+        assert_eq!(scores(&model, 2), [0.25; 4]);
+        let history = UserRow { items: &[0, 1, 2], values: &[1.0; 3], timestamps: None };
+        let mut out = [0.0; 2];
+        model.score_history(history, &[0, 3], &mut out).unwrap();
+        assert_eq!(out, [0.75; 2]);
+    }
+
+    #[test]
+    fn top_rated_counts_ratings_at_or_above_threshold() {
+        let m = train();
+        let model = TopRatedParams::new().fit(&TrainData::new(&m, 0)).unwrap();
+        assert_eq!(scores(&model, 0), [2.0, 0.0, 0.0, 0.0]);
+        let all = TopRatedParams::new().threshold(1.0).fit(&TrainData::new(&m, 0)).unwrap();
+        assert_eq!(scores(&all, 0), [3.0, 1.0, 1.0, 0.0]);
+    }
+
+    proptest::proptest! {
+        /// On any data, all of a user's candidates tie, so every within-user order (and
+        /// hence the CROC curve under tie-aware metrics) is the random-expected one.
+        #[test]
+        fn user_popularity_ties_all_candidates_of_a_user(
+            cells in proptest::collection::vec(proptest::bool::weighted(0.3), 48),
+        ) {
+            let events = cells.iter().enumerate().filter(|&(_, &on)| on)
+                .map(|(k, _)| Event::new((k / 8) as u32, (k % 8) as u32, 1.0));
+            let m = Interactions::from_events(6, 8, events, DuplicatePolicy::Error).unwrap();
+            proptest::prop_assume!(m.n_events() > 0);
+            let model = UserPopularityParams::new().fit(&TrainData::new(&m, 0)).unwrap();
+            for user in 0..6 {
+                let s = scores(&model, user);
+                let expected = m.user_items(user).len() as f32 / 8.0;
+                proptest::prop_assert!(s.iter().all(|&x| x == expected), "{s:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn top_rated_rejects_a_non_finite_threshold() {
+        assert!(TopRatedParams::new().threshold(f32::NAN).check().is_err());
+        assert!(TopRatedParams::new().threshold(f32::INFINITY).check().is_err());
+    }
+}

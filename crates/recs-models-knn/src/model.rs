@@ -1,0 +1,760 @@
+//! The fitted models [`UserKnn`] and [`ItemKnn`] and their scoring rules (ignatov2010 §2).
+
+use std::cell::RefCell;
+
+use recs_core::{
+    Fit, FoldInUser, Interactions, PredictRating, Recommender, RecsError, TrainData, UserRow,
+    check_items, check_score_args,
+};
+use sprs::CsMatI;
+
+use crate::params::{ItemKnnParams, KnnValidParams, UserKnnParams};
+use crate::similarity::{Axis, Scratch, Vectors};
+
+/// Rating statistics used when no neighbour has evidence for an item.
+#[derive(Debug, Clone, Copy)]
+struct Fallback {
+    /// Mean of every training value.
+    global_mean: f64,
+    /// Smallest and largest training value: predictions are clamped to this range.
+    low: f64,
+    high: f64,
+}
+
+impl Fallback {
+    fn of(data: &Interactions) -> Self {
+        let values = data.csr().data();
+        let sum: f64 = values.iter().map(|&v| f64::from(v)).sum();
+        let low = values.iter().fold(f64::INFINITY, |m, &v| m.min(f64::from(v)));
+        let high = values.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
+        Fallback { global_mean: sum / values.len().max(1) as f64, low, high }
+    }
+
+    /// The prediction `num / den`, or the mean of `history` (the global mean for an
+    /// empty history) when `den = 0`, clamped to the training range.
+    fn predict(&self, num: f64, den: f64, history: &[f32]) -> f32 {
+        let value = if den > 0.0 {
+            num / den
+        } else if history.is_empty() {
+            self.global_mean
+        } else {
+            history.iter().map(|&v| f64::from(v)).sum::<f64>() / history.len() as f64
+        };
+        value.clamp(self.low, self.high) as f32
+    }
+}
+
+fn check_fit_data(data: &TrainData<'_>) -> recs_core::Result<()> {
+    if data.interactions.n_events() == 0 {
+        return Err(RecsError::Empty { what: "training data" });
+    }
+    Ok(())
+}
+
+/// Checks a fold-in history: items in range and strictly increasing, values finite.
+fn check_history(n_items: usize, history: &UserRow<'_>) -> recs_core::Result<()> {
+    if history.values.len() != history.items.len() {
+        return Err(RecsError::LengthMismatch {
+            what: "history values",
+            expected: history.items.len(),
+            found: history.values.len(),
+        });
+    }
+    if let Some(&item) = history.items.iter().find(|&&i| i as usize >= n_items) {
+        return Err(RecsError::IndexOutOfRange {
+            what: "item",
+            index: item as usize,
+            len: n_items,
+        });
+    }
+    if history.items.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(RecsError::Unsupported(
+            "history items must be strictly increasing".to_string(),
+        ));
+    }
+    if let Some(&value) = history.values.iter().find(|v| !v.is_finite()) {
+        return Err(RecsError::InvalidValue {
+            what: "history value",
+            value: f64::from(value),
+            expected: "a finite number",
+        });
+    }
+    Ok(())
+}
+
+fn row_of(matrix: &CsMatI<f32, u32, usize>, row: u32) -> (&[u32], &[f32]) {
+    let indptr = matrix.indptr();
+    let raw = indptr.raw_storage();
+    let range = raw[row as usize]..raw[row as usize + 1];
+    (&matrix.indices()[range.clone()], &matrix.data()[range])
+}
+
+/// What a scoring pass writes: the ranking score or the predicted rating.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Score,
+    Rating,
+}
+
+/// Item-based kNN, fitted (ignatov2010 §2; Sarwar et al. 2001).
+///
+/// Each item `i` keeps its neighbourhood `N(i)`: the `k` items most similar to it (ties
+/// extended or cut), computed once at fit time. For a user `u` with rated items `I_u`:
+///
+/// - ranking score `score(u, i) = Σ_{j ∈ N(i) ∩ I_u} s(i, j) · r_uj`, the numerator of
+///   the prediction (on implicit data, the summed similarity of `i` to the history);
+/// - predicted rating `r̂(u, i) = Σ_{j ∈ N(i) ∩ I_u} s(i, j) r_uj / Σ_{j ∈ N(i) ∩ I_u} |s(i, j)|`
+///   (ignatov2010 §2 writes `Σ s` in the denominator; with negative similarities allowed
+///   `Σ |s|` keeps the value a weighted average). Without any such neighbour, the user's
+///   mean rating. Predictions are clamped to the training rating range.
+///
+/// Scores are not comparable across users (they grow with the history's length).
+///
+/// The neighbourhood is the candidate's, `N(i)`, as in ignatov2010 §2 (Deshpande &
+/// Karypis 2004 keep instead the neighbourhoods of the history items). With measures that
+/// reach their maximum on tiny supports (Pearson, adjusted cosine, conditional), a rarely
+/// rated candidate then has a neighbourhood of perfect similarities and a high score;
+/// for top-N ranking prefer cosine, Jaccard or Tanimoto, or raise `min_support`.
+#[derive(Debug, Clone)]
+pub struct ItemKnn {
+    params: KnnValidParams,
+    train: Interactions,
+    neighbours: CsMatI<f32, u32, usize>,
+    fallback: Fallback,
+}
+
+impl Fit for ItemKnnParams {
+    type Model = ItemKnn;
+
+    fn fit(&self, data: &TrainData<'_>) -> recs_core::Result<ItemKnn> {
+        check_fit_data(data)?;
+        let params = self.0;
+        let vectors =
+            Vectors::new(data.interactions, Axis::Items, params.similarity(), params.alpha());
+        let neighbours = vectors.all_neighbours(&params);
+        Ok(ItemKnn {
+            params,
+            train: data.interactions.clone(),
+            neighbours,
+            fallback: Fallback::of(data.interactions),
+        })
+    }
+}
+
+impl ItemKnn {
+    /// The validated parameters the model was fitted with.
+    pub fn params(&self) -> &KnnValidParams {
+        &self.params
+    }
+
+    /// The neighbourhood `N(item)`: neighbour items in increasing order and their
+    /// similarities. Empty for an item out of range.
+    pub fn neighbours(&self, item: u32) -> (&[u32], &[f32]) {
+        if item as usize >= self.train.n_items() {
+            return (&[], &[]);
+        }
+        row_of(&self.neighbours, item)
+    }
+
+    /// The item × item matrix of kept similarities (row `i` holds `N(i)`).
+    pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
+        &self.neighbours
+    }
+
+    fn run(&self, history: (&[u32], &[f32]), items: &[u32], out: &mut [f32], output: Output) {
+        let (rated, ratings) = history;
+        for (slot, &item) in out.iter_mut().zip(items) {
+            let (neighbours, sims) = row_of(&self.neighbours, item);
+            let (mut num, mut den) = (0.0f64, 0.0f64);
+            for (&j, &s) in neighbours.iter().zip(sims) {
+                if let Ok(position) = rated.binary_search(&j) {
+                    num += f64::from(s) * f64::from(ratings[position]);
+                    den += f64::from(s).abs();
+                }
+            }
+            *slot = match output {
+                Output::Score => num as f32,
+                Output::Rating => self.fallback.predict(num, den, ratings),
+            };
+        }
+    }
+}
+
+impl Recommender for ItemKnn {
+    fn n_users(&self) -> usize {
+        self.train.n_users()
+    }
+
+    fn n_items(&self) -> usize {
+        self.train.n_items()
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let row = self.train.user_row(user);
+        self.run((row.items, row.values), items, out, Output::Score);
+        Ok(())
+    }
+
+    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
+        Some(self)
+    }
+
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        Some(self)
+    }
+}
+
+impl PredictRating for ItemKnn {
+    fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let row = self.train.user_row(user);
+        self.run((row.items, row.values), items, out, Output::Rating);
+        Ok(())
+    }
+}
+
+impl FoldInUser for ItemKnn {
+    /// Item neighbourhoods do not depend on the user, so a new user is scored exactly as a
+    /// training user with the same history would be.
+    fn score_history(
+        &self,
+        history: UserRow<'_>,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> recs_core::Result<()> {
+        check_items(self.n_items(), items, out)?;
+        check_history(self.n_items(), &history)?;
+        self.run((history.items, history.values), items, out, Output::Score);
+        Ok(())
+    }
+}
+
+/// User-based kNN, fitted (ignatov2010 §2).
+///
+/// Each training user `u` keeps its neighbourhood `N(u)`: the `k` users most similar to
+/// it (ties extended or cut), computed at fit time. With `N(u|i)` the neighbours who
+/// rated `i`:
+///
+/// - ranking score `score(u, i) = Σ_{v ∈ N(u|i)} s(u, v) · r_vi` (on implicit data, the
+///   similarity-weighted count of neighbours who chose `i`, ignatov2010 §2 "most
+///   frequently bought items by k most similar users");
+/// - predicted rating `r̂(u, i) = Σ_{v ∈ N(u|i)} s(u, v) r_vi / Σ_{v ∈ N(u|i)} |s(u, v)|`
+///   (ignatov2010 §2 with `|s|` in the denominator, see [`ItemKnn`]); without any such
+///   neighbour, the user's mean rating; clamped to the training rating range.
+///
+/// A user unseen in training ([`FoldInUser`]) gets a neighbourhood computed on the fly
+/// from its history against every training user, with the training users' statistics
+/// (and, for adjusted cosine, the training item means); nothing is refitted.
+#[derive(Debug, Clone)]
+pub struct UserKnn {
+    params: KnnValidParams,
+    train: Interactions,
+    vectors: Vectors,
+    neighbours: CsMatI<f32, u32, usize>,
+    fallback: Fallback,
+}
+
+impl Fit for UserKnnParams {
+    type Model = UserKnn;
+
+    fn fit(&self, data: &TrainData<'_>) -> recs_core::Result<UserKnn> {
+        check_fit_data(data)?;
+        let params = self.0;
+        let vectors =
+            Vectors::new(data.interactions, Axis::Users, params.similarity(), params.alpha());
+        let neighbours = vectors.all_neighbours(&params);
+        Ok(UserKnn {
+            params,
+            train: data.interactions.clone(),
+            vectors,
+            neighbours,
+            fallback: Fallback::of(data.interactions),
+        })
+    }
+}
+
+thread_local! {
+    /// Per-thread dense accumulators over items (numerator, denominator), all zero
+    /// between calls.
+    static ITEM_SUMS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+}
+
+impl UserKnn {
+    /// The validated parameters the model was fitted with.
+    pub fn params(&self) -> &KnnValidParams {
+        &self.params
+    }
+
+    /// The neighbourhood `N(user)`: neighbour users in increasing order and their
+    /// similarities. Empty for a user out of range.
+    pub fn neighbours(&self, user: u32) -> (&[u32], &[f32]) {
+        if user as usize >= self.train.n_users() {
+            return (&[], &[]);
+        }
+        row_of(&self.neighbours, user)
+    }
+
+    /// The user × user matrix of kept similarities (row `u` holds `N(u)`).
+    pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
+        &self.neighbours
+    }
+
+    /// The neighbourhood a user unseen in training with events `history` would get.
+    ///
+    /// # Errors
+    /// Items out of range or not strictly increasing, non-finite values.
+    pub fn neighbours_of_history(
+        &self,
+        history: UserRow<'_>,
+    ) -> recs_core::Result<Vec<(u32, f32)>> {
+        check_history(self.n_items(), &history)?;
+        let query = self.vectors.query(history.items, history.values);
+        let mut scratch = Scratch::new(self.vectors.n_rows());
+        Ok(self.vectors.neighbours_of((history.items, &query), None, &self.params, &mut scratch))
+    }
+
+    /// Scatters each neighbour's row into per-item sums, then reads the candidates.
+    /// Each item's sums run over neighbours in increasing index order, whichever items
+    /// are asked for, so a subset scores bit-identically to the full catalogue.
+    fn run(
+        &self,
+        neighbours: (&[u32], &[f32]),
+        history: &[f32],
+        items: &[u32],
+        out: &mut [f32],
+        output: Output,
+    ) {
+        ITEM_SUMS.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let (num, den) = &mut *guard;
+            if num.len() != self.n_items() {
+                *num = vec![0.0; self.n_items()];
+                *den = vec![0.0; self.n_items()];
+            }
+            for (&v, &s) in neighbours.0.iter().zip(neighbours.1) {
+                let row = self.train.user_row(v);
+                for (&i, &r) in row.items.iter().zip(row.values) {
+                    num[i as usize] += f64::from(s) * f64::from(r);
+                    den[i as usize] += f64::from(s).abs();
+                }
+            }
+            for (slot, &item) in out.iter_mut().zip(items) {
+                let (n, d) = (num[item as usize], den[item as usize]);
+                *slot = match output {
+                    Output::Score => n as f32,
+                    Output::Rating => self.fallback.predict(n, d, history),
+                };
+            }
+            for &v in neighbours.0 {
+                for &i in self.train.user_items(v) {
+                    num[i as usize] = 0.0;
+                    den[i as usize] = 0.0;
+                }
+            }
+        });
+    }
+}
+
+impl Recommender for UserKnn {
+    fn n_users(&self) -> usize {
+        self.train.n_users()
+    }
+
+    fn n_items(&self) -> usize {
+        self.train.n_items()
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let history = self.train.user_values(user);
+        self.run(row_of(&self.neighbours, user), history, items, out, Output::Score);
+        Ok(())
+    }
+
+    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
+        Some(self)
+    }
+
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        Some(self)
+    }
+}
+
+impl PredictRating for UserKnn {
+    fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let history = self.train.user_values(user);
+        self.run(row_of(&self.neighbours, user), history, items, out, Output::Rating);
+        Ok(())
+    }
+}
+
+impl FoldInUser for UserKnn {
+    fn score_history(
+        &self,
+        history: UserRow<'_>,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> recs_core::Result<()> {
+        check_items(self.n_items(), items, out)?;
+        let found = self.neighbours_of_history(history)?;
+        let (users, sims): (Vec<u32>, Vec<f32>) = found.into_iter().unzip();
+        self.run((&users, &sims), history.values, items, out, Output::Score);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::{KnnParams, Similarity, Ties};
+    use recs_core::{DuplicatePolicy, Event};
+
+    fn data(n_users: usize, n_items: usize, events: &[(u32, u32, f32)]) -> Interactions {
+        let events = events.iter().map(|&(u, i, r)| Event::new(u, i, r));
+        Interactions::from_events(n_users, n_items, events, DuplicatePolicy::Error).unwrap()
+    }
+
+    /// Three users over five items (item 4 never rated).
+    fn small() -> Interactions {
+        data(
+            3,
+            5,
+            &[
+                (0, 0, 5.0),
+                (0, 1, 3.0),
+                (1, 0, 4.0),
+                (1, 1, 2.0),
+                (1, 2, 5.0),
+                (2, 1, 1.0),
+                (2, 3, 2.0),
+            ],
+        )
+    }
+
+    fn jaccard(k: usize) -> KnnParams {
+        KnnParams::new().k(k).similarity(Similarity::Jaccard)
+    }
+
+    fn close(found: &[f32], expected: &[f64]) {
+        assert_eq!(found.len(), expected.len());
+        for (f, e) in found.iter().zip(expected) {
+            assert!((f64::from(*f) - e).abs() < 1e-6, "found {found:?}, expected {expected:?}");
+        }
+    }
+
+    #[test]
+    fn user_knn_scores_and_predictions_by_hand() {
+        let train = small();
+        // Jaccard for user 0: user 1 → 2/3, user 2 → 1/3.
+        let model =
+            UserKnnParams::new(jaccard(2)).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        assert_eq!(model.neighbours(0).0, &[1, 2]);
+        let mut out = [0.0; 3];
+        model.score(0, &[2, 3, 4], &mut out).unwrap();
+        close(&out, &[2.0 / 3.0 * 5.0, 1.0 / 3.0 * 2.0, 0.0]);
+        model.predict(0, &[2, 3, 4], &mut out).unwrap();
+        // Item 4: nobody rated it, so the user's mean (5 + 3) / 2.
+        close(&out, &[5.0, 2.0, 4.0]);
+        let model =
+            UserKnnParams::new(jaccard(1)).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        model.predict(0, &[2, 3], &mut out[..2]).unwrap();
+        close(&out[..2], &[5.0, 4.0]);
+    }
+
+    #[test]
+    fn min_support_drops_pairs_with_few_shared_dimensions() {
+        let train = small();
+        // User 0 shares items 0 and 1 with user 1, only item 1 with user 2.
+        let fit = |support| {
+            let params = jaccard(5).min_support(support);
+            UserKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap()
+        };
+        assert_eq!(fit(1).neighbours(0).0, &[1, 2]);
+        assert_eq!(fit(2).neighbours(0).0, &[1]);
+        assert!(fit(3).neighbours(0).0.is_empty());
+    }
+
+    #[test]
+    fn item_knn_scores_and_predictions_by_hand() {
+        let train = small();
+        // Jaccard over users: (0,1) 2/3, (0,2) 1/2, (1,2) 1/3, (1,3) 1/3.
+        let model =
+            ItemKnnParams::new(jaccard(2)).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        assert_eq!(model.neighbours(2), (&[0u32, 1][..], &[0.5f32, 1.0 / 3.0][..]));
+        let mut out = [0.0; 3];
+        model.score(0, &[2, 3, 4], &mut out).unwrap();
+        close(&out, &[0.5 * 5.0 + 3.0 / 3.0, 3.0 / 3.0, 0.0]);
+        model.predict(0, &[2, 3, 4], &mut out).unwrap();
+        close(&out, &[3.5 / (0.5 + 1.0 / 3.0), 3.0, 4.0]);
+        let model =
+            ItemKnnParams::new(jaccard(1)).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        model.score(0, &[2], &mut out[..1]).unwrap();
+        close(&out[..1], &[2.5]);
+    }
+
+    #[test]
+    fn positive_only_and_min_similarity_filter_neighbours() {
+        // Pearson over co-rated items: user 1 agrees with user 0, user 2 disagrees.
+        let train = data(
+            3,
+            4,
+            &[
+                (0, 0, 5.0),
+                (0, 1, 1.0),
+                (0, 2, 3.0),
+                (1, 0, 4.0),
+                (1, 1, 2.0),
+                (1, 2, 3.0),
+                (1, 3, 5.0),
+                (2, 0, 1.0),
+                (2, 1, 5.0),
+                (2, 2, 3.0),
+                (2, 3, 1.0),
+            ],
+        );
+        let pearson = KnnParams::new().k(5).similarity(Similarity::Pearson);
+        let fit =
+            |p: KnnParams| UserKnnParams::new(p).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        assert_eq!(fit(pearson).neighbours(0).0, &[1]);
+        let all = fit(pearson.positive_only(false));
+        assert_eq!(all.neighbours(0), (&[1u32, 2][..], &[1.0f32, -1.0][..]));
+        // Negative neighbours pull the score down; the prediction divides by Σ|s|.
+        let mut out = [0.0];
+        all.score(0, &[3], &mut out).unwrap();
+        close(&out, &[5.0 - 1.0]);
+        all.predict(0, &[3], &mut out).unwrap();
+        close(&out, &[(5.0 - 1.0) / 2.0]);
+        let thresholded = fit(pearson.positive_only(false).min_similarity(Some(-0.5)));
+        assert_eq!(thresholded.neighbours(0).0, &[1]);
+    }
+
+    /// ignatov2010 §5: 20 users × 20 items, four 5 × 5 blocks full of ones on the diagonal.
+    fn blocks(hidden: &[(u32, u32)]) -> Interactions {
+        let mut events = Vec::new();
+        for user in 0..20u32 {
+            for item in 0..20u32 {
+                if user / 5 == item / 5 && !hidden.contains(&(user, item)) {
+                    events.push((user, item, 1.0));
+                }
+            }
+        }
+        data(20, 20, &events)
+    }
+
+    #[test]
+    fn block_matrix_user_gets_its_block_items_first() {
+        let hidden = [(0, 3), (0, 4), (7, 5), (13, 14), (19, 15), (19, 16), (19, 17)];
+        let train = blocks(&hidden);
+        let all: Vec<u32> = (0..20).collect();
+        for similarity in Similarity::ALL {
+            for ties in [Ties::Extend, Ties::Cut] {
+                // k = 4 covers a block; with fewer, an item's neighbourhood may hold only
+                // hidden items (ignatov2010 §5: quality grows with the neighbourhood).
+                let params = KnnParams::new().k(4).similarity(similarity).ties(ties);
+                let user =
+                    UserKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+                let item =
+                    ItemKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+                for model in [&user as &dyn Recommender, &item] {
+                    for u in [0u32, 7, 13, 19] {
+                        let mut scores = vec![0.0; 20];
+                        model.score(u, &all, &mut scores).unwrap();
+                        let in_block = |i: u32| i / 5 == u / 5;
+                        let best_outside = all
+                            .iter()
+                            .filter(|&&i| !in_block(i))
+                            .map(|&i| scores[i as usize])
+                            .fold(f32::NEG_INFINITY, f32::max);
+                        for &(_, i) in hidden.iter().filter(|h| h.0 == u) {
+                            if similarity == Similarity::AdjustedCosine {
+                                // Binary data: every centred value is 0, nothing is defined.
+                                assert_eq!(scores[i as usize], 0.0);
+                            } else {
+                                assert!(
+                                    scores[i as usize] > best_outside,
+                                    "{similarity} {ties}: user {u} item {i}: {scores:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn tie_extension_keeps_every_tied_neighbour() {
+        let train = blocks(&[]);
+        let params = KnnParams::new().k(1).similarity(Similarity::Jaccard);
+        let fit = |ties| {
+            UserKnnParams::new(params.ties(ties)).unwrap().fit(&TrainData::new(&train, 0)).unwrap()
+        };
+        // The four other users of the block all have Jaccard 1.
+        assert_eq!(fit(Ties::Extend).neighbours(6).0, &[5, 7, 8, 9]);
+        assert_eq!(fit(Ties::Cut).neighbours(6).0, &[5]);
+    }
+
+    /// A deterministic irregular data set, `n_users × n_items` with about `density` filled.
+    fn irregular(n_users: u32, n_items: u32, density: u32) -> Interactions {
+        let mut events = Vec::new();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for user in 0..n_users {
+            for item in 0..n_items {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let draw = (state >> 33) as u32;
+                // Popular low-index items, active low-index users.
+                if draw % 1000 < density * 2000 / (item + 20) / (1 + user % 5) {
+                    events.push((user, item, 1.0 + (draw % 5) as f32));
+                }
+            }
+        }
+        data(n_users as usize, n_items as usize, &events)
+    }
+
+    #[test]
+    fn results_do_not_depend_on_thread_count() {
+        let train = irregular(120, 90, 40);
+        assert!(train.n_events() > 1000, "{}", train.n_events());
+        let in_pool = |threads: usize, f: &(dyn Fn() -> Vec<CsMatI<f32, u32, usize>> + Sync)| {
+            rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap().install(f)
+        };
+        for similarity in Similarity::ALL {
+            let params = KnnParams::new().k(7).similarity(similarity).positive_only(false);
+            let fit = || {
+                let data = TrainData::new(&train, 0);
+                vec![
+                    UserKnnParams::new(params).unwrap().fit(&data).unwrap().neighbours,
+                    ItemKnnParams::new(params).unwrap().fit(&data).unwrap().neighbours,
+                ]
+            };
+            let one = in_pool(1, &fit);
+            let three = in_pool(3, &fit);
+            for (a, b) in one.iter().zip(&three) {
+                assert_eq!(a.indptr().raw_storage(), b.indptr().raw_storage());
+                assert_eq!(a.indices(), b.indices());
+                let bits = |m: &CsMatI<f32, u32, usize>| {
+                    m.data().iter().map(|s| s.to_bits()).collect::<Vec<_>>()
+                };
+                assert_eq!(bits(a), bits(b), "{similarity}");
+                assert!(a.nnz() > 0);
+            }
+        }
+    }
+
+    #[test]
+    fn item_knn_fold_in_equals_scoring_the_same_training_history() {
+        let train = irregular(60, 40, 40);
+        let items: Vec<u32> = (0..40).collect();
+        for similarity in Similarity::ALL {
+            let params = ItemKnnParams::new(KnnParams::new().k(5).similarity(similarity)).unwrap();
+            let model = params.fit(&TrainData::new(&train, 0)).unwrap();
+            for user in [0, 17, 59] {
+                let (mut fitted, mut folded) = (vec![0.0; 40], vec![0.0; 40]);
+                model.score(user, &items, &mut fitted).unwrap();
+                model.score_history(train.user_row(user), &items, &mut folded).unwrap();
+                assert_eq!(fitted, folded, "{similarity} user {user}");
+            }
+        }
+    }
+
+    #[test]
+    fn user_knn_fold_in_equals_fitting_with_the_user() {
+        // Fold user 5 into a model that never saw its events: for measures that use no
+        // statistics of the other users' dimensions, scores equal those of the model fitted
+        // with the user.
+        let full = irregular(60, 40, 40);
+        let user = 5u32;
+        let without = {
+            let events: Vec<(u32, u32, f32)> = full
+                .events()
+                .filter(|e| e.user != user)
+                .map(|e| (e.user, e.item, e.value))
+                .collect();
+            data(60, 40, &events)
+        };
+        let items: Vec<u32> = (0..40).collect();
+        for similarity in Similarity::ALL.into_iter().filter(|&s| s != Similarity::AdjustedCosine) {
+            let params = UserKnnParams::new(KnnParams::new().k(6).similarity(similarity)).unwrap();
+            let with_user = params.fit(&TrainData::new(&full, 0)).unwrap();
+            let new_user = params.fit(&TrainData::new(&without, 0)).unwrap();
+            let found = new_user.neighbours_of_history(full.user_row(user)).unwrap();
+            let (users, sims) = with_user.neighbours(user);
+            let expected: Vec<(u32, f32)> =
+                users.iter().copied().zip(sims.iter().copied()).collect();
+            assert_eq!(found, expected, "{similarity}");
+            let (mut fitted, mut folded) = (vec![0.0; 40], vec![0.0; 40]);
+            with_user.score(user, &items, &mut fitted).unwrap();
+            new_user.score_history(full.user_row(user), &items, &mut folded).unwrap();
+            assert_eq!(fitted, folded, "{similarity}");
+        }
+    }
+
+    fn arb_events() -> impl proptest::strategy::Strategy<Value = Vec<(u32, u32, f32)>> {
+        use proptest::prelude::*;
+        proptest::collection::btree_set((0u32..8, 0u32..9), 1..40).prop_flat_map(|pairs| {
+            let n = pairs.len();
+            (Just(pairs), proptest::collection::vec(1u8..=5, n)).prop_map(|(pairs, ratings)| {
+                pairs.into_iter().zip(ratings).map(|((u, i), r)| (u, i, f32::from(r))).collect()
+            })
+        })
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn predictions_stay_in_the_rating_range_and_cut_is_inside_extend(
+            events in arb_events(),
+            which in 0usize..8,
+            k in 1usize..4,
+        ) {
+            let train = data(8, 9, &events);
+            let (low, high) = events.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(l, h), e| {
+                (l.min(e.2), h.max(e.2))
+            });
+            let items: Vec<u32> = (0..9).collect();
+            let base = KnnParams::new().k(k).similarity(Similarity::ALL[which]).positive_only(false);
+            let fit_data = TrainData::new(&train, 0);
+            let user_cut = UserKnnParams::new(base.ties(Ties::Cut)).unwrap().fit(&fit_data).unwrap();
+            let user_ext = UserKnnParams::new(base).unwrap().fit(&fit_data).unwrap();
+            let item_cut = ItemKnnParams::new(base.ties(Ties::Cut)).unwrap().fit(&fit_data).unwrap();
+            let item_ext = ItemKnnParams::new(base).unwrap().fit(&fit_data).unwrap();
+            for row in 0..8u32 {
+                let (cut, extended) = (user_cut.neighbours(row).0, user_ext.neighbours(row).0);
+                proptest::prop_assert!(cut.len() <= k && cut.iter().all(|v| extended.contains(v)));
+                proptest::prop_assert!(!extended.contains(&row));
+                let mut out = vec![0.0; 9];
+                for model in [&user_ext as &dyn PredictRating, &item_ext, &user_cut, &item_cut] {
+                    model.predict(row, &items, &mut out).unwrap();
+                    proptest::prop_assert!(out.iter().all(|p| (low..=high).contains(p)), "{:?}", out);
+                }
+            }
+            for item in 0..9u32 {
+                let (cut, extended) = (item_cut.neighbours(item).0, item_ext.neighbours(item).0);
+                proptest::prop_assert!(cut.len() <= k && cut.iter().all(|j| extended.contains(j)));
+                proptest::prop_assert!(!extended.contains(&item));
+            }
+        }
+    }
+
+    #[test]
+    fn malformed_histories_are_errors() {
+        let train = small();
+        let model =
+            UserKnnParams::new(jaccard(2)).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        let mut out = [0.0; 1];
+        let unsorted = UserRow { items: &[1, 0], values: &[1.0, 1.0], timestamps: None };
+        assert!(model.score_history(unsorted, &[0], &mut out).is_err());
+        let short = UserRow { items: &[0, 1], values: &[1.0], timestamps: None };
+        assert!(model.score_history(short, &[0], &mut out).is_err());
+        let nan = UserRow { items: &[0], values: &[f32::NAN], timestamps: None };
+        assert!(model.score_history(nan, &[0], &mut out).is_err());
+        let outside = UserRow { items: &[5], values: &[1.0], timestamps: None };
+        assert!(model.score_history(outside, &[0], &mut out).is_err());
+        let empty = UserRow { items: &[], values: &[], timestamps: None };
+        model.score_history(empty, &[0], &mut out).unwrap();
+        assert_eq!(out, [0.0]);
+    }
+}

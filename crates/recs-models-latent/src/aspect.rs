@@ -1,0 +1,1055 @@
+//! The two-way aspect model (probabilistic latent semantic analysis) fitted by tempered EM
+//! (Hofmann 1999; Hofmann & Puzicha 1999), as schein2005 §4.2 uses it for recommendation.
+//!
+//! Notation (schein2005 Table 2): person `p`, movie (item) `m`, actor (attribute) `a`,
+//! latent class `z`, co-occurrence counts `n(p, x)` where `x` is an item or an attribute.
+//!
+//! - Symmetric form: `P(p, x) = Σ_z P(z) P(p|z) P(x|z)`.
+//! - Asymmetric form (schein2005 eq. 5): `P(p, x) = P(p) Σ_z P(z|p) P(x|z)`.
+//! - Log-likelihood `Σ n(p, x) log P(p, x)`.
+//! - Tempered E-step: `P_β(z|p, x) ∝ P(z) [P(p|z) P(x|z)]^β` (symmetric) or
+//!   `[P(z|p) P(x|z)]^β` (asymmetric); the M-step re-normalises the expected counts
+//!   `n(p, x) P_β(z|p, x)`; β = 1 is plain EM.
+//! - Schedule (Hofmann 1999 §3.6): a share of the training cells is held out; EM runs at
+//!   β = 1 while the held-out likelihood improves (a phase ends after 25 iterations
+//!   without a gain), then β ← η β while lowering it still
+//!   improves the held-out likelihood, each phase starting from the best model so far.
+//!   The schedule that gave the best held-out likelihood
+//!   is then replayed from the same start on all training cells.
+//! - Person/attribute model (schein2005 §4.2.2, eq. 6): each (person, item) event becomes
+//!   one (person, attribute) event per attribute of the item; items are placed in the
+//!   latent space by folding in (§4.2.3, eqs. 7–8) from their attributes, with every fitted
+//!   parameter fixed: `P(z|a, m) ∝ P(a|z) P(z|m)`, `P(z|m) ∝ Σ_a n(a, m) P(z|a, m)`.
+//!   Scores are `P(p|m) = Σ_z P(p|z) P(z|m)` (eq. 9; a uniform prior over items).
+
+use recs_core::{
+    FoldInUser, Interactions, ItemAttributes, Recommender, RecsError, Result, ScoreNewItems,
+    TrainData, UserRow, check_index, check_items, check_score_args,
+};
+
+use crate::common::{Stream, check_history, require_events, rng, uniform};
+
+/// Which parametrisation of the aspect model EM fits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AspectForm {
+    /// `P(z) P(p|z) P(x|z)`.
+    #[default]
+    Symmetric,
+    /// `P(p) P(z|p) P(x|z)` with `P(p)` the empirical share of the person's events.
+    Asymmetric,
+}
+
+/// Hyper-parameters of the aspect model, validated at construction.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AspectParams {
+    classes: usize,
+    form: AspectForm,
+    holdout: f64,
+    beta_decay: f64,
+    min_beta: f64,
+    max_iterations: usize,
+    tolerance: f64,
+}
+
+impl AspectParams {
+    /// An aspect model with `classes` latent classes. Defaults (ours, following Hofmann
+    /// 1999): symmetric form, 10% of the training cells held out for the schedule, η =
+    /// 0.95, β ≥ 0.5, at most 300 EM iterations per β, relative tolerance 1e-5.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] when `classes` is 0.
+    pub fn new(classes: usize) -> Result<Self> {
+        if classes == 0 {
+            return Err(RecsError::invalid_parameter("classes", 0, "at least 1 latent class"));
+        }
+        Ok(AspectParams {
+            classes,
+            form: AspectForm::Symmetric,
+            holdout: 0.1,
+            beta_decay: 0.95,
+            min_beta: 0.5,
+            max_iterations: 300,
+            tolerance: 1e-5,
+        })
+    }
+
+    /// The same parameters with another form.
+    pub fn with_form(mut self, form: AspectForm) -> Self {
+        self.form = form;
+        self
+    }
+
+    /// Share of training cells held out to pick the tempering schedule; 0 disables
+    /// tempering and runs plain EM (β = 1) until the training likelihood gain is below
+    /// the tolerance.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] unless `0 ≤ share < 1`.
+    pub fn with_holdout(mut self, share: f64) -> Result<Self> {
+        if !(0.0..1.0).contains(&share) {
+            return Err(RecsError::invalid_parameter("holdout", share, "a share in [0, 1)"));
+        }
+        self.holdout = share;
+        Ok(self)
+    }
+
+    /// The tempering factor η (β ← η β) and the smallest β tried.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] unless `0 < decay < 1` and `0 < min_beta ≤ 1`.
+    pub fn with_beta_schedule(mut self, decay: f64, min_beta: f64) -> Result<Self> {
+        if !(decay > 0.0 && decay < 1.0) {
+            return Err(RecsError::invalid_parameter("beta_decay", decay, "a factor in (0, 1)"));
+        }
+        if !(min_beta > 0.0 && min_beta <= 1.0) {
+            return Err(RecsError::invalid_parameter("min_beta", min_beta, "a value in (0, 1]"));
+        }
+        self.beta_decay = decay;
+        self.min_beta = min_beta;
+        Ok(self)
+    }
+
+    /// At most `iterations` EM iterations per β value, and the relative tolerance that
+    /// ends a phase.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] for 0 iterations or a negative tolerance.
+    pub fn with_iterations(mut self, iterations: usize, tolerance: f64) -> Result<Self> {
+        if iterations == 0 {
+            return Err(RecsError::invalid_parameter("iterations", 0, "at least 1"));
+        }
+        if !(tolerance.is_finite() && tolerance >= 0.0) {
+            return Err(RecsError::invalid_parameter("tolerance", tolerance, "a value ≥ 0"));
+        }
+        self.max_iterations = iterations;
+        self.tolerance = tolerance;
+        Ok(self)
+    }
+
+    /// Number of latent classes.
+    pub fn classes(&self) -> usize {
+        self.classes
+    }
+}
+
+/// How the fit went.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AspectReport {
+    /// The β of each EM iteration of the final fit (all 1 without tempering).
+    pub betas: Vec<f64>,
+    /// Training log-likelihood `Σ n log P(p, x)` (at β = 1) after each iteration of the
+    /// final fit.
+    pub log_likelihood: Vec<f64>,
+    /// Held-out log-likelihood after each iteration of the schedule search (empty without
+    /// a held-out share).
+    pub heldout_log_likelihood: Vec<f64>,
+    /// Number of held-out cells used by the schedule search.
+    pub heldout_cells: usize,
+    /// True when the final fit stopped because the likelihood gain fell below the
+    /// tolerance (plain EM) or replayed a schedule whose every phase stopped early.
+    pub converged: bool,
+}
+
+/// A sparse count matrix: rows = persons, columns = items or attributes.
+#[derive(Debug, Clone)]
+struct Counts {
+    rows: usize,
+    cols: usize,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+}
+
+impl Counts {
+    fn from_interactions(train: &Interactions) -> Self {
+        let csr = train.csr();
+        Counts {
+            rows: train.n_users(),
+            cols: train.n_items(),
+            indptr: csr.indptr().raw_storage().to_vec(),
+            indices: csr.indices().to_vec(),
+            // Counts are the event values when positive: 1.0 for implicit data; a
+            // rating counts as one event.
+            values: csr.data().iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect(),
+        }
+    }
+
+    /// Expands each (person, item) event into (person, attribute) events with the
+    /// attribute weights (schein2005 §4.2.2).
+    fn expand(train: &Interactions, attributes: &ItemAttributes) -> Self {
+        let cols = attributes.n_attributes();
+        let mut dense = vec![0.0f64; cols];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut indptr = vec![0usize];
+        let (mut indices, mut values) = (Vec::new(), Vec::new());
+        for user in 0..train.n_users() as u32 {
+            let row = train.user_row(user);
+            for (&item, &value) in row.items.iter().zip(row.values) {
+                if value <= 0.0 {
+                    continue;
+                }
+                let (attrs, weights) =
+                    (attributes.item_attributes(item), attributes.item_weights(item));
+                for (&a, &w) in attrs.iter().zip(weights) {
+                    if w > 0.0 {
+                        if dense[a as usize] == 0.0 {
+                            touched.push(a);
+                        }
+                        dense[a as usize] += f64::from(w);
+                    }
+                }
+            }
+            touched.sort_unstable();
+            for &a in &touched {
+                indices.push(a);
+                values.push(dense[a as usize]);
+                dense[a as usize] = 0.0;
+            }
+            touched.clear();
+            indptr.push(indices.len());
+        }
+        Counts { rows: train.n_users(), cols, indptr, indices, values }
+    }
+
+    fn total(&self) -> f64 {
+        self.values.iter().sum()
+    }
+
+    fn row_totals(&self) -> Vec<f64> {
+        self.indptr.windows(2).map(|w| self.values[w[0]..w[1]].iter().sum()).collect()
+    }
+
+    /// Splits off a share of the cells, keeping at least one cell in every row and column.
+    fn split(&self, share: f64, seed: u64) -> (Counts, Counts) {
+        let nnz = self.indices.len();
+        let target = (share * nnz as f64).round() as usize;
+        let mut order: Vec<usize> = (0..nnz).collect();
+        let mut random = rng(seed, Stream::Holdout);
+        for i in (1..nnz).rev() {
+            let j = (uniform(&mut random) * (i + 1) as f64) as usize;
+            order.swap(i, j.min(i));
+        }
+        let mut row_left: Vec<usize> = self.indptr.windows(2).map(|w| w[1] - w[0]).collect();
+        let mut col_left = vec![0usize; self.cols];
+        for &c in &self.indices {
+            col_left[c as usize] += 1;
+        }
+        let mut row_of = vec![0usize; nnz];
+        for r in 0..self.rows {
+            row_of[self.indptr[r]..self.indptr[r + 1]].fill(r);
+        }
+        let mut held = vec![false; nnz];
+        let mut count = 0;
+        for &k in &order {
+            if count == target {
+                break;
+            }
+            let (r, c) = (row_of[k], self.indices[k] as usize);
+            if row_left[r] > 1 && col_left[c] > 1 {
+                held[k] = true;
+                row_left[r] -= 1;
+                col_left[c] -= 1;
+                count += 1;
+            }
+        }
+        let part = |keep: bool| {
+            let mut indptr = vec![0usize];
+            let (mut indices, mut values) = (Vec::new(), Vec::new());
+            for r in 0..self.rows {
+                for k in self.indptr[r]..self.indptr[r + 1] {
+                    if held[k] != keep {
+                        indices.push(self.indices[k]);
+                        values.push(self.values[k]);
+                    }
+                }
+                indptr.push(indices.len());
+            }
+            Counts { rows: self.rows, cols: self.cols, indptr, indices, values }
+        };
+        (part(true), part(false))
+    }
+}
+
+/// Parameters of a fitted aspect model in the symmetric form (the asymmetric fit is
+/// converted): `P(z)`, `P(p|z)` (`rows × K`), `P(x|z)` (`cols × K`).
+#[derive(Debug, Clone)]
+struct Parameters {
+    k: usize,
+    class: Vec<f64>,
+    row_given_class: Vec<f64>,
+    col_given_class: Vec<f64>,
+}
+
+/// EM state in the fitted form.
+#[derive(Debug, Clone)]
+struct State {
+    form: AspectForm,
+    k: usize,
+    /// P(z) (symmetric only).
+    class: Vec<f64>,
+    /// Symmetric: P(p|z), columns sum to 1. Asymmetric: P(z|p), rows sum to 1.
+    rows: Vec<f64>,
+    /// P(x|z), columns sum to 1.
+    cols: Vec<f64>,
+    /// Asymmetric: the empirical P(p).
+    row_prior: Vec<f64>,
+}
+
+fn normalise_columns(matrix: &mut [f64], k: usize) {
+    let mut sums = vec![0.0f64; k];
+    for row in matrix.chunks(k) {
+        for (s, v) in sums.iter_mut().zip(row) {
+            *s += v;
+        }
+    }
+    for row in matrix.chunks_mut(k) {
+        for (v, s) in row.iter_mut().zip(&sums) {
+            *v = if *s > 0.0 { *v / s } else { 0.0 };
+        }
+    }
+}
+
+fn normalise(vector: &mut [f64]) {
+    let sum: f64 = vector.iter().sum();
+    if sum > 0.0 {
+        vector.iter_mut().for_each(|v| *v /= sum);
+    }
+}
+
+impl State {
+    fn init(form: AspectForm, k: usize, counts: &Counts, seed: u64) -> Self {
+        let mut random = rng(seed, Stream::Init);
+        let mut draw =
+            |n: usize| -> Vec<f64> { (0..n).map(|_| 0.5 + uniform(&mut random)).collect() };
+        let mut cols = draw(counts.cols * k);
+        normalise_columns(&mut cols, k);
+        let mut rows = draw(counts.rows * k);
+        let mut class = vec![1.0 / k as f64; k];
+        match form {
+            AspectForm::Symmetric => normalise_columns(&mut rows, k),
+            AspectForm::Asymmetric => {
+                rows.chunks_mut(k).for_each(normalise);
+                class.clear();
+            }
+        }
+        let total = counts.total().max(f64::MIN_POSITIVE);
+        let row_prior = counts.row_totals().iter().map(|n| n / total).collect();
+        State { form, k, class, rows, cols, row_prior }
+    }
+
+    /// The (unnormalised, β = 1) joint `P(p, x)` for one cell.
+    fn joint(&self, r: usize, c: usize) -> f64 {
+        let k = self.k;
+        let (row, col) = (&self.rows[r * k..(r + 1) * k], &self.cols[c * k..(c + 1) * k]);
+        match self.form {
+            AspectForm::Symmetric => (0..k).map(|z| self.class[z] * row[z] * col[z]).sum(),
+            AspectForm::Asymmetric => {
+                self.row_prior[r] * (0..k).map(|z| row[z] * col[z]).sum::<f64>()
+            }
+        }
+    }
+
+    fn log_likelihood(&self, counts: &Counts) -> f64 {
+        let mut total = 0.0;
+        for r in 0..counts.rows {
+            for j in counts.indptr[r]..counts.indptr[r + 1] {
+                let p = self.joint(r, counts.indices[j] as usize);
+                total += counts.values[j] * p.max(1e-300).ln();
+            }
+        }
+        total
+    }
+
+    /// One tempered EM iteration on `counts`.
+    fn step(&mut self, counts: &Counts, beta: f64) {
+        let k = self.k;
+        let mut new_rows = vec![0.0f64; counts.rows * k];
+        let mut new_cols = vec![0.0f64; counts.cols * k];
+        let mut new_class = vec![0.0f64; k];
+        let mut posterior = vec![0.0f64; k];
+        for r in 0..counts.rows {
+            let row = &self.rows[r * k..(r + 1) * k];
+            for j in counts.indptr[r]..counts.indptr[r + 1] {
+                let c = counts.indices[j] as usize;
+                let col = &self.cols[c * k..(c + 1) * k];
+                for z in 0..k {
+                    let product = row[z] * col[z];
+                    let tempered = if beta == 1.0 { product } else { product.powf(beta) };
+                    posterior[z] = match self.form {
+                        AspectForm::Symmetric => self.class[z] * tempered,
+                        AspectForm::Asymmetric => tempered,
+                    };
+                }
+                let sum: f64 = posterior.iter().sum();
+                if sum <= 0.0 {
+                    continue;
+                }
+                let scale = counts.values[j] / sum;
+                for z in 0..k {
+                    let expected = posterior[z] * scale;
+                    new_rows[r * k + z] += expected;
+                    new_cols[c * k + z] += expected;
+                    new_class[z] += expected;
+                }
+            }
+        }
+        normalise_columns(&mut new_cols, k);
+        match self.form {
+            AspectForm::Symmetric => {
+                normalise_columns(&mut new_rows, k);
+                normalise(&mut new_class);
+                self.class = new_class;
+            }
+            AspectForm::Asymmetric => {
+                // Persons without cells keep their previous P(z|p).
+                for (r, row) in new_rows.chunks_mut(k).enumerate() {
+                    if row.iter().sum::<f64>() > 0.0 {
+                        normalise(row);
+                    } else {
+                        row.copy_from_slice(&self.rows[r * k..(r + 1) * k]);
+                    }
+                }
+            }
+        }
+        self.rows = new_rows;
+        self.cols = new_cols;
+    }
+
+    fn into_parameters(self) -> Parameters {
+        let k = self.k;
+        match self.form {
+            AspectForm::Symmetric => Parameters {
+                k,
+                class: self.class,
+                row_given_class: self.rows,
+                col_given_class: self.cols,
+            },
+            AspectForm::Asymmetric => {
+                // P(z) = Σ_p P(p) P(z|p); P(p|z) = P(p) P(z|p) / P(z).
+                let mut class = vec![0.0f64; k];
+                for (row, prior) in self.rows.chunks(k).zip(&self.row_prior) {
+                    for z in 0..k {
+                        class[z] += prior * row[z];
+                    }
+                }
+                let mut rows = self.rows;
+                for (row, prior) in rows.chunks_mut(k).zip(&self.row_prior) {
+                    for z in 0..k {
+                        row[z] = if class[z] > 0.0 { prior * row[z] / class[z] } else { 0.0 };
+                    }
+                }
+                Parameters { k, class, row_given_class: rows, col_given_class: self.cols }
+            }
+        }
+    }
+}
+
+/// Iterations without held-out gain that end a phase of the schedule search: EM from a
+/// random start often crosses a plateau (even a dip) before the classes separate.
+const PATIENCE: usize = 25;
+
+/// Fits the engine on `counts` with the held-out schedule search; returns the parameters
+/// and the report.
+fn fit_counts(params: &AspectParams, counts: &Counts, seed: u64) -> (Parameters, AspectReport) {
+    let k = params.classes;
+    let tolerance = params.tolerance;
+    let gained = |new: f64, old: f64| new - old > tolerance * old.abs();
+    let mut heldout_history = Vec::new();
+    let mut heldout_cells = 0;
+    let mut converged = true;
+    let schedule: Option<Vec<f64>> = (params.holdout > 0.0)
+        .then(|| counts.split(params.holdout, seed))
+        .filter(|(_, held)| !held.indices.is_empty())
+        .map(|(fit_part, held)| {
+            heldout_cells = held.indices.len();
+            let mut state = State::init(params.form, k, &fit_part, seed);
+            let mut best_state = state.clone();
+            let mut schedule = Vec::new();
+            let (mut best, mut best_len) = (f64::NEG_INFINITY, 0usize);
+            let mut beta = 1.0;
+            loop {
+                let mut phase_best = f64::NEG_INFINITY;
+                let mut improved = false;
+                let mut stopped_early = false;
+                let mut stale = 0;
+                for _ in 0..params.max_iterations {
+                    state.step(&fit_part, beta);
+                    schedule.push(beta);
+                    let value = state.log_likelihood(&held);
+                    heldout_history.push(value);
+                    if value > best {
+                        improved |= best == f64::NEG_INFINITY || gained(value, best);
+                        best = value;
+                        best_len = schedule.len();
+                        best_state = state.clone();
+                    }
+                    if phase_best == f64::NEG_INFINITY || gained(value, phase_best) {
+                        stale = 0;
+                    } else {
+                        stale += 1;
+                        if stale == PATIENCE {
+                            stopped_early = true;
+                            break;
+                        }
+                    }
+                    phase_best = phase_best.max(value);
+                }
+                converged &= stopped_early;
+                // The next phase continues from the best model so far (Hofmann 1999 §3.6),
+                // so the schedule stays a single path that the replay can follow.
+                state = best_state.clone();
+                schedule.truncate(best_len);
+                beta *= params.beta_decay;
+                if !improved || beta < params.min_beta {
+                    break;
+                }
+            }
+            schedule.truncate(best_len.max(1));
+            schedule
+        });
+
+    let mut state = State::init(params.form, k, counts, seed);
+    let mut betas = Vec::new();
+    let mut log_likelihood = Vec::new();
+    match schedule {
+        Some(schedule) => {
+            for beta in schedule {
+                state.step(counts, beta);
+                betas.push(beta);
+                log_likelihood.push(state.log_likelihood(counts));
+            }
+        }
+        None => {
+            converged = false;
+            let mut previous = state.log_likelihood(counts);
+            for _ in 0..params.max_iterations {
+                state.step(counts, 1.0);
+                betas.push(1.0);
+                let value = state.log_likelihood(counts);
+                log_likelihood.push(value);
+                if !gained(value, previous) {
+                    converged = true;
+                    break;
+                }
+                previous = value;
+            }
+        }
+    }
+    let report = AspectReport {
+        betas,
+        log_likelihood,
+        heldout_log_likelihood: heldout_history,
+        heldout_cells,
+        converged,
+    };
+    (state.into_parameters(), report)
+}
+
+/// Folding-in (schein2005 §4.2.3, eqs. 7–8): EM over `P(z|new)` for a new object seen with
+/// columns `cols` (counts `counts`) of the fitted `P(x|z)`, everything else fixed. The
+/// start is `P(z)`, so an object without evidence gets the class prior.
+fn fold_in(parameters: &Parameters, given_class: &[f64], cols: &[u32], counts: &[f64]) -> Vec<f64> {
+    const FLOOR: f64 = 1e-12;
+    const ITERATIONS: usize = 500;
+    let k = parameters.k;
+    let mut current = parameters.class.clone();
+    let total: f64 = counts.iter().sum();
+    if cols.is_empty() || total <= 0.0 {
+        return current;
+    }
+    let mut next = vec![0.0f64; k];
+    let mut posterior = vec![0.0f64; k];
+    for _ in 0..ITERATIONS {
+        next.fill(0.0);
+        for (&c, &n) in cols.iter().zip(counts) {
+            let col = &given_class[c as usize * k..(c as usize + 1) * k];
+            for z in 0..k {
+                posterior[z] = col[z].max(FLOOR) * current[z];
+            }
+            let sum: f64 = posterior.iter().sum();
+            if sum > 0.0 {
+                for z in 0..k {
+                    next[z] += n * posterior[z] / sum;
+                }
+            }
+        }
+        normalise(&mut next);
+        let change = next.iter().zip(&current).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        std::mem::swap(&mut current, &mut next);
+        if change < 1e-13 {
+            break;
+        }
+    }
+    current
+}
+
+/// A fitted person/item aspect model (schein2005 §4.2.1).
+///
+/// Scores are the joint probabilities `P(p, m) = Σ_z P(z) P(p|z) P(m|z)`, comparable
+/// across persons.
+#[derive(Debug, Clone)]
+pub struct Aspect {
+    parameters: Parameters,
+    n_events: f64,
+    report: AspectReport,
+}
+
+impl recs_core::Fit for AspectParams {
+    type Model = Aspect;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<Aspect> {
+        require_events(data.interactions)?;
+        let counts = Counts::from_interactions(data.interactions);
+        let n_events = counts.total();
+        if n_events <= 0.0 {
+            return Err(RecsError::Empty { what: "training events with a positive value" });
+        }
+        let (parameters, report) = fit_counts(self, &counts, data.seed);
+        Ok(Aspect { parameters, n_events, report })
+    }
+}
+
+impl Aspect {
+    /// The fit report.
+    pub fn report(&self) -> &AspectReport {
+        &self.report
+    }
+
+    /// Number of latent classes `K`.
+    pub fn n_classes(&self) -> usize {
+        self.parameters.k
+    }
+
+    /// `P(z)`.
+    pub fn class_probabilities(&self) -> &[f64] {
+        &self.parameters.class
+    }
+
+    /// `P(p|z)`, `persons × K` row-major (each column sums to 1).
+    pub fn person_given_class(&self) -> &[f64] {
+        &self.parameters.row_given_class
+    }
+
+    /// `P(m|z)`, `items × K` row-major (each column sums to 1).
+    pub fn item_given_class(&self) -> &[f64] {
+        &self.parameters.col_given_class
+    }
+
+    /// The fitted `P(z|m) ∝ P(z) P(m|z)` of a training item.
+    ///
+    /// # Errors
+    /// An item out of range.
+    pub fn class_given_item(&self, item: u32) -> Result<Vec<f64>> {
+        let k = self.parameters.k;
+        check_index("item", item as usize, self.n_items())?;
+        let col = &self.parameters.col_given_class[item as usize * k..(item as usize + 1) * k];
+        let mut out: Vec<f64> = (0..k).map(|z| self.parameters.class[z] * col[z]).collect();
+        normalise(&mut out);
+        Ok(out)
+    }
+
+    /// Folds in an item from the persons who met it (counts per person), with `P(p|z)`
+    /// fixed (eqs. 7–8 with persons in the role of actors). For a training item this
+    /// recovers its fitted `P(z|m)` at convergence.
+    ///
+    /// # Errors
+    /// A person out of range or mismatched lengths.
+    pub fn fold_in_item(&self, persons: &[u32], counts: &[f64]) -> Result<Vec<f64>> {
+        if persons.len() != counts.len() {
+            return Err(RecsError::LengthMismatch {
+                what: "fold-in counts",
+                expected: persons.len(),
+                found: counts.len(),
+            });
+        }
+        for &p in persons {
+            check_index("person", p as usize, self.n_users())?;
+        }
+        Ok(fold_in(&self.parameters, &self.parameters.row_given_class, persons, counts))
+    }
+}
+
+impl Recommender for Aspect {
+    fn n_users(&self) -> usize {
+        self.parameters.row_given_class.len() / self.parameters.k
+    }
+
+    fn n_items(&self) -> usize {
+        self.parameters.col_given_class.len() / self.parameters.k
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let k = self.parameters.k;
+        let row = &self.parameters.row_given_class[user as usize * k..(user as usize + 1) * k];
+        let weights: Vec<f64> = (0..k).map(|z| self.parameters.class[z] * row[z]).collect();
+        for (o, &item) in out.iter_mut().zip(items) {
+            let col = &self.parameters.col_given_class[item as usize * k..(item as usize + 1) * k];
+            *o = (0..k).map(|z| weights[z] * col[z]).sum::<f64>() as f32;
+        }
+        Ok(())
+    }
+
+    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        Some(self)
+    }
+}
+
+impl FoldInUser for Aspect {
+    /// Folds the person in from the history (each positive event counts once) with `P(m|z)`
+    /// fixed, then scores `P(p, m) = P(p) Σ_z P(z|p) P(m|z)` with `P(p)` = history length /
+    /// training events, the same scale as training persons.
+    fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_items(self.n_items(), items, out)?;
+        check_history(history.items, history.values, self.n_items())?;
+        let counts: Vec<f64> =
+            history.values.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
+        let given =
+            fold_in(&self.parameters, &self.parameters.col_given_class, history.items, &counts);
+        let prior = counts.iter().sum::<f64>() / self.n_events;
+        let k = self.parameters.k;
+        for (o, &item) in out.iter_mut().zip(items) {
+            let col = &self.parameters.col_given_class[item as usize * k..(item as usize + 1) * k];
+            *o = (prior * (0..k).map(|z| given[z] * col[z]).sum::<f64>()) as f32;
+        }
+        Ok(())
+    }
+}
+
+/// Hyper-parameters of the person/attribute aspect model (schein2005 §4.2.2): the aspect
+/// model fitted on (person, attribute) counts, items folded in from their attributes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AspectAttrParams {
+    aspect: AspectParams,
+}
+
+impl AspectAttrParams {
+    /// The person/attribute model with the given aspect-model parameters.
+    pub fn new(aspect: AspectParams) -> Self {
+        AspectAttrParams { aspect }
+    }
+}
+
+/// A fitted person/attribute aspect model. Scores are `P(p|m) = Σ_z P(p|z) P(z|m)`
+/// (schein2005 eq. 9), comparable across persons; items unseen in training are scored
+/// from their attributes (cold start).
+#[derive(Debug, Clone)]
+pub struct AspectAttr {
+    parameters: Parameters,
+    n_items: usize,
+    /// `P(z|m)` of every training item, folded in from its attributes (`items × K`).
+    item_classes: Vec<f64>,
+    report: AspectReport,
+}
+
+impl recs_core::Fit for AspectAttrParams {
+    type Model = AspectAttr;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<AspectAttr> {
+        require_events(data.interactions)?;
+        let attributes = data.require_attributes("aspect-attr")?;
+        if attributes.n_attributes() == 0 {
+            return Err(RecsError::Empty { what: "attribute vocabulary" });
+        }
+        let counts = Counts::expand(data.interactions, attributes);
+        if counts.total() <= 0.0 {
+            return Err(RecsError::Empty {
+                what: "(person, attribute) events: no training item has an attribute",
+            });
+        }
+        let (parameters, report) = fit_counts(&self.aspect, &counts, data.seed);
+        let n_items = data.interactions.n_items();
+        let mut item_classes = Vec::with_capacity(n_items * parameters.k);
+        for item in 0..n_items as u32 {
+            item_classes.extend(fold_in_attributes(&parameters, attributes, item));
+        }
+        Ok(AspectAttr { parameters, n_items, item_classes, report })
+    }
+}
+
+fn fold_in_attributes(parameters: &Parameters, attributes: &ItemAttributes, row: u32) -> Vec<f64> {
+    let counts: Vec<f64> =
+        attributes.item_weights(row).iter().map(|&w| f64::from(w.max(0.0))).collect();
+    fold_in(parameters, &parameters.col_given_class, attributes.item_attributes(row), &counts)
+}
+
+impl AspectAttr {
+    /// The fit report.
+    pub fn report(&self) -> &AspectReport {
+        &self.report
+    }
+
+    /// `P(z|m)` of a training item, folded in from its attributes.
+    ///
+    /// # Errors
+    /// An item out of range.
+    pub fn class_given_item(&self, item: u32) -> Result<&[f64]> {
+        check_index("item", item as usize, self.n_items)?;
+        let k = self.parameters.k;
+        Ok(&self.item_classes[item as usize * k..(item as usize + 1) * k])
+    }
+
+    /// `P(a|z)`, `attributes × K` row-major.
+    pub fn attribute_given_class(&self) -> &[f64] {
+        &self.parameters.col_given_class
+    }
+
+    fn score_with(&self, user: u32, classes: impl Fn(usize) -> Vec<f64>, out: &mut [f32]) {
+        let k = self.parameters.k;
+        let row = &self.parameters.row_given_class[user as usize * k..(user as usize + 1) * k];
+        for (index, o) in out.iter_mut().enumerate() {
+            let given = classes(index);
+            *o = (0..k).map(|z| row[z] * given[z]).sum::<f64>() as f32;
+        }
+    }
+}
+
+impl Recommender for AspectAttr {
+    fn n_users(&self) -> usize {
+        self.parameters.row_given_class.len() / self.parameters.k
+    }
+
+    fn n_items(&self) -> usize {
+        self.n_items
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+        check_score_args(self.n_users(), self.n_items, user, items, out)?;
+        let k = self.parameters.k;
+        self.score_with(
+            user,
+            |j| self.item_classes[items[j] as usize * k..(items[j] as usize + 1) * k].to_vec(),
+            out,
+        );
+        Ok(())
+    }
+
+    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
+        Some(self)
+    }
+}
+
+impl ScoreNewItems for AspectAttr {
+    fn score_new_items(
+        &self,
+        user: u32,
+        attributes: &ItemAttributes,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> Result<()> {
+        check_score_args(self.n_users(), attributes.n_items(), user, items, out)?;
+        let n_attributes = self.parameters.col_given_class.len() / self.parameters.k;
+        if attributes.n_attributes() != n_attributes {
+            return Err(RecsError::LengthMismatch {
+                what: "attribute vocabulary",
+                expected: n_attributes,
+                found: attributes.n_attributes(),
+            });
+        }
+        self.score_with(user, |j| fold_in_attributes(&self.parameters, attributes, items[j]), out);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recs_core::{DuplicatePolicy, Event, Fit, IdMap};
+
+    /// Two blocks of persons × items with some cross-block noise.
+    fn blocks() -> Interactions {
+        let mut events = Vec::new();
+        for p in 0..40u32 {
+            for m in 0..16u32 {
+                let same = (p < 20) == (m < 8);
+                if (same && (p * 5 + m * 3) % 4 != 0) || (!same && (p + m * 7) % 11 == 0) {
+                    events.push(Event::new(p, m, 1.0));
+                }
+            }
+        }
+        Interactions::from_events(40, 16, events, DuplicatePolicy::Error).unwrap()
+    }
+
+    fn plain(classes: usize, form: AspectForm) -> AspectParams {
+        AspectParams::new(classes)
+            .unwrap()
+            .with_form(form)
+            .with_holdout(0.0)
+            .unwrap()
+            .with_iterations(2000, 1e-12)
+            .unwrap()
+    }
+
+    fn sums_to_one(values: &[f64]) -> bool {
+        (values.iter().sum::<f64>() - 1.0).abs() < 1e-9
+    }
+
+    fn column(matrix: &[f64], k: usize, z: usize) -> Vec<f64> {
+        matrix.chunks(k).map(|row| row[z]).collect()
+    }
+
+    #[test]
+    fn conditionals_sum_to_one_and_likelihood_never_drops() {
+        let train = blocks();
+        for form in [AspectForm::Symmetric, AspectForm::Asymmetric] {
+            let model = plain(3, form).fit(&TrainData::new(&train, 4)).unwrap();
+            let k = model.n_classes();
+            assert!(sums_to_one(model.class_probabilities()));
+            for z in 0..k {
+                assert!(sums_to_one(&column(model.person_given_class(), k, z)));
+                assert!(sums_to_one(&column(model.item_given_class(), k, z)));
+            }
+            for m in 0..16 {
+                assert!(sums_to_one(&model.class_given_item(m).unwrap()));
+            }
+            let history = &model.report().log_likelihood;
+            assert!(history.len() > 5);
+            for w in history.windows(2) {
+                assert!(w[1] >= w[0] - 1e-9 * w[0].abs(), "{form:?}: {} then {}", w[0], w[1]);
+            }
+            // The joint sums to one over all pairs.
+            let mut total = 0.0;
+            let items: Vec<u32> = (0..16).collect();
+            let mut out = vec![0.0f32; 16];
+            for p in 0..40 {
+                model.score(p, &items, &mut out).unwrap();
+                total += out.iter().map(|&x| f64::from(x)).sum::<f64>();
+            }
+            assert!((total - 1.0).abs() < 1e-5, "{total}");
+        }
+    }
+
+    #[test]
+    fn one_class_gives_item_popularity() {
+        let train = blocks();
+        let model = plain(1, AspectForm::Symmetric).fit(&TrainData::new(&train, 1)).unwrap();
+        let counts = train.item_counts();
+        let total: u32 = counts.iter().sum();
+        for (m, &count) in counts.iter().enumerate() {
+            let expected = f64::from(count) / f64::from(total);
+            assert!((model.item_given_class()[m] - expected).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn folding_in_a_training_item_recovers_its_fitted_classes() {
+        let train = blocks();
+        let model = plain(2, AspectForm::Symmetric).fit(&TrainData::new(&train, 2)).unwrap();
+        assert!(model.report().converged, "{:?}", model.report().log_likelihood.len());
+        for m in 0..16u32 {
+            let persons = train.item_users(m);
+            let counts = vec![1.0; persons.len()];
+            let folded = model.fold_in_item(persons, &counts).unwrap();
+            let fitted = model.class_given_item(m).unwrap();
+            for (a, b) in folded.iter().zip(&fitted) {
+                assert!((a - b).abs() < 1e-3, "item {m}: {folded:?} vs {fitted:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_classes_separate_the_blocks() {
+        let train = blocks();
+        let model = AspectParams::new(2).unwrap().fit(&TrainData::new(&train, 3)).unwrap();
+        let mut out = vec![0.0f32; 16];
+        model.score(3, &(0..16).collect::<Vec<_>>(), &mut out).unwrap();
+        let inside: f32 = out[..8].iter().sum();
+        let outside: f32 = out[8..].iter().sum();
+        let report = model.report();
+        assert!(inside > 3.0 * outside, "{inside} vs {outside}: {report:?}");
+        assert!(report.heldout_cells > 0 && !report.heldout_log_likelihood.is_empty());
+        assert!(report.betas.iter().all(|&b| b > 0.0 && b <= 1.0));
+    }
+
+    #[test]
+    fn tempered_schedule_lowers_beta_only_while_it_helps() {
+        let train = blocks();
+        let params = AspectParams::new(4).unwrap().with_beta_schedule(0.8, 0.3).unwrap();
+        let model = params.fit(&TrainData::new(&train, 5)).unwrap();
+        let betas = &model.report().betas;
+        assert_eq!(betas[0], 1.0);
+        assert!(betas.windows(2).all(|w| w[1] <= w[0]));
+        assert!(*betas.last().unwrap() >= 0.3 * 0.8);
+    }
+
+    #[test]
+    fn fold_in_of_a_training_person_scores_like_the_person() {
+        let train = blocks();
+        let model = plain(2, AspectForm::Symmetric).fit(&TrainData::new(&train, 2)).unwrap();
+        let items: Vec<u32> = (0..16).collect();
+        let (mut a, mut b) = (vec![0.0f32; 16], vec![0.0f32; 16]);
+        model.score(5, &items, &mut a).unwrap();
+        model.score_history(train.user_row(5), &items, &mut b).unwrap();
+        for (x, y) in a.iter().zip(&b) {
+            assert!((x - y).abs() < 1e-3 * x.abs().max(1e-6), "{x} vs {y}");
+        }
+    }
+
+    fn actors() -> ItemAttributes {
+        // Items 0..8 share actors 0..3, items 8..16 share actors 3..6 (actor 3 in both).
+        let vocabulary = IdMap::from_ids_sorted((0..6).map(|a| format!("a{a}"))).unwrap();
+        let pairs = (0..16u32).flat_map(|m| {
+            let base = if m < 8 { 0 } else { 3 };
+            [(m, base + m % 3, 1.0f32), (m, 3, 1.0)]
+                .into_iter()
+                .filter(move |&(_, a, _)| !(a == 3 && base + m % 3 == 3))
+        });
+        ItemAttributes::from_pairs(16, vocabulary, pairs).unwrap()
+    }
+
+    #[test]
+    fn person_attribute_model_recommends_the_right_block_and_folds_in_new_items() {
+        let train = blocks();
+        let attributes = actors();
+        let data = TrainData::new(&train, 3).with_attributes(&attributes).unwrap();
+        let params = AspectAttrParams::new(plain(2, AspectForm::Symmetric));
+        let model = params.fit(&data).unwrap();
+        for m in 0..16 {
+            assert!(sums_to_one(model.class_given_item(m).unwrap()));
+        }
+        // A new item with the first block's actors ranks like the first block for person 0.
+        let vocabulary = attributes.vocabulary().clone();
+        let new_items = ItemAttributes::from_pairs(
+            2,
+            vocabulary,
+            [(0, 0, 1.0), (0, 1, 1.0), (1, 4, 1.0), (1, 5, 1.0)],
+        )
+        .unwrap();
+        let mut out = [0.0f32; 2];
+        model.score_new_items(0, &new_items, &[0, 1], &mut out).unwrap();
+        assert!(out[0] > out[1], "{out:?}");
+        model.score_new_items(30, &new_items, &[0, 1], &mut out).unwrap();
+        assert!(out[1] > out[0], "{out:?}");
+        // Scoring a training item through folding-in equals the precomputed score.
+        let (mut a, mut b) = ([0.0f32; 1], [0.0f32; 1]);
+        model.score(7, &[5], &mut a).unwrap();
+        model.score_new_items(7, &attributes, &[5], &mut b).unwrap();
+        assert_eq!(a, b);
+        let wrong =
+            ItemAttributes::from_pairs(1, IdMap::from_ids_sorted(["x"]).unwrap(), [(0, 0, 1.0)])
+                .unwrap();
+        assert!(model.score_new_items(0, &wrong, &[0], &mut a).is_err());
+        let without = TrainData::new(&train, 3);
+        assert!(params.fit(&without).is_err());
+    }
+
+    #[test]
+    fn invalid_parameters_are_refused() {
+        assert!(AspectParams::new(0).is_err());
+        assert!(AspectParams::new(2).unwrap().with_holdout(1.0).is_err());
+        assert!(AspectParams::new(2).unwrap().with_holdout(-0.1).is_err());
+        assert!(AspectParams::new(2).unwrap().with_beta_schedule(1.0, 0.5).is_err());
+        assert!(AspectParams::new(2).unwrap().with_beta_schedule(0.9, 0.0).is_err());
+        assert!(AspectParams::new(2).unwrap().with_iterations(0, 1e-3).is_err());
+    }
+
+    recs_testkit::conformance_test!(aspect_conforms, AspectParams::new(2).unwrap());
+    recs_testkit::conformance_test!(
+        aspect_asymmetric_conforms,
+        AspectParams::new(3).unwrap().with_form(AspectForm::Asymmetric)
+    );
+    recs_testkit::conformance_test!(
+        aspect_attr_conforms,
+        AspectAttrParams::new(AspectParams::new(2).unwrap())
+    );
+}

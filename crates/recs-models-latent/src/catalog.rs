@@ -1,0 +1,174 @@
+//! The catalog of this crate's models, for the runner and the command line.
+
+use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues, Result};
+
+use crate::als::AlsParams;
+use crate::aspect::{AspectAttrParams, AspectParams};
+use crate::lpca::LpcaParams;
+use crate::puresvd::PureSvdParams;
+
+const PURESVD: &[ParamSpec] = &[ParamSpec {
+    name: "rank",
+    default: "50",
+    help: "number of singular triplets L ≥ 1 (Cremonesi, Koren & Turrin 2010)",
+}];
+const LPCA: &[ParamSpec] = &[ParamSpec {
+    name: "dims",
+    default: "1",
+    help: "latent dimensions |L| ≥ 0, fitted stagewise; 0 is item popularity (schein2005 §4.1)",
+}];
+const ASPECT: &[ParamSpec] = &[ParamSpec {
+    name: "classes",
+    default: "4",
+    help: "latent classes ≥ 1 (schein2005 §6.1 chose 4 on MS Web)",
+}];
+const ASPECT_ATTR: &[ParamSpec] = &[ParamSpec {
+    name: "classes",
+    default: "6",
+    help: "latent classes ≥ 1 (schein2005 §6.2 chose 6 on MovieLens)",
+}];
+const ALS: &[ParamSpec] = &[
+    ParamSpec { name: "factors", default: "10", help: "number of factors ≥ 1 (ours)" },
+    ParamSpec {
+        name: "lambda",
+        default: "0.1",
+        help: "penalty > 0, scaled by each row's number of ratings (Zhou et al. 2008)",
+    },
+];
+const IALS: &[ParamSpec] = &[
+    ParamSpec { name: "factors", default: "20", help: "number of factors ≥ 1 (ours)" },
+    ParamSpec { name: "lambda", default: "0.1", help: "penalty > 0 (ours)" },
+    ParamSpec {
+        name: "alpha",
+        default: "40",
+        help: "confidence slope α ≥ 0, c = 1 + α r (Hu, Koren & Volinsky 2008 §4)",
+    },
+];
+
+fn puresvd(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    Ok(Box::new(PureSvdParams::new(values.get_or("rank", PureSvdParams::DEFAULT_RANK)?)?))
+}
+
+fn lpca(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    Ok(Box::new(LpcaParams::new(values.get_or("dims", 1usize)?)))
+}
+
+fn aspect(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    Ok(Box::new(AspectParams::new(values.get_or("classes", 4usize)?)?))
+}
+
+fn aspect_attr(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    Ok(Box::new(AspectAttrParams::new(AspectParams::new(values.get_or("classes", 6usize)?)?)))
+}
+
+fn als(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    Ok(Box::new(AlsParams::explicit(
+        values.get_or("factors", 10usize)?,
+        values.get_or("lambda", 0.1f64)?,
+    )?))
+}
+
+fn ials(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    Ok(Box::new(AlsParams::implicit(
+        values.get_or("factors", 20usize)?,
+        values.get_or("lambda", 0.1f64)?,
+        values.get_or("alpha", 40.0f64)?,
+    )?))
+}
+
+/// Every model of this crate, by the name the runner and the command line use:
+/// `puresvd`, `lpca`, `aspect`, `aspect-attr` (needs item attributes), `als`, `ials`.
+pub fn catalog() -> Vec<ModelEntry> {
+    vec![
+        ModelEntry {
+            name: "puresvd",
+            summary: "PureSVD: truncated SVD of the rating matrix, scores r_u V Vᵀ (Cremonesi et al. 2010)",
+            params: PURESVD,
+            needs_attributes: false,
+            build: puresvd,
+        },
+        ModelEntry {
+            name: "lpca",
+            summary: "logistic PCA with an item bias, stagewise dimensions (Schein et al. 2003; schein2005 §4.1)",
+            params: LPCA,
+            needs_attributes: false,
+            build: lpca,
+        },
+        ModelEntry {
+            name: "aspect",
+            summary: "person/item aspect model by tempered EM, scores P(p, m) (schein2005 §4.2.1)",
+            params: ASPECT,
+            needs_attributes: false,
+            build: aspect,
+        },
+        ModelEntry {
+            name: "aspect-attr",
+            summary: "person/attribute aspect model, items folded in from attributes, scores P(p|m) (schein2005 §4.2.2–4.2.3)",
+            params: ASPECT_ATTR,
+            needs_attributes: true,
+            build: aspect_attr,
+        },
+        ModelEntry {
+            name: "als",
+            summary: "matrix factorisation by ALS on observed ratings, the RMSE objective (fastml2015)",
+            params: ALS,
+            needs_attributes: false,
+            build: als,
+        },
+        ModelEntry {
+            name: "ials",
+            summary: "implicit-feedback ALS with confidence weights (Hu, Koren & Volinsky 2008)",
+            params: IALS,
+            needs_attributes: false,
+            build: ials,
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recs_core::TrainData;
+
+    #[test]
+    fn every_entry_builds_with_defaults_and_fits_the_synthetic_data() {
+        let (interactions, attributes) = recs_testkit::synthetic_data();
+        let data = TrainData::new(&interactions, 1).with_attributes(&attributes).unwrap();
+        let entries = catalog();
+        let names: Vec<&str> = entries.iter().map(|e| e.name).collect();
+        assert_eq!(names, ["puresvd", "lpca", "aspect", "aspect-attr", "als", "ials"]);
+        for entry in &entries {
+            let model = entry.build_checked(&ParamValues::new()).unwrap();
+            let fitted = model.fit_dyn(&data).unwrap();
+            assert_eq!(fitted.n_items(), interactions.n_items(), "{}", entry.name);
+            // Defaults in the specs parse to the values the builders use.
+            for spec in entry.params {
+                let mut values = ParamValues::new();
+                values.set(spec.name, spec.default);
+                assert!(entry.build_checked(&values).is_ok(), "{} {}", entry.name, spec.name);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_values_are_errors() {
+        let entries = catalog();
+        let find = |name: &str| entries.iter().find(|e| e.name == name).unwrap();
+        for (name, key, value) in [
+            ("puresvd", "rank", "0"),
+            ("puresvd", "rank", "x"),
+            ("aspect", "classes", "0"),
+            ("als", "lambda", "-1"),
+            ("ials", "alpha", "-2"),
+            ("lpca", "dims", "-1"),
+            ("als", "unknown", "1"),
+        ] {
+            let mut values = ParamValues::new();
+            values.set(key, value);
+            assert!(find(name).build_checked(&values).is_err(), "{name} {key}={value}");
+        }
+        let needs: Vec<&str> =
+            entries.iter().filter(|e| e.needs_attributes).map(|e| e.name).collect();
+        assert_eq!(needs, ["aspect-attr"]);
+    }
+}

@@ -1,0 +1,247 @@
+//! Shared pieces: seeded random numbers, small dense solves, and the factor scorer that
+//! every factor model (PureSVD, ALS) scores with.
+
+use rand_core::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use recs_core::{RecsError, Result, check_index, check_items};
+
+/// Purposes of random streams; each gets its own generator so that adding a random step
+/// for one purpose does not shift another.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Stream {
+    /// Initial factors or probabilities.
+    Init = 1,
+    /// The held-out share of training events (aspect model).
+    Holdout = 2,
+    /// The start vector of the Lanczos SVD.
+    StartVector = 3,
+}
+
+/// A generator for `seed` and `stream`: the seed is mixed with the stream id so streams
+/// are independent.
+pub(crate) fn rng(seed: u64, stream: Stream) -> Xoshiro256PlusPlus {
+    let mixed = seed ^ (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    Xoshiro256PlusPlus::seed_from_u64(mixed)
+}
+
+/// A uniform draw in `[0, 1)` with 53 random bits.
+pub(crate) fn uniform(rng: &mut Xoshiro256PlusPlus) -> f64 {
+    (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// Solves `a x = b` for a symmetric positive definite `a` (row-major `k × k`) by Cholesky
+/// factorisation, in place: `b` receives `x`. `a` is overwritten by its factor.
+///
+/// Returns `false` when `a` is not numerically positive definite (a pivot ≤ 0).
+pub(crate) fn cholesky_solve(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
+    debug_assert_eq!(a.len(), k * k);
+    debug_assert_eq!(b.len(), k);
+    for j in 0..k {
+        let mut diag = a[j * k + j];
+        for p in 0..j {
+            diag -= a[j * k + p] * a[j * k + p];
+        }
+        if diag.is_nan() || diag <= 0.0 {
+            return false;
+        }
+        let diag = diag.sqrt();
+        a[j * k + j] = diag;
+        for i in j + 1..k {
+            let mut value = a[i * k + j];
+            for p in 0..j {
+                value -= a[i * k + p] * a[j * k + p];
+            }
+            a[i * k + j] = value / diag;
+        }
+    }
+    // Forward substitution with L, then backward with Lᵀ.
+    for i in 0..k {
+        let mut value = b[i];
+        for p in 0..i {
+            value -= a[i * k + p] * b[p];
+        }
+        b[i] = value / a[i * k + i];
+    }
+    for i in (0..k).rev() {
+        let mut value = b[i];
+        for p in i + 1..k {
+            value -= a[p * k + i] * b[p];
+        }
+        b[i] = value / a[i * k + i];
+    }
+    true
+}
+
+/// Dot product in a fixed order.
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// Dot product of two `f32` rows accumulated in `f64`, in a fixed order.
+pub(crate) fn dot32(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum()
+}
+
+/// User and item factors stored row-major in `f32`; the score of (user, item) is the dot
+/// product of their rows, accumulated in `f64` in a fixed order.
+#[derive(Debug, Clone)]
+pub(crate) struct Factors {
+    pub(crate) n_users: usize,
+    pub(crate) n_items: usize,
+    pub(crate) rank: usize,
+    /// `n_users × rank`.
+    pub(crate) users: Vec<f32>,
+    /// `n_items × rank`.
+    pub(crate) items: Vec<f32>,
+}
+
+impl Factors {
+    pub(crate) fn from_f64(
+        n_users: usize,
+        n_items: usize,
+        rank: usize,
+        users: &[f64],
+        items: &[f64],
+    ) -> Self {
+        Factors {
+            n_users,
+            n_items,
+            rank,
+            users: users.iter().map(|&x| x as f32).collect(),
+            items: items.iter().map(|&x| x as f32).collect(),
+        }
+    }
+
+    pub(crate) fn user(&self, user: usize) -> &[f32] {
+        &self.users[user * self.rank..(user + 1) * self.rank]
+    }
+
+    pub(crate) fn item(&self, item: usize) -> &[f32] {
+        &self.items[item * self.rank..(item + 1) * self.rank]
+    }
+
+    /// Scores `items` against an arbitrary user vector (already checked).
+    pub(crate) fn score_vector(&self, user_vector: &[f32], items: &[u32], out: &mut [f32]) {
+        for (o, &item) in out.iter_mut().zip(items) {
+            *o = dot32(user_vector, self.item(item as usize)) as f32;
+        }
+    }
+
+    /// Scores `items` for a training user, with the argument checks of the trait.
+    pub(crate) fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+        recs_core::check_score_args(self.n_users, self.n_items, user, items, out)?;
+        self.score_vector(self.user(user as usize), items, out);
+        Ok(())
+    }
+
+    /// Scores every item for each of `users` into `out` (`users.len() × n_items`,
+    /// row-major) with one matrix product. Values agree with [`Factors::score`] to within
+    /// `f32` rounding (the product may sum in another order).
+    pub(crate) fn score_block(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
+        for &user in users {
+            check_index("user", user as usize, self.n_users)?;
+        }
+        if out.len() != users.len() * self.n_items {
+            return Err(RecsError::LengthMismatch {
+                what: "block score buffer (users × items)",
+                expected: users.len() * self.n_items,
+                found: out.len(),
+            });
+        }
+        let rank = self.rank;
+        let left = faer::Mat::<f32>::from_fn(users.len(), rank, |r, c| {
+            self.users[users[r] as usize * rank + c]
+        });
+        let right = faer::MatRef::from_row_major_slice(&self.items, self.n_items, rank);
+        let product = faer::MatMut::from_row_major_slice_mut(out, users.len(), self.n_items);
+        faer::linalg::matmul::matmul(
+            product,
+            faer::Accum::Replace,
+            left.as_ref(),
+            right.transpose(),
+            1.0f32,
+            faer::Par::Seq,
+        );
+        Ok(())
+    }
+
+    /// Checks the item half of the score arguments (for fold-in scorers).
+    pub(crate) fn check_items(&self, items: &[u32], out: &[f32]) -> Result<()> {
+        check_items(self.n_items, items, out)
+    }
+}
+
+/// Validates that the training data has at least one event.
+pub(crate) fn require_events(interactions: &recs_core::Interactions) -> Result<()> {
+    if interactions.n_events() == 0 {
+        return Err(RecsError::Empty { what: "training interactions" });
+    }
+    if interactions.n_users() == 0 || interactions.n_items() == 0 {
+        return Err(RecsError::Empty { what: "user or item dimension" });
+    }
+    Ok(())
+}
+
+/// Error for a history item outside the training item space.
+pub(crate) fn check_history(items: &[u32], values: &[f32], n_items: usize) -> Result<()> {
+    if items.len() != values.len() {
+        return Err(RecsError::LengthMismatch {
+            what: "history values",
+            expected: items.len(),
+            found: values.len(),
+        });
+    }
+    for &item in items {
+        check_index("history item", item as usize, n_items)?;
+    }
+    if let Some(&v) = values.iter().find(|v| !v.is_finite()) {
+        return Err(RecsError::InvalidValue {
+            what: "history value",
+            value: f64::from(v),
+            expected: "a finite number",
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cholesky_solves_a_hand_computed_system() {
+        // [[4, 2], [2, 3]] x = [2, 1]  →  x = [0.5, 0].
+        let mut a = vec![4.0, 2.0, 2.0, 3.0];
+        let mut b = vec![2.0, 1.0];
+        assert!(cholesky_solve(&mut a, &mut b, 2));
+        assert!((b[0] - 0.5).abs() < 1e-12 && b[1].abs() < 1e-12);
+        let mut singular = vec![1.0, 1.0, 1.0, 1.0];
+        let mut b = vec![1.0, 1.0];
+        assert!(!cholesky_solve(&mut singular, &mut b, 2));
+    }
+
+    #[test]
+    fn streams_differ_and_repeat() {
+        let a = uniform(&mut rng(1, Stream::Init));
+        let b = uniform(&mut rng(1, Stream::Holdout));
+        assert_ne!(a, b);
+        assert_eq!(a, uniform(&mut rng(1, Stream::Init)));
+        assert!((0.0..1.0).contains(&a));
+    }
+
+    #[test]
+    fn block_scores_match_single_scores() {
+        let users: Vec<f64> = (0..6).map(|x| x as f64 * 0.5 - 1.0).collect();
+        let items: Vec<f64> = (0..8).map(|x| (x as f64).sin()).collect();
+        let factors = Factors::from_f64(3, 4, 2, &users, &items);
+        let mut block = vec![0.0f32; 2 * 4];
+        factors.score_block(&[2, 0], &mut block).unwrap();
+        let mut single = vec![0.0f32; 4];
+        factors.score(2, &[0, 1, 2, 3], &mut single).unwrap();
+        for (a, b) in block[..4].iter().zip(&single) {
+            assert!((a - b).abs() < 1e-6);
+        }
+        assert!(factors.score_block(&[3], &mut block[..4]).is_err());
+        assert!(factors.score_block(&[0], &mut block).is_err());
+    }
+}

@@ -1,0 +1,334 @@
+//! Builders of [`Judgments`] for the three test modes of schein2005 §5, Figure 2.
+
+use recs_core::{Judgments, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::split::Split;
+
+/// Which test events count as relevant.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Relevance {
+    /// Every test event (implicit rating prediction).
+    Implicit,
+    /// Test events rated at least this value.
+    RatingAtLeast(f32),
+}
+
+/// Which items are candidates for a judged user (before removing known items).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CandidateSet {
+    /// Every allowed item (fastml2015: "the test set consists of all items outside the
+    /// train").
+    #[default]
+    FullCatalog,
+    /// Only the user's own test events (conditional rating prediction).
+    HeldOutOnly,
+}
+
+/// Which users are judged when the protocol designates none.
+///
+/// Protocols over users ([`Protocol::KFoldUsers`](crate::Protocol::KFoldUsers),
+/// hidden items, strong, given-L) always judge their own test users; this option applies
+/// to the event-level protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JudgedUsers {
+    /// Every user of the index space: the Person × Item cross product of schein2005 §5.
+    /// Users without test events contribute negatives only.
+    #[default]
+    All,
+    /// Only users with at least one test event (the usual top-N practice).
+    WithTestEvents,
+}
+
+/// The grade written for a positive candidate (negatives always get 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GradeScale {
+    /// Grade 1.
+    #[default]
+    Binary,
+    /// The test rating itself (graded relevance, e.g. for NDCG).
+    Rating,
+}
+
+/// How to turn a split into judgments (schein2005 §5, Figure 2). Start from one of the
+/// three test modes and adjust.
+///
+/// Notation: for a judged user `u`, `known(u)` is the set of items of `u` in the training
+/// part or in the history part (what a model may see of `u`); `test(u)` is the set of
+/// items of `u` in the test part, with their ratings `r(u, i)`; `A` is the set of allowed
+/// items: the split's [`candidate_items`](Split::candidate_items) (cold-start test items,
+/// hidden columns) intersected with [`JudgmentOptions::restrict_items`], or every item
+/// when neither is set.
+///
+/// | mode | candidates of `u` | positive (grade > 0) |
+/// |---|---|---|
+/// | implicit ([`JudgmentOptions::implicit`]) | `A \ known(u)` | `i ∈ test(u)` |
+/// | rating ≥ t ([`JudgmentOptions::rating`]) | `A \ known(u)` | `i ∈ test(u)` and `r(u, i) ≥ t` |
+/// | conditional ([`JudgmentOptions::conditional`]) | `(A ∩ test(u)) \ known(u)` | `r(u, i) ≥ t` |
+///
+/// In the first two modes an unrated pair is a negative (schein2005 §5: "condition b
+/// includes the case where person i did not rate movie j at all"); in conditional mode
+/// only pairs known to have been rated are judged. The full catalog of the first two
+/// modes is what fastml2015 recommends; the held-out-only set of conditional mode is the
+/// "ordering the user's held-out ratings" it warns about. `known(u)` is removed in every
+/// mode (schein2005 §3: "we do not want to recommend an item if we know that a user has
+/// previously seen, purchased or rated that item"), so a predefined test event that
+/// repeats a training event is never a candidate.
+///
+/// The candidate column follows [`JudgmentOptions::candidates`] (full catalog: first two
+/// rows; held-out only: third row) and the positive column follows
+/// [`JudgmentOptions::relevance`], so the two combine freely. Judged users are the split's
+/// [`test_users`](Split::test_users) when the protocol designates them, otherwise those
+/// chosen by [`JudgmentOptions::users`]; users with fewer than
+/// [`JudgmentOptions::min_known_events`] known events, and users left without any
+/// candidate, are not judged.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgmentOptions {
+    /// Which test events are relevant.
+    pub relevance: Relevance,
+    /// Full catalog or held-out events only.
+    pub candidates: CandidateSet,
+    /// Which users are judged when the protocol designates none.
+    pub users: JudgedUsers,
+    /// The grade of a positive.
+    pub grade: GradeScale,
+    /// Users with fewer known (training + history) events are not judged (schein2005
+    /// §6.3 uses 40 for naive Bayes). Default 0.
+    pub min_known_events: usize,
+    /// When set, only these items may be candidates (intersected with the split's own
+    /// restriction).
+    pub restrict_items: Option<Vec<u32>>,
+}
+
+impl JudgmentOptions {
+    fn mode(relevance: Relevance, candidates: CandidateSet) -> Self {
+        JudgmentOptions {
+            relevance,
+            candidates,
+            users: JudgedUsers::default(),
+            grade: GradeScale::default(),
+            min_known_events: 0,
+            restrict_items: None,
+        }
+    }
+
+    /// Implicit rating prediction (schein2005 §5, mode 1): candidates are the allowed items
+    /// not known for the user; positives are its test events.
+    pub fn implicit() -> Self {
+        Self::mode(Relevance::Implicit, CandidateSet::FullCatalog)
+    }
+
+    /// Rating prediction (schein2005 §5, mode 2): candidates as in implicit mode; positives
+    /// are test events rated at least `threshold`; unrated pairs are negatives.
+    pub fn rating(threshold: f32) -> Self {
+        Self::mode(Relevance::RatingAtLeast(threshold), CandidateSet::FullCatalog)
+    }
+
+    /// Conditional rating prediction (schein2005 §5, mode 3): candidates are the user's
+    /// test events; positives are those rated at least `threshold`.
+    pub fn conditional(threshold: f32) -> Self {
+        Self::mode(Relevance::RatingAtLeast(threshold), CandidateSet::HeldOutOnly)
+    }
+
+    /// Sets [`JudgmentOptions::users`].
+    pub fn users(mut self, users: JudgedUsers) -> Self {
+        self.users = users;
+        self
+    }
+
+    /// Sets [`JudgmentOptions::grade`].
+    pub fn grade(mut self, grade: GradeScale) -> Self {
+        self.grade = grade;
+        self
+    }
+
+    /// Sets [`JudgmentOptions::min_known_events`].
+    pub fn min_known_events(mut self, min: usize) -> Self {
+        self.min_known_events = min;
+        self
+    }
+
+    /// Sets [`JudgmentOptions::restrict_items`].
+    pub fn restrict_items(mut self, items: Vec<u32>) -> Self {
+        self.restrict_items = Some(items);
+        self
+    }
+}
+
+impl Split {
+    /// The judgments of this split under `options` (see the module table for exactly which
+    /// pairs are candidates in each mode).
+    ///
+    /// # Errors
+    /// A restriction item out of range, or a non-finite or negative threshold or rating
+    /// used as a grade.
+    pub fn judgments(&self, options: &JudgmentOptions) -> Result<Judgments> {
+        let n_items = self.n_items();
+        if let Relevance::RatingAtLeast(t) = options.relevance
+            && !t.is_finite()
+        {
+            return Err(recs_core::RecsError::invalid_parameter("threshold", t, "a finite number"));
+        }
+        let mut allowed = vec![self.candidate_items().is_none(); n_items];
+        if let Some(items) = self.candidate_items() {
+            for &i in items {
+                allowed[i as usize] = true;
+            }
+        }
+        if let Some(restrict) = &options.restrict_items {
+            let mut keep = vec![false; n_items];
+            for &i in restrict {
+                recs_core::check_index("item", i as usize, n_items)?;
+                keep[i as usize] = true;
+            }
+            for (a, k) in allowed.iter_mut().zip(keep) {
+                *a &= k;
+            }
+        }
+        let allowed_items: Vec<u32> =
+            (0..n_items as u32).filter(|&i| allowed[i as usize]).collect();
+
+        let users: Vec<u32> = match (self.test_users(), options.users) {
+            (Some(users), _) => users.to_vec(),
+            (None, JudgedUsers::All) => (0..self.n_users() as u32).collect(),
+            (None, JudgedUsers::WithTestEvents) => (0..self.n_users() as u32)
+                .filter(|&u| !self.test().user_items(u).is_empty())
+                .collect(),
+        };
+
+        let mut builder = Judgments::builder(self.n_users(), n_items);
+        let mut items = Vec::new();
+        let mut grades = Vec::new();
+        for user in users {
+            let known = self.known_items(user);
+            if known.len() < options.min_known_events {
+                continue;
+            }
+            let test = self.test().user_row(user);
+            items.clear();
+            grades.clear();
+            let grade_of = |value: f32| -> f32 {
+                let relevant = match options.relevance {
+                    Relevance::Implicit => true,
+                    Relevance::RatingAtLeast(t) => value >= t,
+                };
+                match (relevant, options.grade) {
+                    (false, _) => 0.0,
+                    (true, GradeScale::Binary) => 1.0,
+                    (true, GradeScale::Rating) => value,
+                }
+            };
+            match options.candidates {
+                CandidateSet::FullCatalog => {
+                    // Walk the allowed items, skipping known ones and looking up test
+                    // values, all three lists being sorted.
+                    let (mut k, mut t) = (0, 0);
+                    for &item in &allowed_items {
+                        while k < known.len() && known[k] < item {
+                            k += 1;
+                        }
+                        if k < known.len() && known[k] == item {
+                            continue;
+                        }
+                        while t < test.items.len() && test.items[t] < item {
+                            t += 1;
+                        }
+                        let grade = if t < test.items.len() && test.items[t] == item {
+                            grade_of(test.values[t])
+                        } else {
+                            0.0
+                        };
+                        items.push(item);
+                        grades.push(grade);
+                    }
+                }
+                CandidateSet::HeldOutOnly => {
+                    for (&item, &value) in test.items.iter().zip(test.values) {
+                        if allowed[item as usize] && known.binary_search(&item).is_err() {
+                            items.push(item);
+                            grades.push(grade_of(value));
+                        }
+                    }
+                }
+            }
+            builder.push_user(user, &items, &grades)?;
+        }
+        builder.build()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recs_core::{DuplicatePolicy, Event, Interactions};
+
+    fn matrix(events: &[(u32, u32, f32)]) -> Interactions {
+        let events = events.iter().map(|&(u, i, r)| Event::new(u, i, r));
+        Interactions::from_events(2, 5, events, DuplicatePolicy::Error).unwrap()
+    }
+
+    /// Two users, five items. User 0 trained on item 0 and rated items 1 (5 stars) and
+    /// 2 (2 stars) in test; user 1 trained on items 3, 4 and rated item 0 (4 stars).
+    fn split() -> Split {
+        let train = matrix(&[(0, 0, 3.0), (1, 3, 1.0), (1, 4, 5.0)]);
+        let test = matrix(&[(0, 1, 5.0), (0, 2, 2.0), (1, 0, 4.0)]);
+        Split::predefined(train, test).unwrap()
+    }
+
+    fn rows(j: &Judgments) -> Vec<(u32, Vec<u32>, Vec<f32>)> {
+        j.iter().map(|u| (u.user, u.items.to_vec(), u.grades.to_vec())).collect()
+    }
+
+    #[test]
+    fn implicit_mode_judges_every_unknown_item() {
+        let j = split().judgments(&JudgmentOptions::implicit()).unwrap();
+        assert_eq!(
+            rows(&j),
+            vec![
+                (0, vec![1, 2, 3, 4], vec![1.0, 1.0, 0.0, 0.0]),
+                (1, vec![0, 1, 2], vec![1.0, 0.0, 0.0]),
+            ]
+        );
+    }
+
+    #[test]
+    fn rating_mode_makes_low_ratings_negatives() {
+        let j = split().judgments(&JudgmentOptions::rating(4.0)).unwrap();
+        assert_eq!(
+            rows(&j),
+            vec![
+                (0, vec![1, 2, 3, 4], vec![1.0, 0.0, 0.0, 0.0]),
+                (1, vec![0, 1, 2], vec![1.0, 0.0, 0.0]),
+            ]
+        );
+        let graded =
+            split().judgments(&JudgmentOptions::rating(4.0).grade(GradeScale::Rating)).unwrap();
+        assert_eq!(graded.get(0).unwrap().grades, &[5.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn conditional_mode_judges_held_out_events_only() {
+        let j = split().judgments(&JudgmentOptions::conditional(4.0)).unwrap();
+        assert_eq!(rows(&j), vec![(0, vec![1, 2], vec![1.0, 0.0]), (1, vec![0], vec![1.0])]);
+    }
+
+    #[test]
+    fn restrictions_and_minimum_history_apply() {
+        let options = JudgmentOptions::implicit().restrict_items(vec![2, 0]).min_known_events(2);
+        let j = split().judgments(&options).unwrap();
+        assert_eq!(rows(&j), vec![(1, vec![0, 2], vec![1.0, 0.0])]);
+        let restricted = split().with_candidate_items(vec![1, 2]).unwrap();
+        let j = restricted.judgments(&JudgmentOptions::implicit().restrict_items(vec![2])).unwrap();
+        assert_eq!(rows(&j), vec![(0, vec![2], vec![1.0]), (1, vec![2], vec![0.0])]);
+    }
+
+    #[test]
+    fn bad_options_are_errors() {
+        assert!(split().judgments(&JudgmentOptions::implicit().restrict_items(vec![5])).is_err());
+        assert!(split().judgments(&JudgmentOptions::rating(f32::NAN)).is_err());
+    }
+}

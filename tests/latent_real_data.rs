@@ -1,0 +1,167 @@
+//! The latent factor models on real data (`RECS_DATA_DIR`): PureSVD with L = 15 on
+//! MovieLens 100K, logistic PCA and the aspect model on MS Web, each compared with item
+//! popularity on the same candidates.
+//!
+//! The measure is the mean over users of the per-user ROC area (Mann–Whitney, ties count
+//! 1/2) of the held-out items against every item the user did not meet in training — the
+//! area under the CROC-style per-user ranking. Run with
+//! `RECS_DATA_DIR=/path/to/data cargo test --test latent_real_data -- --nocapture`.
+
+use std::path::PathBuf;
+
+use recs::core::{DuplicatePolicy, Event, Fit, Interactions, Recommender, TrainData};
+use recs::data::{MsWebOptions, load_movielens_100k, load_msweb};
+use recs::models::baseline::ItemPopularityParams;
+use recs::models::latent::{AspectParams, LpcaParams, PureSvdParams};
+
+fn data_dir() -> Option<PathBuf> {
+    match std::env::var_os("RECS_DATA_DIR") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => {
+            eprintln!("RECS_DATA_DIR is not set: skipping the real-data test of latent models");
+            None
+        }
+    }
+}
+
+/// Per-user ROC area of `test` items against all items not in `train`, averaged over
+/// users with at least one test item and one negative.
+fn mean_user_auc(model: &dyn Recommender, train: &Interactions, test: &Interactions) -> f64 {
+    let n_items = train.n_items() as u32;
+    let (mut total, mut users) = (0.0, 0usize);
+    for user in 0..train.n_users() as u32 {
+        let positives = test.user_items(user);
+        if positives.is_empty() {
+            continue;
+        }
+        let seen = train.user_items(user);
+        let candidates: Vec<u32> =
+            (0..n_items).filter(|i| seen.binary_search(i).is_err()).collect();
+        let mut scores = vec![0.0f32; candidates.len()];
+        model.score(user, &candidates, &mut scores).expect("scores");
+        let (mut pos, mut neg): (Vec<f32>, Vec<f32>) = (Vec::new(), Vec::new());
+        for (item, score) in candidates.iter().zip(&scores) {
+            if positives.binary_search(item).is_ok() { pos.push(*score) } else { neg.push(*score) }
+        }
+        if pos.is_empty() || neg.is_empty() {
+            continue;
+        }
+        neg.sort_by(f32::total_cmp);
+        let mut wins = 0.0;
+        for p in &pos {
+            let below = neg.partition_point(|n| n < p);
+            let equal = neg[below..].partition_point(|n| n <= p);
+            wins += below as f64 + 0.5 * equal as f64;
+        }
+        total += wins / (pos.len() * neg.len()) as f64;
+        users += 1;
+    }
+    total / users as f64
+}
+
+/// Splits every fifth event of each user (by a fixed rule on the indices) into a test part.
+fn split(all: &Interactions) -> (Interactions, Interactions) {
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    for event in all.events() {
+        let target =
+            if (event.user * 31 + event.item * 17) % 5 == 0 { &mut test } else { &mut train };
+        target.push(Event::new(event.user, event.item, event.value));
+    }
+    let build = |events| {
+        Interactions::from_events(all.n_users(), all.n_items(), events, DuplicatePolicy::Error)
+            .expect("valid")
+    };
+    (build(train), build(test))
+}
+
+/// Mean over users with test items of (test items among the top `n` candidates) / (test
+/// items), candidates being every item not met in training.
+fn mean_recall_at(
+    n: usize,
+    model: &dyn Recommender,
+    train: &Interactions,
+    test: &Interactions,
+) -> f64 {
+    let (mut total, mut users) = (0.0, 0usize);
+    for user in 0..train.n_users() as u32 {
+        let positives = test.user_items(user);
+        if positives.is_empty() {
+            continue;
+        }
+        let seen = train.user_items(user);
+        let candidates: Vec<u32> =
+            (0..train.n_items() as u32).filter(|i| seen.binary_search(i).is_err()).collect();
+        let mut scores = vec![0.0f32; candidates.len()];
+        model.score(user, &candidates, &mut scores).expect("scores");
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        // Descending score, ties by item index: deterministic.
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        let hits = order
+            .iter()
+            .take(n)
+            .filter(|&&k| positives.binary_search(&candidates[k]).is_ok())
+            .count();
+        total += hits as f64 / positives.len() as f64;
+        users += 1;
+    }
+    total / users as f64
+}
+
+#[test]
+fn puresvd_on_movielens_100k_is_within_noise_of_item_popularity_in_the_top_20() {
+    let Some(dir) = data_dir() else { return };
+    let dataset = load_movielens_100k(&dir.join("ml-100k")).expect("MovieLens 100K loads");
+    let (train, test) = split(&dataset.interactions);
+    let data = TrainData::new(&train, 42);
+    let svd = PureSvdParams::new(15).unwrap().fit(&data).expect("PureSVD fits");
+    let popularity = ItemPopularityParams::new().fit(&data).expect("popularity fits");
+    let (svd_auc, pop_auc) =
+        (mean_user_auc(&svd, &train, &test), mean_user_auc(&popularity, &train, &test));
+    let (svd_recall, pop_recall) =
+        (mean_recall_at(20, &svd, &train, &test), mean_recall_at(20, &popularity, &train, &test));
+    println!(
+        "ml-100k: PureSVD(L=15) recall@20 {svd_recall:.4}, AUC {svd_auc:.4}; \
+         ItemPopularity recall@20 {pop_recall:.4}, AUC {pop_auc:.4}"
+    );
+    assert_eq!(svd.rank(), 15);
+    // PureSVD is a top-N method (cremonesi2008): judged at the head of the list, it must
+    // match item popularity within noise (measured: 0.170 vs 0.172 with this split). Over
+    // the whole list (AUC) item popularity ranks the long tail better; not asserted.
+    assert!(svd_recall > pop_recall - 0.01, "PureSVD {svd_recall} vs popularity {pop_recall}");
+}
+
+#[test]
+fn lpca_and_aspect_on_msweb_match_or_beat_item_popularity() {
+    let Some(dir) = data_dir() else { return };
+    let dir = dir.join("msweb");
+    let dataset = load_msweb(
+        &dir.join("anonymous-msweb.data"),
+        &dir.join("anonymous-msweb.test"),
+        &MsWebOptions::default(),
+    )
+    .expect("MS Web loads");
+    let train = dataset.interactions;
+    let test = dataset.test.expect("MS Web ships a test file");
+    let data = TrainData::new(&train, 42);
+    let popularity = ItemPopularityParams::new().fit(&data).expect("popularity fits");
+    let pop_auc = mean_user_auc(&popularity, &train, &test);
+    let lpca0 = LpcaParams::new(0).fit(&data).expect("LPCA |L|=0 fits");
+    let lpca1 = LpcaParams::new(1).with_iterations(15, 1e-5).unwrap().fit(&data).expect("fits");
+    let aspect = AspectParams::new(4).unwrap().fit(&data).expect("aspect fits");
+    let (l0, l1, asp) = (
+        mean_user_auc(&lpca0, &train, &test),
+        mean_user_auc(&lpca1, &train, &test),
+        mean_user_auc(&aspect, &train, &test),
+    );
+    println!(
+        "msweb mean per-user AUC: ItemPopularity {pop_auc:.4}, LPCA(|L|=0) {l0:.4}, \
+         LPCA(|L|=1) {l1:.4}, aspect(4) {asp:.4} ({} EM iterations, final beta {:?})",
+        aspect.report().betas.len(),
+        aspect.report().betas.last()
+    );
+    // |L| = 0 is item popularity: the same ranking for every user.
+    assert!((l0 - pop_auc).abs() < 1e-3, "LPCA(0) {l0} vs popularity {pop_auc}");
+    // schein2005 §6.1 found item popularity very strong on MS Web: within noise suffices.
+    assert!(l1 > pop_auc - 0.02, "LPCA(1) {l1} vs popularity {pop_auc}");
+    assert!(asp > pop_auc - 0.02, "aspect {asp} vs popularity {pop_auc}");
+}
