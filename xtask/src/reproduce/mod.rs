@@ -105,10 +105,15 @@ pub(crate) fn fit(
     unfitted.fit_dyn(&data).with_context(|| format!("fitting {name}"))
 }
 
-/// The ROC and CROC curves of one model's scores.
+/// The ROC and CROC curves of one model's scores, and the §7.3 side metrics.
 pub(crate) struct Evaluated {
     pub(crate) roc: ModelCurve,
     pub(crate) croc: ModelCurve,
+    /// Mean absolute error of the raw scores against the 0/1 outcomes of every candidate
+    /// (schein2005 eq. 11).
+    pub(crate) mae: f64,
+    /// Breese's half-life utility R with α = 5 (schein2005 eq. 12–13), 0–100.
+    pub(crate) half_life: Option<f64>,
 }
 
 /// Scores `judgments` with `model` and summarises both curves.
@@ -135,9 +140,23 @@ pub(crate) fn curves_of(
     let scored = Scored::new(judgments, scores)?;
     let roc = recs_metrics::roc(&scored, 1.0)?;
     let croc = recs_metrics::croc(&scored, 1.0)?;
+    let outcomes: Vec<f32> = judgments
+        .iter()
+        .flat_map(|u| u.grades.iter().map(|&g| f32::from(u8::from(g >= 1.0))))
+        .collect();
+    let mae = recs_metrics::rating_errors(scores, &outcomes)?.mae;
+    let side = recs_metrics::evaluate(
+        &scored,
+        &[recs_metrics::Metric::HalfLife(5.0)],
+        &recs_metrics::Options::default(),
+        0.3,
+        false,
+    )?;
     Ok(Evaluated {
         roc: ModelCurve::new(CurveKind::Roc, label, &roc, steps.0),
         croc: ModelCurve::new(CurveKind::Croc, label, &croc, steps.1),
+        mae,
+        half_life: side.get("half_life@5"),
     })
 }
 

@@ -11,6 +11,8 @@
 //! - `fig5-ml-conditional` — the same split, conditional rating prediction (rating ≥ 4) for
 //!   users with at least 40 training ratings (§6.3, Figure 5): per-user naive Bayes on actors
 //!   against the user's mean rating; ROC every 425, CROC every 2.
+//! - §7.3 side metrics — MAE of the raw scores against 0/1 outcomes and Breese's half-life
+//!   utility R (α = 5), in each experiment's table.
 //! - `thm1-random` — Theorem 1: the random recommender's exact expected CROC curve on the
 //!   cold-start judgments, a Monte-Carlo simulation of it, and the diagonal.
 //!
@@ -125,10 +127,18 @@ fn curve_entries(models: &[&Evaluated], references: &super::References) -> Vec<C
 
 fn auc_table(models: &[&Evaluated]) -> Table {
     Table {
-        name: "Exact areas (full-resolution curves)".into(),
-        columns: ["model", "ROC AUC", "ROC pAUC(0.3)/0.3", "CROC AUC", "CROC pAUC(0.3)/0.3"]
-            .map(String::from)
-            .to_vec(),
+        name: "Exact areas (full-resolution curves) and the §7.3 side metrics".into(),
+        columns: [
+            "model",
+            "ROC AUC",
+            "ROC pAUC(0.3)/0.3",
+            "CROC AUC",
+            "CROC pAUC(0.3)/0.3",
+            "MAE (raw score vs 0/1)",
+            "half-life R (α = 5)",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: models
             .iter()
             .map(|m| {
@@ -138,6 +148,8 @@ fn auc_table(models: &[&Evaluated]) -> Table {
                     json!(m.roc.exact_pauc / 0.3),
                     json!(m.croc.exact_auc),
                     json!(m.croc.exact_pauc / 0.3),
+                    json!(m.mae),
+                    m.half_life.map_or(json!("undefined"), |r| json!(r)),
                 ]
             })
             .collect(),
