@@ -276,11 +276,12 @@ impl Report {
                 }
             }
             for t in &e.tables {
+                let columns: Vec<String> = t.columns.iter().map(|c| escape(c)).collect();
                 let _ = writeln!(
                     md,
                     "\n**{}**\n\n| {} |\n|{}",
-                    t.name,
-                    t.columns.join(" | "),
+                    escape(&t.name),
+                    columns.join(" | "),
                     "---|".repeat(t.columns.len())
                 );
                 for row in &t.rows {
