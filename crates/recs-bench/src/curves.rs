@@ -13,8 +13,9 @@ use crate::plot::{Chart, LineKind, Series};
 use crate::report::{Curve, CurveKind};
 
 /// Largest area (in units of the unit square) that one dropped stretch of points may
-/// change; with at most a few thousand kept points the stored AUC stays within 1e-5 of
-/// the exact one in the worst case and far closer in practice.
+/// change. The stored AUC is therefore within `THIN_TOLERANCE` × (kept points) of the
+/// exact one; on the schein2005 full run (up to 27,000 kept points) the largest difference
+/// was 6.2e-6, on the noisy ROC curve of the random recommender.
 pub const THIN_TOLERANCE: f64 = 2e-9;
 
 /// A curve of one model, exact and as reported.

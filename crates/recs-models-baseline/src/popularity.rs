@@ -55,33 +55,46 @@ fn pick(values: &[f32], items: &[u32], out: &mut [f32]) {
     }
 }
 
-impl Recommender for ItemPopularity {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
+/// The scoring side of a model with one fixed score per item (`counts`) for every user,
+/// seen in training or folded in: written once for [`ItemPopularity`] and [`TopRated`].
+macro_rules! fixed_item_scores {
+    ($model:ty) => {
+        impl Recommender for $model {
+            fn n_users(&self) -> usize {
+                self.n_users
+            }
 
-    fn n_items(&self) -> usize {
-        self.counts.len()
-    }
+            fn n_items(&self) -> usize {
+                self.counts.len()
+            }
 
-    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_score_args(self.n_users, self.counts.len(), user, items, out)?;
-        pick(&self.counts, items, out);
-        Ok(())
-    }
+            fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+                check_score_args(self.n_users, self.counts.len(), user, items, out)?;
+                pick(&self.counts, items, out);
+                Ok(())
+            }
 
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+            fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+                Some(self)
+            }
+        }
+
+        impl FoldInUser for $model {
+            fn score_history(
+                &self,
+                _history: UserRow<'_>,
+                items: &[u32],
+                out: &mut [f32],
+            ) -> Result<()> {
+                check_items(self.counts.len(), items, out)?;
+                pick(&self.counts, items, out);
+                Ok(())
+            }
+        }
+    };
 }
 
-impl FoldInUser for ItemPopularity {
-    fn score_history(&self, _history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_items(self.counts.len(), items, out)?;
-        pick(&self.counts, items, out);
-        Ok(())
-    }
-}
+fixed_item_scores!(ItemPopularity);
 
 /// Parameters of [`UserPopularity`] (none).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -269,33 +282,7 @@ impl TopRated {
     }
 }
 
-impl Recommender for TopRated {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.counts.len()
-    }
-
-    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_score_args(self.n_users, self.counts.len(), user, items, out)?;
-        pick(&self.counts, items, out);
-        Ok(())
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
-}
-
-impl FoldInUser for TopRated {
-    fn score_history(&self, _history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_items(self.counts.len(), items, out)?;
-        pick(&self.counts, items, out);
-        Ok(())
-    }
-}
+fixed_item_scores!(TopRated);
 
 #[cfg(test)]
 mod tests {
