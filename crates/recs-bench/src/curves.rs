@@ -32,14 +32,15 @@ pub struct ModelCurve {
 }
 
 impl ModelCurve {
-    /// Summarises an exact curve for the report.
+    /// Summarises an exact curve for the report; `increment` is the spacing of the figure
+    /// markers in curve steps (0 for no markers).
     pub fn new(kind: CurveKind, model: &str, curve: &MetricCurve, increment: f64) -> Self {
         let points = thin(&curve.points(), THIN_TOLERANCE);
         ModelCurve {
             report: Curve::from_points(kind, model, points),
             exact_auc: curve.auc(),
             exact_pauc: curve.partial_auc(0.3),
-            increments: curve.at_increments(increment),
+            increments: if increment > 0.0 { curve.at_increments(increment) } else { Vec::new() },
         }
     }
 

@@ -27,8 +27,16 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod config;
 pub mod curves;
+pub mod data;
+mod error;
+pub mod evaluation;
+pub mod output;
 pub mod plot;
 pub mod registry;
 pub mod report;
+pub mod runner;
 pub mod scoring;
+
+pub use error::{BenchError, Result};

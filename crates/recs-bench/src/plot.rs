@@ -1,5 +1,5 @@
-//! SVG figures with plotters: ROC and CROC curves with their references, and
-//! metric-versus-parameter lines.
+//! SVG figures with plotters: ROC and CROC curves with their references,
+//! metric-versus-parameter lines, and grouped bars (a metric by user group).
 //!
 //! Readability rules applied to every figure: axis labels and a title always; the legend
 //! sits in the lower-right corner of ROC-type plots (where curves above the diagonal
@@ -164,6 +164,129 @@ impl Chart {
     }
 }
 
+/// Grouped bars: one group of bars per category (e.g. a user group), one bar per series
+/// (e.g. a model) in each group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarChart {
+    /// Title above the plot.
+    pub title: String,
+    /// X axis label (what the categories are).
+    pub x_label: String,
+    /// Y axis label (the metric).
+    pub y_label: String,
+    /// Category names, left to right.
+    pub categories: Vec<String>,
+    /// `(legend label, value per category)`; `None` draws no bar (undefined value).
+    pub series: Vec<(String, Vec<Option<f64>>)>,
+}
+
+impl BarChart {
+    /// Renders the chart as an SVG document; the y axis starts at 0 and leaves head room
+    /// above the highest bar for the legend.
+    ///
+    /// # Errors
+    /// [`PlotError`] when there is nothing to draw or plotters fails.
+    pub fn to_svg(&self) -> Result<String, PlotError> {
+        let mut svg = String::new();
+        self.draw(&mut svg).map_err(|message| PlotError { title: self.title.clone(), message })?;
+        Ok(svg)
+    }
+
+    fn draw(&self, svg: &mut String) -> Result<(), String> {
+        let err = |e: &dyn std::fmt::Display| e.to_string();
+        let n_categories = self.categories.len();
+        let n_series = self.series.len();
+        if n_categories == 0 || n_series == 0 {
+            return Err("no categories or no series".to_string());
+        }
+        if let Some((label, _)) = self.series.iter().find(|(_, v)| v.len() != n_categories) {
+            return Err(format!("series `{label}` has not one value per category"));
+        }
+        let top = self
+            .series
+            .iter()
+            .flat_map(|(_, v)| v.iter().flatten())
+            .fold(0.0f64, |m, &v| if v.is_finite() { m.max(v) } else { m });
+        // Room above the bars for the legend, which sits in the upper right.
+        let y_max = if top > 0.0 { top * (1.25 + 0.06 * n_series as f64) } else { 1.0 };
+        let root = SVGBackend::with_string(svg, (760, 520)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(&self.title, ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(48)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..n_categories as f64, 0.0..y_max)
+            .map_err(|e| err(&e))?;
+        let categories = self.categories.clone();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n_categories * 2 + 1)
+            .x_label_formatter(&move |x| {
+                // Label only the centre of each category.
+                let centre = x - x.floor();
+                let index = x.floor() as usize;
+                if (centre - 0.5).abs() < 1e-6 && index < categories.len() {
+                    categories[index].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc(&self.x_label)
+            .y_desc(&self.y_label)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| err(&e))?;
+        let width = 0.8 / n_series as f64;
+        for (s, (label, values)) in self.series.iter().enumerate() {
+            let color = PALETTE[s % PALETTE.len()];
+            let bars = values.iter().enumerate().filter_map(move |(c, v)| {
+                let v = (*v)?;
+                let x0 = c as f64 + 0.1 + s as f64 * width;
+                Some(Rectangle::new([(x0, 0.0), (x0 + width * 0.92, v)], color.filled()))
+            });
+            chart.draw_series(bars).map_err(|e| err(&e))?.label(label).legend(move |(x, y)| {
+                Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
+            });
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font(("sans-serif", 14))
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(180, 180, 180))
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+        Ok(())
+    }
+}
+
+/// Any figure this module draws.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Figure {
+    /// Lines (curves, metric against a parameter).
+    Lines(Chart),
+    /// Grouped bars.
+    Bars(BarChart),
+}
+
+impl Figure {
+    /// Renders the figure as an SVG document.
+    ///
+    /// # Errors
+    /// As [`Chart::to_svg`] and [`BarChart::to_svg`].
+    pub fn to_svg(&self) -> Result<String, PlotError> {
+        match self {
+            Figure::Lines(chart) => chart.to_svg(),
+            Figure::Bars(chart) => chart.to_svg(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,6 +329,37 @@ mod tests {
             assert!(texts.iter().any(|t| t.contains(needle)), "missing {needle:?}");
         }
         assert_eq!(doc.descendants().filter(|n| n.has_tag_name("circle")).count(), 1);
+    }
+
+    #[test]
+    fn bars_draw_one_rectangle_per_defined_value() {
+        let bars = BarChart {
+            title: "NDCG@10 by profile length".into(),
+            x_label: "training events per user".into(),
+            y_label: "NDCG@10".into(),
+            categories: vec!["1–99".into(), "100–199".into(), "200+".into()],
+            series: vec![
+                ("item-pop".into(), vec![Some(0.2), Some(0.3), None]),
+                ("item-knn".into(), vec![Some(0.25), Some(0.35), Some(0.4)]),
+            ],
+        };
+        let svg = Figure::Bars(bars.clone()).to_svg().unwrap();
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let filled = |colour: &str| {
+            doc.descendants()
+                .filter(|n| n.has_tag_name("rect") && n.attribute("fill") == Some(colour))
+                .count()
+        };
+        // Bars plus one legend swatch per series.
+        assert_eq!(filled("#1F77B4"), 2 + 1, "{svg}");
+        assert_eq!(filled("#D62728"), 3 + 1, "{svg}");
+        let texts: Vec<&str> = doc.descendants().filter_map(|n| n.text()).collect();
+        for needle in ["1–99", "200+", "item-knn", "NDCG@10 by profile length"] {
+            assert!(texts.iter().any(|t| t.contains(needle)), "missing {needle:?}");
+        }
+        let mut ragged = bars;
+        ragged.series[0].1.pop();
+        assert!(ragged.to_svg().is_err());
     }
 
     #[test]

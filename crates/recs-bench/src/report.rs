@@ -235,8 +235,20 @@ impl Report {
     /// The human report: datasets, experiments with their AUC tables and figures, claims.
     /// `figures` maps an experiment id to the SVG file names to embed.
     pub fn to_markdown(&self, figures: &BTreeMap<String, Vec<String>>) -> String {
+        self.to_markdown_with_intro(figures, "")
+    }
+
+    /// As [`Report::to_markdown`], with `intro` (Markdown) under the title.
+    pub fn to_markdown_with_intro(
+        &self,
+        figures: &BTreeMap<String, Vec<String>>,
+        intro: &str,
+    ) -> String {
         let mut md = String::new();
-        let _ = writeln!(md, "# {} — reproduction report\n", self.paper);
+        let _ = writeln!(md, "# {} — report\n", self.paper);
+        if !intro.trim().is_empty() {
+            let _ = writeln!(md, "{}\n", intro.trim_end());
+        }
         let _ = writeln!(
             md,
             "recs {} · seed {} · {} run\n",
@@ -324,6 +336,7 @@ fn render_cell(value: &serde_json::Value) -> String {
             _ => n.to_string(),
         },
         serde_json::Value::String(s) => escape(s),
+        serde_json::Value::Null => "–".to_string(),
         other => other.to_string(),
     }
 }

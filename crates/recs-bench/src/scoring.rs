@@ -6,7 +6,7 @@
 //! is identical whatever the number of threads.
 
 use rayon::prelude::*;
-use recs_core::{ItemAttributes, Judgments, Recommender, RecsError, Result};
+use recs_core::{Interactions, ItemAttributes, Judgments, Recommender, RecsError, Result};
 
 /// How candidate items are scored.
 #[derive(Debug, Clone, Copy)]
@@ -28,6 +28,22 @@ pub fn score_judgments(
     judgments: &Judgments,
     source: ItemSource<'_>,
 ) -> Result<Vec<f32>> {
+    score_judgments_with_history(model, judgments, source, None)
+}
+
+/// As [`score_judgments`], and users with events in `history` (the fold-in part of a
+/// strong-generalization split: users kept out of training) are scored from those events
+/// through [`recs_core::FoldInUser`].
+///
+/// # Errors
+/// As [`score_judgments`], and [`RecsError::Unsupported`] when a history user meets a
+/// model that cannot fold users in, or cold-start items at the same time.
+pub fn score_judgments_with_history(
+    model: &dyn Recommender,
+    judgments: &Judgments,
+    source: ItemSource<'_>,
+    history: Option<&Interactions>,
+) -> Result<Vec<f32>> {
     let mut scores = vec![0.0f32; judgments.n_candidates()];
     // Split the flat buffer into one slice per judged user, in order.
     let mut slices: Vec<&mut [f32]> = Vec::with_capacity(judgments.n_judged_users());
@@ -38,14 +54,33 @@ pub fn score_judgments(
         rest = tail;
     }
     let users: Vec<_> = judgments.iter().collect();
-    users.into_par_iter().zip(slices.into_par_iter()).try_for_each(|(user, out)| match source {
-        ItemSource::Trained => model.score(user.user, user.items, out),
-        ItemSource::NewFromAttributes(attributes) => model
-            .as_new_item_scorer()
-            .ok_or_else(|| {
-                RecsError::Unsupported("the model cannot score items unseen in training".into())
-            })?
-            .score_new_items(user.user, attributes, user.items, out),
+    users.into_par_iter().zip(slices.into_par_iter()).try_for_each(|(user, out)| {
+        let folded = history
+            .filter(|h| (user.user as usize) < h.n_users())
+            .map(|h| h.user_row(user.user))
+            .filter(|row| !row.is_empty());
+        match (folded, source) {
+            (None, ItemSource::Trained) => model.score(user.user, user.items, out),
+            (None, ItemSource::NewFromAttributes(attributes)) => model
+                .as_new_item_scorer()
+                .ok_or_else(|| {
+                    RecsError::Unsupported("the model cannot score items unseen in training".into())
+                })?
+                .score_new_items(user.user, attributes, user.items, out),
+            (Some(row), ItemSource::Trained) => model
+                .as_user_fold_in()
+                .ok_or_else(|| {
+                    RecsError::Unsupported(
+                        "the model cannot fold in users unseen in training (the protocol \
+                         keeps test users out of training)"
+                            .into(),
+                    )
+                })?
+                .score_history(row, user.items, out),
+            (Some(_), ItemSource::NewFromAttributes(_)) => Err(RecsError::Unsupported(
+                "users unseen in training and items unseen in training at once".into(),
+            )),
+        }
     })?;
     Ok(scores)
 }
@@ -80,6 +115,53 @@ mod tests {
         let j = b.build().unwrap();
         let scores = score_judgments(&ByIndex, &j, ItemSource::Trained).unwrap();
         assert_eq!(scores, vec![3.0, 20.0, 24.0]);
+    }
+
+    struct FoldsIn;
+    impl Recommender for FoldsIn {
+        fn n_users(&self) -> usize {
+            3
+        }
+        fn n_items(&self) -> usize {
+            5
+        }
+        fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+            ByIndex.score(user, items, out)
+        }
+        fn as_user_fold_in(&self) -> Option<&dyn recs_core::FoldInUser> {
+            Some(self)
+        }
+    }
+    impl recs_core::FoldInUser for FoldsIn {
+        fn score_history(
+            &self,
+            history: recs_core::UserRow<'_>,
+            items: &[u32],
+            out: &mut [f32],
+        ) -> Result<()> {
+            out.iter_mut()
+                .zip(items)
+                .for_each(|(o, &i)| *o = -((history.len() as u32 * 10 + i) as f32));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn history_users_are_folded_in() {
+        let mut b = Judgments::builder(3, 5);
+        b.push_user(0, &[3], &[1.0]).unwrap();
+        b.push_user(1, &[2, 4], &[1.0, 0.0]).unwrap();
+        let j = b.build().unwrap();
+        let events = [recs_core::Event::new(1, 0, 1.0), recs_core::Event::new(1, 1, 1.0)];
+        let history =
+            Interactions::from_events(3, 5, events, recs_core::DuplicatePolicy::Error).unwrap();
+        let scores =
+            score_judgments_with_history(&FoldsIn, &j, ItemSource::Trained, Some(&history))
+                .unwrap();
+        // User 0 has no history: trained scores; user 1 is scored from its two events.
+        assert_eq!(scores, vec![3.0, -22.0, -24.0]);
+        let err = score_judgments_with_history(&ByIndex, &j, ItemSource::Trained, Some(&history));
+        assert!(matches!(err, Err(RecsError::Unsupported(_))));
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 mod data;
 mod eval;
+mod run;
 mod score;
 mod split;
 
@@ -34,6 +35,8 @@ enum Command {
     Split(split::Args),
     /// Fit a model on a training file and write its scores (`user<TAB>item<TAB>score`).
     Score(score::Args),
+    /// Run an experiment from a TOML configuration and write its report.
+    Run(run::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Eval(args) => eval::run(args),
         Command::Split(args) => split::run(args),
         Command::Score(args) => score::run(args),
+        Command::Run(args) => run::run(args),
         Command::Version => {
             println!("recs {}", env!("CARGO_PKG_VERSION"));
             Ok(())

@@ -6,7 +6,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, Judgments};
+use recs_core::{IdMap, Interactions, Judgments};
 use recs_data::{Dataset, DelimitedFormat, Resolver, load_delimited, load_named};
 use recs_split::{
     Amount, Generalization, Given, GradeScale, HistoryOrder, JudgedUsers, JudgmentOptions,
@@ -252,60 +252,23 @@ fn load(args: &Options) -> anyhow::Result<(Dataset, String)> {
         None => Ok((train, source)),
         Some(test_file) => {
             let test = load_delimited(test_file, &format)?;
-            Ok((join_files(train, test)?, source))
+            Ok((recs_bench::data::join_predefined(train, test)?, source))
         }
     }
 }
 
 fn delimited_format(args: &Options) -> anyhow::Result<DelimitedFormat> {
-    let delimiter = match args.delimiter.as_str() {
-        "tab" | "\\t" => "\t",
-        other => other,
-    };
-    let mut format = DelimitedFormat::new(delimiter)?.header(args.header);
-    if args.implicit {
-        format = format.rating(None);
-    }
-    if args.timestamps {
-        format = format.timestamp(Some(if args.implicit { 2 } else { 3 }));
-    }
-    Ok(format)
-}
-
-/// Two files read separately, put into one index space (ids in canonical order), the
-/// second as the predefined test part.
-fn join_files(train: Dataset, test: Dataset) -> anyhow::Result<Dataset> {
-    let users = IdMap::from_ids_sorted(train.users.iter().chain(test.users.iter()))?;
-    let items = IdMap::from_ids_sorted(train.items.iter().chain(test.items.iter()))?;
-    let remap = |part: &Dataset| -> anyhow::Result<Interactions> {
-        let events = part.interactions.events().map(|e| {
-            let user = part.users.external(e.user).and_then(|id| users.get(id));
-            let item = part.items.external(e.item).and_then(|id| items.get(id));
-            Event { user: user.unwrap_or(u32::MAX), item: item.unwrap_or(u32::MAX), ..e }
-        });
-        Ok(Interactions::from_events(users.len(), items.len(), events, DuplicatePolicy::Error)?)
-    };
-    let train_m = remap(&train)?;
-    let test_m = remap(&test)?;
-    let mut joined = Dataset::new(train.name.clone(), train_m, users, items, train.feedback)?;
-    joined.test = Some(test_m);
-    Ok(joined)
+    Ok(recs_bench::data::delimited_format(
+        &args.delimiter,
+        args.header,
+        args.implicit,
+        args.timestamps,
+    )?)
 }
 
 /// `331` → a count, `0.2` → a fraction, `20%` → a fraction.
 fn amount(name: &str, text: &str) -> anyhow::Result<Amount> {
-    let text = text.trim();
-    if let Some(percent) = text.strip_suffix('%') {
-        let value: f64 = percent.trim().parse().with_context(|| format!("--{name} {text}"))?;
-        return Ok(Amount::Fraction(value / 100.0));
-    }
-    if let Ok(count) = text.parse::<usize>() {
-        return Ok(Amount::Count(count));
-    }
-    match text.parse::<f64>() {
-        Ok(value) if (0.0..=1.0).contains(&value) => Ok(Amount::Fraction(value)),
-        _ => bail!("--{name} {text}: expected a count, a fraction in [0, 1] or a percentage"),
-    }
+    text.parse::<Amount>().with_context(|| format!("--{name} {text}"))
 }
 
 fn given(args: &Options) -> anyhow::Result<Given> {
@@ -382,18 +345,8 @@ fn protocol(args: &Options) -> anyhow::Result<Protocol> {
 
 /// `implicit`, `rating:T` or `conditional:T`, plus the judging options.
 fn judgment_options(args: &Options, mode: &str) -> anyhow::Result<JudgmentOptions> {
-    let threshold = |t: &str| -> anyhow::Result<f32> {
-        t.parse::<f32>()
-            .ok()
-            .filter(|t| t.is_finite())
-            .with_context(|| format!("--judgments {mode}: `{t}` is not a number"))
-    };
-    let mut options = match mode.split_once(':') {
-        None if mode == "implicit" => JudgmentOptions::implicit(),
-        Some(("rating", t)) => JudgmentOptions::rating(threshold(t)?),
-        Some(("conditional", t)) => JudgmentOptions::conditional(threshold(t)?),
-        _ => bail!("--judgments {mode}: expected implicit, rating:T or conditional:T"),
-    };
+    let mut options =
+        JudgmentOptions::from_mode(mode).with_context(|| format!("--judgments {mode}"))?;
     options =
         options.min_known_events(args.min_train_events).users(match args.judge_users.as_str() {
             "all" => JudgedUsers::All,

@@ -134,6 +134,30 @@ impl JudgmentOptions {
         Self::mode(Relevance::RatingAtLeast(threshold), CandidateSet::HeldOutOnly)
     }
 
+    /// The test mode written as text: `implicit`, `rating:T` or `conditional:T` (the
+    /// syntax of `recs split --judgments` and of `recs run` configurations).
+    ///
+    /// # Errors
+    /// [`recs_core::RecsError::InvalidParameter`] for any other text or a threshold that
+    /// is not a finite number.
+    pub fn from_mode(mode: &str) -> Result<Self> {
+        let invalid = || {
+            recs_core::RecsError::invalid_parameter(
+                "mode",
+                mode,
+                "implicit, rating:T or conditional:T with a number T",
+            )
+        };
+        let threshold =
+            |t: &str| t.trim().parse::<f32>().ok().filter(|t| t.is_finite()).ok_or_else(invalid);
+        match mode.trim().split_once(':') {
+            None if mode.trim() == "implicit" => Ok(Self::implicit()),
+            Some(("rating", t)) => Ok(Self::rating(threshold(t)?)),
+            Some(("conditional", t)) => Ok(Self::conditional(threshold(t)?)),
+            _ => Err(invalid()),
+        }
+    }
+
     /// Sets [`JudgmentOptions::users`].
     pub fn users(mut self, users: JudgedUsers) -> Self {
         self.users = users;
@@ -324,6 +348,19 @@ mod tests {
         let restricted = split().with_candidate_items(vec![1, 2]).unwrap();
         let j = restricted.judgments(&JudgmentOptions::implicit().restrict_items(vec![2])).unwrap();
         assert_eq!(rows(&j), vec![(0, vec![2], vec![1.0]), (1, vec![2], vec![0.0])]);
+    }
+
+    #[test]
+    fn modes_parse_from_text() {
+        assert_eq!(JudgmentOptions::from_mode("implicit").unwrap(), JudgmentOptions::implicit());
+        assert_eq!(JudgmentOptions::from_mode("rating:4").unwrap(), JudgmentOptions::rating(4.0));
+        assert_eq!(
+            JudgmentOptions::from_mode(" conditional:3.5 ").unwrap(),
+            JudgmentOptions::conditional(3.5)
+        );
+        for bad in ["", "rating", "rating:x", "rating:inf", "explicit:4", "implicit:1"] {
+            assert!(JudgmentOptions::from_mode(bad).is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -49,6 +49,35 @@ impl Amount {
     }
 }
 
+impl std::str::FromStr for Amount {
+    type Err = RecsError;
+
+    /// `331` is a count, `0.2` a fraction, `20%` a percentage (a fraction of 0.2).
+    fn from_str(text: &str) -> Result<Self> {
+        let text = text.trim();
+        let invalid = || {
+            RecsError::invalid_parameter(
+                "amount",
+                text,
+                "a count, a fraction in [0, 1] or a percentage",
+            )
+        };
+        if let Some(percent) = text.strip_suffix('%') {
+            let value: f64 = percent.trim().parse().map_err(|_| invalid())?;
+            let amount = Amount::Fraction(value / 100.0);
+            amount.validate("amount").map_err(|_| invalid())?;
+            return Ok(amount);
+        }
+        if let Ok(count) = text.parse::<usize>() {
+            return Ok(Amount::Count(count));
+        }
+        match text.parse::<f64>() {
+            Ok(value) if (0.0..=1.0).contains(&value) => Ok(Amount::Fraction(value)),
+            _ => Err(invalid()),
+        }
+    }
+}
+
 /// How many of a test user's events stay visible as history; the rest are targets.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -766,6 +795,16 @@ mod tests {
         let split = Protocol::LeaveOneOut.split(&timed(), 0, SplitId::default()).unwrap();
         assert_eq!(split.test().user_items(0).len(), 1);
         assert!(split.test().user_items(1).is_empty());
+    }
+
+    #[test]
+    fn amounts_parse_as_counts_fractions_and_percentages() {
+        assert_eq!("331".parse::<Amount>().unwrap(), Amount::Count(331));
+        assert_eq!("0.2".parse::<Amount>().unwrap(), Amount::Fraction(0.2));
+        assert_eq!(" 20% ".parse::<Amount>().unwrap(), Amount::Fraction(0.2));
+        for bad in ["", "-1", "1.5", "120%", "x%", "abc"] {
+            assert!(bad.parse::<Amount>().is_err(), "{bad:?}");
+        }
     }
 
     #[test]

@@ -3,16 +3,14 @@
 
 pub(crate) mod schein2005;
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use recs_bench::curves::{ModelCurve, figure};
-use recs_bench::report::{CurveKind, Report, write_atomic};
-use recs_bench::scoring::{ItemSource, score_judgments};
-use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommender, TrainData};
-use recs_metrics::Scored;
+use recs_bench::curves::ModelCurve;
+use recs_bench::evaluation::Figure;
+use recs_bench::report::Report;
+use recs_core::Judgments;
 
 /// Command-line options shared by every reproduction.
 #[derive(Debug, Clone)]
@@ -83,126 +81,27 @@ impl Progress {
     }
 }
 
-/// Fits the catalogued model `name` with text parameters.
-pub(crate) fn fit(
-    name: &str,
-    params: &[(&str, String)],
-    train: &Interactions,
-    attributes: Option<&ItemAttributes>,
-    seed: u64,
-) -> Result<Box<dyn Recommender>> {
-    let entry = recs_bench::registry::find(name)
-        .with_context(|| format!("model `{name}` is not in the registry"))?;
-    let mut values = ParamValues::new();
-    for (k, v) in params {
-        values.set(*k, v.clone());
-    }
-    let unfitted = entry.build_checked(&values).with_context(|| format!("parameters of {name}"))?;
-    let mut data = TrainData::new(train, seed);
-    if let Some(attributes) = attributes {
-        data = data.with_attributes(attributes)?;
-    }
-    unfitted.fit_dyn(&data).with_context(|| format!("fitting {name}"))
-}
+pub(crate) use recs_bench::evaluation::{Evaluated, References, evaluate, fit};
 
-/// The ROC and CROC curves of one model's scores, and the §7.3 side metrics.
-pub(crate) struct Evaluated {
-    pub(crate) roc: ModelCurve,
-    pub(crate) croc: ModelCurve,
-    /// Mean absolute error of the raw scores against the 0/1 outcomes of every candidate
-    /// (schein2005 eq. 11).
-    pub(crate) mae: f64,
-    /// Breese's half-life utility R with α = 5 (schein2005 eq. 12–13), 0–100.
-    pub(crate) half_life: Option<f64>,
-}
-
-/// Scores `judgments` with `model` and summarises both curves.
-pub(crate) fn evaluate(
-    label: &str,
-    model: &dyn Recommender,
-    judgments: &Judgments,
-    source: ItemSource<'_>,
-    steps: (f64, f64),
-) -> Result<(Evaluated, Vec<f32>)> {
-    let scores =
-        score_judgments(model, judgments, source).with_context(|| format!("scoring {label}"))?;
-    let evaluated = curves_of(label, judgments, &scores, steps)?;
-    Ok((evaluated, scores))
-}
-
-/// Both curves of given scores (aligned with `judgments`); grade ≥ 1 is relevant.
-pub(crate) fn curves_of(
-    label: &str,
-    judgments: &Judgments,
-    scores: &[f32],
-    steps: (f64, f64),
-) -> Result<Evaluated> {
-    let scored = Scored::new(judgments, scores)?;
-    let roc = recs_metrics::roc(&scored, 1.0)?;
-    let croc = recs_metrics::croc(&scored, 1.0)?;
-    let outcomes: Vec<f32> = judgments
-        .iter()
-        .flat_map(|u| u.grades.iter().map(|&g| f32::from(u8::from(g >= 1.0))))
-        .collect();
-    let mae = recs_metrics::rating_errors(scores, &outcomes)?.mae;
-    let side = recs_metrics::evaluate(
-        &scored,
-        &[recs_metrics::Metric::HalfLife(5.0)],
-        &recs_metrics::Options::default(),
-        0.3,
-        false,
-    )?;
-    Ok(Evaluated {
-        roc: ModelCurve::new(CurveKind::Roc, label, &roc, steps.0),
-        croc: ModelCurve::new(CurveKind::Croc, label, &croc, steps.1),
-        mae,
-        half_life: side.get("half_life@5"),
-    })
-}
-
-/// The omniscient and random references of both kinds.
-pub(crate) struct References {
-    pub(crate) roc: Vec<ModelCurve>,
-    pub(crate) croc: Vec<ModelCurve>,
-}
-
+/// The omniscient and random references of both kinds (grade ≥ 1 is relevant).
 pub(crate) fn references(judgments: &Judgments) -> Result<References> {
-    let positives = judgments.n_relevant(1.0) as u64;
-    let negatives = judgments.n_candidates() as u64 - positives;
-    let omniscient_roc = recs_metrics::omniscient_roc(positives, negatives);
-    let random_roc = recs_metrics::random_roc(positives, negatives);
-    let omniscient_croc = recs_metrics::omniscient_croc(judgments, 1.0)?;
-    let random_croc = recs_metrics::random_croc(judgments, 1.0)?;
-    Ok(References {
-        roc: vec![
-            ModelCurve::new(CurveKind::Roc, "omniscient", &omniscient_roc, 0.0),
-            ModelCurve::new(CurveKind::Roc, "random (expected)", &random_roc, 0.0),
-        ],
-        croc: vec![
-            ModelCurve::new(CurveKind::Croc, "omniscient", &omniscient_croc, 0.0),
-            ModelCurve::new(CurveKind::Croc, "random (expected)", &random_croc, 0.0),
-        ],
-    })
+    Ok(recs_bench::evaluation::references(judgments, 1.0)?)
 }
 
-/// Writes `report.json`, one SVG per figure and `report.md` into `dir`.
+/// Writes `report.json`, one SVG per figure, the tables as CSV and `report.md` into `dir`.
 pub(crate) fn write_outputs(
     dir: &Path,
     report: &Report,
-    figures: &[(String, String, recs_bench::plot::Chart)],
+    figures: &[Figure],
     extra_markdown: &str,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut embedded: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (experiment, file, chart) in figures {
-        let svg = chart.to_svg()?;
-        write_atomic(&dir.join(file), svg.as_bytes())?;
-        embedded.entry(experiment.clone()).or_default().push(file.clone());
-    }
-    report.write_json(&dir.join("report.json"))?;
-    let mut md = report.to_markdown(&embedded);
-    md.push_str(extra_markdown);
-    write_atomic(&dir.join("report.md"), md.as_bytes())?;
+    let extras = recs_bench::output::Extras {
+        figures: figures.to_vec(),
+        notes: extra_markdown.to_string(),
+        ..Default::default()
+    };
+    recs_bench::output::write_report(dir, report, &extras)
+        .with_context(|| format!("writing {}", dir.display()))?;
     Ok(())
 }
 
@@ -212,19 +111,8 @@ pub(crate) fn figures_for(
     title: &str,
     models: &[&Evaluated],
     references: &References,
-) -> Vec<(String, String, recs_bench::plot::Chart)> {
+) -> Vec<Figure> {
     let roc: Vec<ModelCurve> = models.iter().map(|m| m.roc.clone()).collect();
     let croc: Vec<ModelCurve> = models.iter().map(|m| m.croc.clone()).collect();
-    vec![
-        (
-            experiment.to_string(),
-            format!("{experiment}-roc.svg"),
-            figure(&format!("{title} — ROC"), &roc, &references.roc),
-        ),
-        (
-            experiment.to_string(),
-            format!("{experiment}-croc.svg"),
-            figure(&format!("{title} — CROC"), &croc, &references.croc),
-        ),
-    ]
+    recs_bench::evaluation::roc_croc_figures(experiment, title, &roc, &croc, references)
 }

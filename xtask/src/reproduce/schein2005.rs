@@ -25,11 +25,9 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, ensure};
 use recs_bench::curves::ModelCurve;
-use recs_bench::report::{
-    Claim, Curve, DatasetEntry, Experiment, FileEntry, Report, SCHEMA_VERSION, Table,
-};
+use recs_bench::report::{Claim, Curve, DatasetEntry, Experiment, Report, SCHEMA_VERSION, Table};
 use recs_bench::scoring::ItemSource;
-use recs_core::{Interactions, ItemAttributes, Judgments};
+use recs_core::{ItemAttributes, Judgments};
 use recs_data::AttributeFilter;
 use recs_split::{Amount, JudgmentOptions, Protocol, Split, SplitId};
 use serde_json::json;
@@ -45,7 +43,7 @@ const TEST_MOVIES: usize = 331;
 /// Everything the experiments produce, before claims are judged.
 struct Results {
     report: Report,
-    figures: Vec<(String, String, recs_bench::plot::Chart)>,
+    figures: Vec<recs_bench::evaluation::Figure>,
     notes: String,
 }
 
@@ -90,27 +88,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     Ok(())
 }
 
-fn dataset_entry(
-    name: &str,
-    interactions: &Interactions,
-    sources: &[recs_data::SourceFile],
-) -> DatasetEntry {
-    DatasetEntry {
-        name: name.into(),
-        users: interactions.n_users() as u64,
-        items: interactions.n_items() as u64,
-        events: interactions.n_events() as u64,
-        files: sources
-            .iter()
-            .map(|s| FileEntry {
-                path: s.path.file_name().map_or_else(
-                    || s.path.display().to_string(),
-                    |f| f.to_string_lossy().into_owned(),
-                ),
-                sha256: s.sha256.clone(),
-            })
-            .collect(),
-    }
+fn dataset_entry(name: &str, dataset: &recs_data::Dataset) -> DatasetEntry {
+    DatasetEntry { name: name.into(), ..recs_bench::runner::dataset_entry(dataset) }
 }
 
 fn curve_entries(models: &[&Evaluated], references: &super::References) -> Vec<Curve> {
@@ -224,7 +203,7 @@ fn figure3(options: &Options, progress: &Progress, results: &mut Results) -> Res
     progress.say("fig3: loading MS Web");
     let dataset = recs_data::load_named("msweb", &options.resolver())?;
     let test = dataset.test.clone().context("the MS Web loader returned no test part")?;
-    results.report.datasets.push(dataset_entry("msweb", &dataset.interactions, &dataset.sources));
+    results.report.datasets.push(dataset_entry("msweb", &dataset));
     let split = Split::predefined(dataset.interactions.clone(), test)?;
     let judgments = split.judgments(&JudgmentOptions::implicit())?;
     ensure!(
@@ -325,7 +304,7 @@ fn figures45(options: &Options, progress: &Progress, results: &mut Results) -> R
     progress.say("fig4: loading MovieLens 100K and its cast file");
     let resolver = options.resolver();
     let dataset = recs_data::load_named("ml-100k", &resolver)?;
-    results.report.datasets.push(dataset_entry("ml-100k", &dataset.interactions, &dataset.sources));
+    results.report.datasets.push(dataset_entry("ml-100k", &dataset));
     let filter = AttributeFilter { top_n: Some(10), min_items: 2 };
     let (attributes, content) = match recs_data::load_cast(&resolver, &dataset, &filter) {
         Ok(attrs) => {
@@ -532,15 +511,15 @@ fn theorem1(
         "diagonal",
         vec![[0.0, 0.0], [1.0, 1.0]],
     );
-    results.figures.push((
-        "thm1-random".into(),
-        "thm1-random-croc.svg".into(),
-        recs_bench::curves::figure(
+    results.figures.push(recs_bench::evaluation::Figure {
+        experiment: "thm1-random".into(),
+        file: "thm1-random-croc.svg".into(),
+        chart: recs_bench::plot::Figure::Lines(recs_bench::curves::figure(
             "Theorem 1: random recommender on the cold-start judgments — CROC",
             &[exact_curve.clone(), simulated_curve.clone()],
             &[diagonal],
-        ),
-    ));
+        )),
+    });
     results.report.experiments.push(Experiment {
         id: "thm1-random".into(),
         protocol: "the fig4 judgments (every user has the same 331 candidates)".into(),

@@ -1,0 +1,185 @@
+//! Writing a report folder: `report.json`, `report.md`, one SVG per figure and one CSV per
+//! table. Every file is written atomically (a temporary file renamed into place), so an
+//! interrupted run never leaves a half-written file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{BenchError, Result};
+use crate::evaluation::Figure;
+use crate::report::{Report, Table, write_atomic};
+
+/// Everything a report folder holds besides what `report.json` says.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// The figures, embedded in `report.md` under their experiment.
+    pub figures: Vec<Figure>,
+    /// Markdown under the title of `report.md`.
+    pub intro: String,
+    /// Markdown after the claims.
+    pub notes: String,
+    /// Further files, `(relative path, contents)` (e.g. saved scores).
+    pub files: Vec<(String, String)>,
+}
+
+/// Writes `report` and `extras` into `dir` (created if needed) and returns the paths
+/// written. The report is validated first; nothing is written if it breaks its contract.
+///
+/// # Errors
+/// [`BenchError::Contract`] for an invalid report, [`BenchError::Plot`] when a figure
+/// cannot be drawn, [`BenchError::Io`] when a file cannot be written.
+pub fn write_report(dir: &Path, report: &Report, extras: &Extras) -> Result<Vec<PathBuf>> {
+    let problems = report.validate();
+    if !problems.is_empty() {
+        return Err(BenchError::Contract(problems));
+    }
+    // Draw everything before writing anything.
+    let mut svgs = Vec::with_capacity(extras.figures.len());
+    for figure in &extras.figures {
+        svgs.push(figure.chart.to_svg()?);
+    }
+    let mut written = Vec::new();
+    let mut put = |relative: &str, bytes: &[u8]| -> Result<()> {
+        let path = dir.join(relative);
+        write_atomic(&path, bytes).map_err(|e| BenchError::io(&path, e))?;
+        written.push(path);
+        Ok(())
+    };
+    let mut embedded: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (figure, svg) in extras.figures.iter().zip(&svgs) {
+        put(&figure.file, svg.as_bytes())?;
+        embedded.entry(figure.experiment.clone()).or_default().push(figure.file.clone());
+    }
+    for experiment in &report.experiments {
+        for (index, table) in experiment.tables.iter().enumerate() {
+            let name = format!("tables/{}-{}-{}.csv", experiment.id, index + 1, slug(&table.name));
+            put(&name, &table_csv(table)?)?;
+        }
+    }
+    for (relative, contents) in &extras.files {
+        put(relative, contents.as_bytes())?;
+    }
+    let json = serde_json::to_string_pretty(report)
+        .map_err(|e| BenchError::io(dir.join("report.json"), std::io::Error::other(e)))?;
+    put("report.json", json.as_bytes())?;
+    let mut md = report.to_markdown_with_intro(&embedded, &extras.intro);
+    md.push_str(&extras.notes);
+    put("report.md", md.as_bytes())?;
+    Ok(written)
+}
+
+/// A table as CSV: a header row, then the cells (numbers in full precision, text as is).
+///
+/// # Errors
+/// Only if the CSV writer fails in memory.
+pub fn table_csv(table: &Table) -> Result<Vec<u8>> {
+    let to_io = |e: csv::Error| BenchError::io(format!("<{}>", table.name), e.into());
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record(&table.columns).map_err(to_io)?;
+    for row in &table.rows {
+        let cells = row.iter().map(|cell| match cell {
+            serde_json::Value::String(s) => s.clone(),
+            serde_json::Value::Null => String::new(),
+            other => other.to_string(),
+        });
+        writer.write_record(cells).map_err(to_io)?;
+    }
+    writer.into_inner().map_err(|e| BenchError::io(format!("<{}>", table.name), e.into_error()))
+}
+
+/// A file-name fragment: lower-case ASCII letters and digits, words joined by `-`, whole
+/// words up to about 32 characters.
+fn slug(text: &str) -> String {
+    let mut out = String::new();
+    for word in text.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()) {
+        if !out.is_empty() && out.len() + word.len() >= 32 {
+            break;
+        }
+        if !out.is_empty() {
+            out.push('-');
+        }
+        out.push_str(&word.to_ascii_lowercase());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Curve, CurveKind, Experiment, SCHEMA_VERSION};
+    use serde_json::json;
+
+    fn report(points: Vec<[f64; 2]>) -> Report {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            paper: "demo".into(),
+            seed: 1,
+            quick: true,
+            version: "0".into(),
+            datasets: vec![],
+            experiments: vec![Experiment {
+                id: "demo".into(),
+                protocol: "p".into(),
+                mode: "implicit".into(),
+                candidates: 4,
+                positives: 2,
+                curves: vec![Curve::from_points(CurveKind::Roc, "m", points)],
+                tables: vec![Table {
+                    name: "Results: mean, 95% interval".into(),
+                    columns: vec!["model".into(), "p@1".into(), "note".into()],
+                    rows: vec![
+                        vec![json!("m"), json!(0.5), json!("a, \"b\"")],
+                        vec![json!("n"), json!(null), json!("")],
+                    ],
+                }],
+            }],
+            claims: vec![],
+        }
+    }
+
+    #[test]
+    fn a_report_folder_holds_json_markdown_and_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        let extras = Extras {
+            intro: "Intro text.".into(),
+            files: vec![("scores/run.tsv".into(), "u\ti\t1\n".into())],
+            ..Extras::default()
+        };
+        let written =
+            write_report(dir.path(), &report(vec![[0.0, 0.0], [1.0, 1.0]]), &extras).unwrap();
+        assert_eq!(written.len(), 4);
+        let csv =
+            std::fs::read_to_string(dir.path().join("tables/demo-1-results-mean-95-interval.csv"))
+                .unwrap();
+        assert_eq!(csv, "model,p@1,note\nm,0.5,\"a, \"\"b\"\"\"\nn,,\n");
+        let md = std::fs::read_to_string(dir.path().join("report.md")).unwrap();
+        assert!(md.starts_with("# demo — report\n\nIntro text.\n"), "{md}");
+        let back: Report =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+                .unwrap();
+        assert_eq!(back, report(vec![[0.0, 0.0], [1.0, 1.0]]));
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("scores/run.tsv")).unwrap(),
+            "u\ti\t1\n"
+        );
+    }
+
+    #[test]
+    fn a_broken_report_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let err =
+            write_report(dir.path(), &report(vec![[0.0, 0.0], [0.5, 0.9]]), &Extras::default());
+        assert!(matches!(err, Err(BenchError::Contract(_))));
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn slugs_are_file_name_safe() {
+        assert_eq!(slug("Results: mean ± 95% (t)"), "results-mean-95-t");
+        assert_eq!(slug("Validation of puresvd `rank`"), "validation-of-puresvd-rank");
+        assert_eq!(
+            slug("Results: mean over 2 split(s), 95% t half-width"),
+            "results-mean-over-2-split-s-95-t"
+        );
+    }
+}

@@ -1,0 +1,140 @@
+//! `recs run`: a whole experiment (dataset × protocol × models × metrics) from a TOML
+//! configuration, written as a report folder. The keys: `docs/runner.md`; examples:
+//! `examples/*.toml`.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use recs_bench::config::Config;
+use recs_bench::runner::{Progress, RunOptions, Silent};
+
+/// Run an experiment from a TOML configuration and write its report.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "\
+Writes to --out (default `recs-runs/<name>`): report.json (the report contract), report.md \
+(tables, figures, claims), one SVG per figure, tables/*.csv, and with \
+`evaluation.save_scores = true`, scores/qrels.tsv and scores/<model>.tsv for `recs eval`.
+
+Every file is written atomically; an interrupted run leaves the previous files intact.")]
+pub(crate) struct Args {
+    /// The experiment configuration (`examples/*.toml` show every section).
+    config: PathBuf,
+    /// Output folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Seed of every random choice (replaces the configuration's `seed`).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Only the first split (repetition 0, fold 0).
+    #[arg(long)]
+    quick: bool,
+    /// Folder holding `<dataset>/` folders, searched before RECS_DATA_DIR.
+    #[arg(long)]
+    data_dir: Option<PathBuf>,
+    /// No progress bar and no summary on standard error.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// A progress bar on standard error.
+struct Bar(ProgressBar);
+
+impl Progress for Bar {
+    fn begin(&self, total: u64) {
+        self.0.set_length(total);
+    }
+
+    fn step(&self, what: &str) {
+        self.0.set_message(what.to_string());
+        self.0.inc(1);
+    }
+}
+
+pub(crate) fn run(args: Args) -> anyhow::Result<()> {
+    let start = Instant::now();
+    let config = Config::from_file(&args.config)?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("recs-runs").join(&config.name));
+    let terminal = std::io::stderr().is_terminal() && !args.quiet;
+    let options = RunOptions {
+        quick: args.quick,
+        seed: args.seed,
+        data_dir: args.data_dir.clone(),
+        download_progress: terminal,
+    };
+    let outcome = if terminal {
+        let bar = ProgressBar::new(0).with_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} fits  {msg}")
+                .context("progress bar template")?
+                .progress_chars("=> "),
+        );
+        let outcome = recs_bench::runner::run(&config, &options, &Bar(bar.clone()));
+        bar.finish_and_clear();
+        outcome?
+    } else {
+        recs_bench::runner::run(&config, &options, &Silent)?
+    };
+    recs_bench::output::write_report(&out, &outcome.report, &outcome.extras)
+        .with_context(|| format!("writing the report into {}", out.display()))?;
+    if !args.quiet {
+        eprintln!(
+            "{}: {} split(s), {} model(s) in {:.1} s; report in {}",
+            config.name,
+            outcome.report.experiments[0].tables.get(1).map_or(0, |t| t.rows.len()),
+            config.models.len(),
+            start.elapsed().as_secs_f64(),
+            out.display()
+        );
+        for claim in &outcome.report.claims {
+            eprintln!(
+                "  {} {:<5} {}",
+                claim.id,
+                if claim.holds { "holds" } else { "FAILS" },
+                claim.measured
+            );
+        }
+    }
+    print_results(&outcome.report);
+    Ok(())
+}
+
+/// The results table on standard output.
+fn print_results(report: &recs_bench::report::Report) {
+    let Some(table) = report.experiments.first().and_then(|e| e.tables.first()) else { return };
+    let widths: Vec<usize> = table
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(c, name)| {
+            table
+                .rows
+                .iter()
+                .map(|r| render(&r[c]).chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(name.chars().count())
+        })
+        .collect();
+    let line = |cells: Vec<String>| {
+        let padded: Vec<String> =
+            cells.iter().zip(&widths).map(|(c, w)| format!("{c:<w$}")).collect();
+        println!("{}", padded.join("  ").trim_end());
+    };
+    line(table.columns.clone());
+    for row in &table.rows {
+        line(row.iter().map(render).collect());
+    }
+}
+
+fn render(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            format!("{:.4}", n.as_f64().unwrap_or(f64::NAN))
+        }
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Null => "-".to_string(),
+        other => other.to_string(),
+    }
+}

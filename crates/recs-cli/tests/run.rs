@@ -1,0 +1,307 @@
+//! `recs run` end to end: every shipped example on the real data (through
+//! `RECS_DATA_DIR`), checked against the report contract; `recs run` and `recs eval`
+//! agreeing on saved scores; determinism across thread counts; configuration errors.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use recs_bench::report::{CurveKind, Report};
+use serde_json::Value;
+
+fn recs() -> Command {
+    Command::cargo_bin("recs").unwrap()
+}
+
+fn data_dir() -> Option<PathBuf> {
+    match std::env::var_os("RECS_DATA_DIR") {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => {
+            eprintln!("RECS_DATA_DIR is not set: skipping the real-data tests");
+            None
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).ancestors().nth(2).unwrap().to_path_buf()
+}
+
+fn examples() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(workspace_root().join("examples"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Runs `recs run config --out out [extra]`, failing the test with stderr on error.
+fn run(config: &Path, out: &Path, extra: &[&str]) {
+    let output = recs()
+        .arg("run")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .arg("--quiet")
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        config.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn trapezoid(points: &[[f64; 2]]) -> f64 {
+    points.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum()
+}
+
+/// Polylines drawn in a colour: the curves (axes and ticks are black).
+fn coloured_polylines(svg: &str) -> usize {
+    let doc = roxmltree::Document::parse(svg).expect("an SVG that parses as XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter(|n| n.attribute("stroke").is_some_and(|s| s != "#000000"))
+        .count()
+}
+
+/// The contract a reader relies on, checked independently of `Report::validate`.
+fn check_contract(name: &str, dir: &Path) -> Report {
+    let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
+    let raw: Value = serde_json::from_str(&text).unwrap();
+    for claim in raw["claims"].as_array().unwrap() {
+        assert!(claim["holds"].is_boolean(), "{name}: claim without a boolean `holds`: {claim}");
+    }
+    let report: Report = serde_json::from_str(&text).unwrap();
+    assert_eq!(report.validate(), Vec::<String>::new(), "{name}");
+    assert_eq!(report.paper, name);
+    let experiment = &report.experiments[0];
+    for curve in &experiment.curves {
+        let first = curve.points.first().unwrap();
+        let last = curve.points.last().unwrap();
+        assert_eq!(*first, [0.0, 0.0], "{name} {}: first point", curve.model);
+        assert!(
+            (last[0] - 1.0).abs() < 1e-12 && (last[1] - 1.0).abs() < 1e-12,
+            "{name} {}: last point {last:?}",
+            curve.model
+        );
+        assert!(
+            (trapezoid(&curve.points) - curve.auc).abs() < 1e-12,
+            "{name} {}: auc {} is not the trapezoid of its points",
+            curve.model,
+            curve.auc
+        );
+    }
+    // One coloured polyline per curve in each ROC/CROC figure.
+    for (kind, suffix) in [(CurveKind::Roc, "roc"), (CurveKind::Croc, "croc")] {
+        let n = experiment.curves.iter().filter(|c| c.kind == kind).count();
+        let svg = dir.join(format!("{name}-{suffix}.svg"));
+        if n == 0 {
+            assert!(!svg.exists(), "{name}: {suffix} figure without curves");
+            continue;
+        }
+        let svg = std::fs::read_to_string(svg).unwrap();
+        assert_eq!(coloured_polylines(&svg), n, "{name}: {suffix} figure");
+    }
+    // Every other figure parses; every table has its CSV.
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "svg") {
+            let svg = std::fs::read_to_string(&path).unwrap();
+            roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        }
+    }
+    let csvs = std::fs::read_dir(dir.join("tables")).unwrap().count();
+    assert_eq!(csvs, experiment.tables.len(), "{name}: one CSV per table");
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.starts_with(&format!("# {name} — report")), "{name}: report.md");
+    report
+}
+
+/// Values of `model` on the first split, from the per-split table.
+fn first_split_values(report: &Report, model: &str) -> Vec<(String, Value)> {
+    let table = report.experiments[0].tables.iter().find(|t| t.name == "Per split").unwrap();
+    let row = table.rows.iter().find(|r| r[0] == model && r[1] == 0 && r[2] == 0).unwrap();
+    table.columns.iter().cloned().zip(row.iter().cloned()).skip(5).collect()
+}
+
+#[test]
+fn every_example_runs_and_meets_the_report_contract() {
+    if data_dir().is_none() {
+        return;
+    }
+    let examples = examples();
+    assert!(examples.len() >= 4, "examples/*.toml: {examples:?}");
+    let tmp = tempfile::tempdir().unwrap();
+    for config in &examples {
+        let name = config.file_stem().unwrap().to_str().unwrap();
+        let out = tmp.path().join(name);
+        let start = std::time::Instant::now();
+        run(config, &out, &[]);
+        eprintln!("{name}: {:.1} s", start.elapsed().as_secs_f64());
+        let report = check_contract(name, &out);
+        assert!(!report.experiments[0].tables.is_empty());
+        assert!(!report.quick);
+
+        // Saved scores give the same numbers through `recs eval`.
+        if out.join("scores/qrels.tsv").exists() {
+            let metrics = report_metrics(config);
+            let models = saved_models(&out);
+            assert!(!models.is_empty());
+            for model in models {
+                let output = recs()
+                    .args(["eval", "--json", "--metrics", &metrics])
+                    .arg("--qrels")
+                    .arg(out.join("scores/qrels.tsv"))
+                    .arg("--run")
+                    .arg(out.join(format!("scores/{model}.tsv")))
+                    .output()
+                    .unwrap();
+                assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+                let eval: Value = serde_json::from_slice(&output.stdout).unwrap();
+                for (key, value) in first_split_values(&report, &model) {
+                    assert_eq!(eval[&key], value, "{name} {model} {key}: recs eval vs recs run");
+                }
+            }
+        }
+    }
+}
+
+/// The `evaluation.metrics` of a configuration, comma-joined.
+fn report_metrics(config: &Path) -> String {
+    let parsed = recs_bench::config::Config::from_file(config).unwrap();
+    parsed.evaluation.metrics.join(",")
+}
+
+fn saved_models(out: &Path) -> Vec<String> {
+    let mut models: Vec<String> = std::fs::read_dir(out.join("scores"))
+        .unwrap()
+        .map(|e| e.unwrap().path().file_stem().unwrap().to_str().unwrap().to_string())
+        .filter(|m| m != "qrels")
+        .collect();
+    models.sort();
+    models
+}
+
+#[test]
+fn reports_are_byte_identical_for_any_thread_count() {
+    if data_dir().is_none() {
+        return;
+    }
+    let config = workspace_root().join("examples/ml100k-strong.toml");
+    let tmp = tempfile::tempdir().unwrap();
+    let one = tmp.path().join("one");
+    let many = tmp.path().join("many");
+    let output = recs()
+        .env("RAYON_NUM_THREADS", "1")
+        .arg("run")
+        .arg(&config)
+        .arg("--out")
+        .arg(&one)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    run(&config, &many, &["--seed", "7"]);
+    let read = |dir: &Path| std::fs::read(dir.join("report.json")).unwrap();
+    assert_eq!(read(&one), read(&many), "report.json differs between 1 and many threads");
+    // A different seed draws other splits.
+    let other = tmp.path().join("other");
+    run(&config, &other, &["--seed", "8", "--quick"]);
+    let report: Report = serde_json::from_slice(&read(&other)).unwrap();
+    assert_eq!(report.seed, 8);
+    assert!(report.quick);
+    assert_eq!(report.experiments[0].tables[1].rows.len(), 1, "--quick runs one split");
+}
+
+fn failing_run(config_text: &str) -> String {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("bad.toml");
+    std::fs::write(&config, config_text).unwrap();
+    let output =
+        recs().arg("run").arg(&config).arg("--out").arg(tmp.path().join("out")).output().unwrap();
+    assert!(!output.status.success());
+    assert!(!tmp.path().join("out").exists(), "nothing is written on error");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+const GOOD: &str = r#"
+name = "bad"
+[dataset]
+name = "ml-100k"
+[protocol]
+protocol = "holdout"
+test_fraction = 0.2
+[[models]]
+name = "puresvd"
+params = { rank = 10 }
+"#;
+
+#[test]
+fn configuration_errors_name_the_file_and_key() {
+    let stderr = failing_run(&GOOD.replace("rank = 10", "rank = 0"));
+    assert!(stderr.contains("bad.toml") && stderr.contains("models[0].params.rank"), "{stderr}");
+    let stderr = failing_run(&GOOD.replace("test_fraction", "test_fractoin"));
+    assert!(stderr.contains("`protocol`") && stderr.contains("test_fractoin"), "{stderr}");
+    assert!(stderr.contains("test_fraction"), "the allowed key is named: {stderr}");
+    let stderr = failing_run(&GOOD.replace("[dataset]", "[dataset]\nformat = \"csv\""));
+    assert!(stderr.contains("dataset.format") && stderr.contains("delimiter"), "{stderr}");
+    let stderr = failing_run(&format!("{GOOD}\n[judgments]\nmode = \"ratings:4\"\n"));
+    assert!(stderr.contains("judgments.mode") && stderr.contains("conditional:T"), "{stderr}");
+}
+
+#[test]
+fn a_delimited_file_runs_without_registered_data() {
+    let tmp = tempfile::tempdir().unwrap();
+    // 30 users × 12 items, each user rating 8 items; items of low index are popular.
+    let mut lines = String::from("user,item,rating\n");
+    for u in 0..30 {
+        for k in 0..8 {
+            let item = (u * 7 + k * k) % 12;
+            if !lines.contains(&format!("\nu{u},i{item},")) {
+                lines.push_str(&format!("u{u},i{item},{}\n", 1 + (u + k) % 5));
+            }
+        }
+    }
+    std::fs::write(tmp.path().join("ratings.csv"), &lines).unwrap();
+    let config = tmp.path().join("small.toml");
+    std::fs::write(
+        &config,
+        r#"
+name = "small"
+repetitions = 3
+[dataset]
+file = "ratings.csv"
+delimiter = ","
+header = true
+[protocol]
+protocol = "leave-k-out"
+k = 2
+[judgments]
+mode = "rating:3"
+[evaluation]
+metrics = ["roc", "p@3", "ndcg@3"]
+[[models]]
+name = "item-pop"
+[[models]]
+name = "random"
+"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("out");
+    run(&config, &out, &[]);
+    let report = check_contract("small", &out);
+    let splits = &report.experiments[0].tables[1];
+    assert_eq!(splits.rows.len(), 3, "three repetitions");
+    // Every user holds out exactly two ratings.
+    for row in &splits.rows {
+        assert_eq!(row[3], 60, "test events of {row:?}");
+    }
+    let results = &report.experiments[0].tables[0];
+    assert_eq!(results.rows.len(), 2);
+    // Three splits give a t interval for every defined metric.
+    assert!(results.rows.iter().all(|r| r[3].is_number()), "{results:?}");
+}
