@@ -97,12 +97,18 @@ pub fn thin(points: &[[f64; 2]], tolerance: f64) -> Vec<[f64; 2]> {
 }
 
 /// A ROC-type figure of the given curves: models solid with increment markers, references
-/// thin; the AUC in each legend entry.
+/// thin; the AUC in each legend entry. A model whose curve is exactly that of an earlier
+/// model is drawn over it, so its legend entry says so (otherwise the earlier curve would
+/// seem to be missing).
 pub fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurve]) -> Chart {
     let mut series = Vec::new();
-    for curve in models {
+    for (index, curve) in models.iter().enumerate() {
+        let same_as = models[..index]
+            .iter()
+            .find(|earlier| earlier.report.points == curve.report.points)
+            .map_or(String::new(), |earlier| format!("; covers {}", earlier.report.model));
         series.push(Series {
-            label: format!("{} (AUC {:.3})", curve.report.model, curve.exact_auc),
+            label: format!("{} (AUC {:.3}{same_as})", curve.report.model, curve.exact_auc),
             points: curve.report.points.clone(),
             markers: curve.increments.clone(),
             kind: LineKind::Model,
@@ -124,6 +130,19 @@ mod tests {
     use super::*;
     use crate::report::trapezoid;
     use proptest::prelude::*;
+
+    #[test]
+    fn identical_curves_say_which_they_cover() {
+        let a =
+            ModelCurve::from_points(CurveKind::Croc, "a", vec![[0.0, 0.0], [0.2, 0.7], [1.0, 1.0]]);
+        let b =
+            ModelCurve::from_points(CurveKind::Croc, "b", vec![[0.0, 0.0], [0.2, 0.7], [1.0, 1.0]]);
+        let c =
+            ModelCurve::from_points(CurveKind::Croc, "c", vec![[0.0, 0.0], [0.3, 0.7], [1.0, 1.0]]);
+        let chart = figure("t", &[a, b, c], &[]);
+        let labels: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["a (AUC 0.750)", "b (AUC 0.750; covers a)", "c (AUC 0.700)"]);
+    }
 
     #[test]
     fn collinear_points_collapse() {

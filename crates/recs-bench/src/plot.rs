@@ -7,6 +7,8 @@
 //! stand out; markers show the paper's increment points when given. Each series is exactly
 //! one `<polyline>` in the SVG.
 
+use plotters::coord::Shift;
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 /// How a series is drawn.
@@ -71,6 +73,58 @@ const PALETTE: [RGBColor; 8] = [
 const REFERENCE_COLORS: [RGBColor; 3] =
     [RGBColor(90, 90, 90), RGBColor(160, 160, 160), RGBColor(120, 120, 60)];
 
+/// The plotting area of every figure: a Cartesian chart over `f64` ranges.
+type Area<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// Renders one figure of `size` pixels into an SVG string; `draw` paints on the white
+/// root area.
+fn render(
+    title: &str,
+    size: (u32, u32),
+    draw: impl FnOnce(&DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String>,
+) -> Result<String, PlotError> {
+    let mut svg = String::new();
+    let result = (|| {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        draw(&root)?;
+        root.present().map_err(|e| e.to_string())
+    })();
+    result.map_err(|message| PlotError { title: title.to_string(), message })?;
+    Ok(svg)
+}
+
+/// The chart every figure draws on: title above, room for tick labels and axis titles.
+fn area<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    x: std::ops::Range<f64>,
+    y: std::ops::Range<f64>,
+) -> Result<Area<'a, 'b>, String> {
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 22))
+        .margin(16)
+        .x_label_area_size(48)
+        .y_label_area_size(60)
+        .build_cartesian_2d(x, y)
+        .map_err(|e| e.to_string())
+}
+
+/// The legend, on a translucent background with a light border.
+fn legend<'a, 'b: 'a>(
+    chart: &mut Area<'a, 'b>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(("sans-serif", 14))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
 impl Chart {
     /// A ROC-type chart on the unit square: false-alarm rate against hit rate.
     pub fn unit_square(title: impl Into<String>, series: Vec<Series>) -> Self {
@@ -89,27 +143,17 @@ impl Chart {
     /// # Errors
     /// [`PlotError`] when plotters fails (e.g. an empty or inverted range).
     pub fn to_svg(&self) -> Result<String, PlotError> {
-        let mut svg = String::new();
-        self.draw(&mut svg).map_err(|message| PlotError { title: self.title.clone(), message })?;
-        Ok(svg)
+        render(&self.title, (760, 600), |root| self.draw(root))
     }
 
-    fn draw(&self, svg: &mut String) -> Result<(), String> {
+    fn draw(&self, root: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
         let err = |e: &dyn std::fmt::Display| e.to_string();
         let (x0, x1) = self.x_range;
         let (y0, y1) = self.y_range;
         if !(x0 < x1 && y0 < y1) {
             return Err(format!("empty range x {x0}..{x1}, y {y0}..{y1}"));
         }
-        let root = SVGBackend::with_string(svg, (760, 600)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&self.title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1, y0..y1)
-            .map_err(|e| err(&e))?;
+        let mut chart = area(root, &self.title, x0..x1, y0..y1)?;
         chart
             .configure_mesh()
             .x_desc(&self.x_label)
@@ -151,16 +195,7 @@ impl Chart {
                     .map_err(|e| err(&e))?;
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-        Ok(())
+        legend(&mut chart, SeriesLabelPosition::LowerRight)
     }
 }
 
@@ -187,12 +222,10 @@ impl BarChart {
     /// # Errors
     /// [`PlotError`] when there is nothing to draw or plotters fails.
     pub fn to_svg(&self) -> Result<String, PlotError> {
-        let mut svg = String::new();
-        self.draw(&mut svg).map_err(|message| PlotError { title: self.title.clone(), message })?;
-        Ok(svg)
+        render(&self.title, (760, 520), |root| self.draw(root))
     }
 
-    fn draw(&self, svg: &mut String) -> Result<(), String> {
+    fn draw(&self, root: &DrawingArea<SVGBackend<'_>, Shift>) -> Result<(), String> {
         let err = |e: &dyn std::fmt::Display| e.to_string();
         let n_categories = self.categories.len();
         let n_series = self.series.len();
@@ -209,15 +242,7 @@ impl BarChart {
             .fold(0.0f64, |m, &v| if v.is_finite() { m.max(v) } else { m });
         // Room above the bars for the legend, which sits in the upper right.
         let y_max = if top > 0.0 { top * (1.25 + 0.06 * n_series as f64) } else { 1.0 };
-        let root = SVGBackend::with_string(svg, (760, 520)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(&self.title, ("sans-serif", 22))
-            .margin(16)
-            .x_label_area_size(48)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..n_categories as f64, 0.0..y_max)
-            .map_err(|e| err(&e))?;
+        let mut chart = area(root, &self.title, 0.0..n_categories as f64, 0.0..y_max)?;
         let categories = self.categories.clone();
         chart
             .configure_mesh()
@@ -252,16 +277,7 @@ impl BarChart {
                 Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled())
             });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
-        Ok(())
+        legend(&mut chart, SeriesLabelPosition::UpperRight)
     }
 }
 
