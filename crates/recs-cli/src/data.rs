@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use recs_data::{
-    Dataset, DelimitedFormat, PowerLaw, Resolver, Stats, load_delimited, load_named,
+    Dataset, DelimitedFormat, PowerLaw, Resolver, Stats, UserGroup, load_delimited, load_named,
     popularity_head, profile_groups, registry,
 };
 
@@ -122,12 +122,21 @@ struct SynthArgs {
     /// Write 1-5 ratings instead of 1.0 events (power-law).
     #[arg(long)]
     ratings: bool,
-    /// Calibrate the exponents: the top N items hold SHARE of events (`N:SHARE`).
+    /// Calibrate the item exponent so that the top N items of the generated data hold
+    /// SHARE of its events (`N:SHARE`, e.g. `80:0.5`); measured on the rows of this seed.
     #[arg(long)]
     head: Option<String>,
-    /// Calibrate the exponents: users with at least L events make SHARE of users (`L:SHARE`).
-    #[arg(long)]
+    /// Calibrate the user exponent: users with at least L events make SHARE of users
+    /// (`L:SHARE`). Not with --groups.
+    #[arg(long, conflicts_with = "groups")]
     long_profiles: Option<String>,
+    /// Profile-length groups to reproduce exactly, `LO:USERS` by increasing LO (e.g.
+    /// `2:21810,10:3400,20:1568`): USERS users get lengths from LO to the next LO - 1 (the
+    /// last group up to items / 2); lengths inside the groups follow a power law summing
+    /// to --events, and --user-exponent is not used. Users left over get lengths from
+    /// --min-per-user up to the first LO - 1.
+    #[arg(long, value_delimiter = ',')]
+    groups: Vec<String>,
     /// Random seed.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -278,20 +287,87 @@ fn stats(args: StatsArgs) -> anyhow::Result<()> {
 
 fn split_pair(text: &str, what: &str) -> anyhow::Result<(f64, f64)> {
     let (a, b) = text.split_once(':').with_context(|| format!("--{what} expects N:SHARE"))?;
+    let (a, b) = (a.trim(), b.trim());
     Ok((
-        a.trim().parse().with_context(|| format!("--{what}: `{a}` is not a number"))?,
-        b.trim().parse().with_context(|| format!("--{what}: `{b}` is not a number"))?,
+        a.parse().with_context(|| format!("--{what}: `{a}` is not a number"))?,
+        b.parse().with_context(|| format!("--{what}: `{b}` is not a number"))?,
     ))
 }
 
+/// `LO:USERS` pieces of --groups.
+fn user_groups(pieces: &[String]) -> anyhow::Result<Vec<UserGroup>> {
+    pieces
+        .iter()
+        .map(|piece| {
+            let (lo, n) = piece
+                .split_once(':')
+                .with_context(|| format!("--groups expects LO:USERS pieces, found `{piece}`"))?;
+            Ok(UserGroup {
+                lo: lo
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("--groups: `{lo}` is not a length"))?,
+                n_users: n
+                    .trim()
+                    .parse()
+                    .with_context(|| format!("--groups: `{n}` is not a number of users"))?,
+            })
+        })
+        .collect()
+}
+
+/// The power-law parameters of the command line, calibrated as asked.
+fn power_law(args: &SynthArgs) -> anyhow::Result<PowerLaw> {
+    let mut p = PowerLaw {
+        n_users: args.users,
+        n_items: args.items,
+        n_events: args.events,
+        user_exponent: args.user_exponent,
+        item_exponent: args.item_exponent,
+        min_per_user: args.min_per_user,
+        n_clusters: args.clusters,
+        affinity: args.affinity,
+        ratings: args.ratings,
+        seed: args.seed,
+        user_groups: user_groups(&args.groups)?,
+    };
+    // Every parameter error (including an event count the groups cannot reach) surfaces
+    // here, before the output file exists.
+    p.profile_lengths()?;
+    // Lengths first: the head depends on them.
+    if let Some(long) = &args.long_profiles {
+        let (len, long_share) = split_pair(long, "long-profiles")?;
+        if len.fract() != 0.0 || !(0.0..=f64::from(u32::MAX)).contains(&len) {
+            bail!("--long-profiles: `{len}` is not a profile length");
+        }
+        p = p.calibrate_long_profiles(len as u32, long_share)?;
+        eprintln!("calibrated user exponent {:.6}", p.user_exponent);
+    }
+    if let Some(head) = &args.head {
+        let (n, share) = split_pair(head, "head")?;
+        if n.fract() != 0.0 || n < 0.0 {
+            bail!("--head: `{n}` is not a number of items");
+        }
+        p = p.calibrate_head(n as usize, share)?;
+        eprintln!("calibrated item exponent {:.6}", p.item_exponent);
+    }
+    Ok(p)
+}
+
 fn synth(args: SynthArgs) -> anyhow::Result<()> {
+    let label = args.out.display().to_string();
+    let delimiter = delimiter(&args.delimiter);
+    // Parameters are checked and calibrated before the output file is created.
+    let params = match args.kind.as_str() {
+        "ignatov" => None,
+        "power-law" => Some(power_law(&args)?),
+        other => bail!("unknown generator `{other}` (expected ignatov or power-law)"),
+    };
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
-    let label = args.out.display().to_string();
-    let delimiter = delimiter(&args.delimiter);
-    let written = match args.kind.as_str() {
-        "ignatov" => {
+    let written = match params {
+        None => {
             let d = recs_data::ignatov_blocks()?;
             for e in d.interactions.events() {
                 let user = d.users.external(e.user).unwrap_or_default();
@@ -301,31 +377,7 @@ fn synth(args: SynthArgs) -> anyhow::Result<()> {
             out.flush()?;
             d.n_events() as u64
         }
-        "power-law" => {
-            let mut p = PowerLaw {
-                n_users: args.users,
-                n_items: args.items,
-                n_events: args.events,
-                user_exponent: args.user_exponent,
-                item_exponent: args.item_exponent,
-                min_per_user: args.min_per_user,
-                n_clusters: args.clusters,
-                affinity: args.affinity,
-                ratings: args.ratings,
-                seed: args.seed,
-            };
-            match (&args.head, &args.long_profiles) {
-                (Some(head), Some(long)) => {
-                    let (n, share) = split_pair(head, "head")?;
-                    let (len, long_share) = split_pair(long, "long-profiles")?;
-                    p = p.calibrated(n as usize, share, len as u32, long_share)?;
-                }
-                (None, None) => {}
-                _ => bail!("--head and --long-profiles calibrate together; give both"),
-            }
-            p.write_delimited(&mut out, delimiter, &label)?
-        }
-        other => bail!("unknown generator `{other}` (expected ignatov or power-law)"),
+        Some(p) => p.write_delimited(&mut out, delimiter, &label)?,
     };
     eprintln!("wrote {written} events to {label}");
     Ok(())

@@ -101,6 +101,77 @@ fn synth_then_stats_round_trip() {
     assert_eq!(lines, n_events);
 }
 
+/// A tenth of the NewMovies figures (top 80 of 771 items hold 50% of events; users
+/// [2..9] / [10..19] / [20..]), calibrated on the command line and checked by `stats`.
+#[test]
+fn synth_calibrated_to_newmovies_targets_matches_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("newmovies.tsv");
+    let out = recs()
+        .args([
+            "data",
+            "synth",
+            "--users",
+            "2680",
+            "--items",
+            "771",
+            "--events",
+            "18646",
+            "--min-per-user",
+            "1",
+            "--groups",
+            "2:2181,10:340,20:157",
+            "--head",
+            "80:0.5",
+            "--seed",
+            "3",
+        ])
+        .arg("--out")
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("calibrated item exponent"));
+    let out = recs()
+        .args(["data", "stats", "--implicit", "--json", "--group-bounds", "2,10,20", "--file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["n_users"], 2680);
+    let head = v["head_items"].as_u64().unwrap();
+    assert!(head.abs_diff(80) <= 4, "head {head}");
+    let users: Vec<u64> =
+        v["groups"].as_array().unwrap().iter().map(|g| g["n_users"].as_u64().unwrap()).collect();
+    for (got, want) in users.iter().zip([2181.0, 340.0, 157.0]) {
+        assert!((*got as f64 - want).abs() / 2680.0 < 0.02, "{users:?}");
+    }
+    let events = v["n_events"].as_u64().unwrap();
+    assert!(events.abs_diff(18_646) < 187, "{events}");
+}
+
+#[test]
+fn synth_refuses_bad_calibration_options_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("never.tsv");
+    for (extra, message) in [
+        (&["--groups", "10:5,2:5"][..], "user_groups"),
+        (&["--groups", "2-5"][..], "LO:USERS"),
+        (&["--groups", "2:900", "--users", "900", "--events", "100"][..], "n_events"),
+        (&["--head", "80"][..], "N:SHARE"),
+        (&["--head", "0:0.5"][..], "head"),
+        (&["--groups", "2:900", "--long-profiles", "10:0.2"][..], "cannot be used with"),
+    ] {
+        let out =
+            recs().args(["data", "synth"]).args(extra).arg("--out").arg(&file).output().unwrap();
+        assert!(!out.status.success(), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(message), "{extra:?}: {err}");
+        assert!(!file.exists(), "{extra:?}");
+    }
+}
+
 #[test]
 fn synth_ignatov_writes_the_block_matrix_and_table_output_works() {
     let dir = tempfile::tempdir().unwrap();

@@ -43,16 +43,40 @@ pub fn block_diagonal(n_blocks: usize, block_size: usize) -> Result<Dataset> {
     Dataset::new("ignatov-blocks", m, ids.clone(), ids, Feedback::Implicit)
 }
 
+/// A group of users whose profile lengths start at `lo` (see [`PowerLaw::user_groups`]):
+/// exactly `n_users` users get a length from `lo` to the next group's `lo − 1`, or up to
+/// the profile-length cap for the last group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UserGroup {
+    /// Smallest profile length of the group.
+    pub lo: u32,
+    /// Number of users in the group.
+    pub n_users: usize,
+}
+
 /// Parameters of the power-law generator ([`PowerLaw::generate`]).
 ///
-/// Model (ours): profile lengths follow a Lomax law with tail index `user_exponent`
-/// (see [`PowerLaw::profile_lengths`]), at least `min_per_user`, at most `n_items / 2`,
-/// summing to about `n_events`; item `i` has popularity proportional to
-/// `(i + 1)^−b` (`b` = `item_exponent`). Users and items belong to `n_clusters` clusters
-/// (`u mod K`, `i mod K`). Each event of a user picks, with probability `affinity`, an item
-/// of the user's cluster by popularity, otherwise any item by popularity; a user never gets
-/// the same item twice. With ratings, in-cluster events rate 3–5 and others 1–4, so a
-/// model that finds the clusters predicts better than popularity alone.
+/// Model (ours):
+/// - **Profile lengths** are deterministic (see [`PowerLaw::profile_lengths`]): without
+///   `user_groups`, a Lomax law with tail index `user_exponent`; with `user_groups`, each
+///   group holds exactly its number of users and lengths inside the groups follow a
+///   discrete power law whose exponent makes them sum to `n_events`. Every length lies
+///   between `min_per_user` and the cap `n_items / 2`; user 0 is the most active.
+/// - **Item weights** `w_i ∝ (i + 1)^−b` (`b` = `item_exponent`): item 0 is the most
+///   popular.
+/// - **Clusters**: user `u` belongs to cluster `u mod K`, item `i` to `i mod K`
+///   (`K` = `n_clusters`).
+/// - **Picks**: a user's items are drawn one at a time, without replacement, from the
+///   mixture `(1 − a)·w + a·w_c` (`a` = `affinity`; `w` normalised over all items, `w_c`
+///   over the items of the user's cluster), restricted to the items the user does not
+///   have yet; once the own cluster is exhausted, picks come from all items. With
+///   ratings, in-cluster events rate 3–5 and others 1–4, so a model that finds the
+///   clusters predicts better than popularity alone.
+///
+/// Drawing without replacement and re-weighting by cluster make the realised item
+/// popularity flatter than `w`: heavy users take each popular item only once. So a head
+/// target is matched by [`PowerLaw::calibrate_head`], which measures the head on the
+/// generated rows themselves, not on `w`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PowerLaw {
     /// Number of users.
@@ -61,7 +85,8 @@ pub struct PowerLaw {
     pub n_items: usize,
     /// Target number of events.
     pub n_events: u64,
-    /// Tail index `α` of user activity (smaller: heavier tail).
+    /// Tail index `α` of user activity (smaller: heavier tail); not used with
+    /// `user_groups`.
     pub user_exponent: f64,
     /// Exponent `b` of item popularity.
     pub item_exponent: f64,
@@ -75,11 +100,15 @@ pub struct PowerLaw {
     pub ratings: bool,
     /// Seed of every random choice.
     pub seed: u64,
+    /// Profile-length groups to reproduce exactly, by increasing `lo`; empty: lengths
+    /// follow `user_exponent`. Users counted in no group get lengths from `min_per_user`
+    /// to the first group's `lo − 1`.
+    pub user_groups: Vec<UserGroup>,
 }
 
 impl Default for PowerLaw {
     /// 1000 users, 500 items, 20,000 events, `α = 1.5`, `b = 1.0`, at least 2 events per
-    /// user, 8 clusters, affinity 0.7, binary, seed 0 (all ours).
+    /// user, 8 clusters, affinity 0.7, binary, seed 0, no groups (all ours).
     fn default() -> Self {
         PowerLaw {
             n_users: 1000,
@@ -92,6 +121,7 @@ impl Default for PowerLaw {
             affinity: 0.7,
             ratings: false,
             seed: 0,
+            user_groups: Vec::new(),
         }
     }
 }
@@ -108,18 +138,136 @@ fn unit(rng: &mut Xoshiro256PlusPlus) -> f64 {
     (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
-/// Cumulative weights and a sampler over them.
-struct Cdf {
-    items: Vec<u32>,
-    cumulative: Vec<f64>,
+/// Stream `stream` of user `user`: rows do not depend on each other, and picks do not
+/// depend on whether ratings are drawn.
+fn user_rng(seed: u64, user: usize, stream: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(mix(seed ^ mix(2 * user as u64 + stream)))
 }
 
-impl Cdf {
-    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> u32 {
-        let total = self.cumulative.last().copied().unwrap_or(0.0);
-        let x = unit(rng) * total;
-        let k = self.cumulative.partition_point(|&c| c <= x).min(self.items.len() - 1);
-        self.items[k]
+/// Non-negative weights in a complete binary tree of partial sums: point updates and
+/// inverse-CDF search in O(log n). Every inner node is recomputed as the sum of its two
+/// children, never by subtraction, so putting a weight back restores the tree exactly and
+/// tiny weights stay reachable once the large ones are taken.
+struct SumTree {
+    nodes: Vec<f64>,
+    leaves: usize,
+}
+
+impl SumTree {
+    fn new(weights: &[f64]) -> Self {
+        let leaves = weights.len().next_power_of_two();
+        let mut nodes = vec![0.0; 2 * leaves];
+        nodes[leaves..leaves + weights.len()].copy_from_slice(weights);
+        for k in (1..leaves).rev() {
+            nodes[k] = nodes[2 * k] + nodes[2 * k + 1];
+        }
+        SumTree { nodes, leaves }
+    }
+
+    fn total(&self) -> f64 {
+        self.nodes[1]
+    }
+
+    fn set(&mut self, index: usize, weight: f64) {
+        let mut k = self.leaves + index;
+        self.nodes[k] = weight;
+        while k > 1 {
+            k /= 2;
+            self.nodes[k] = self.nodes[2 * k] + self.nodes[2 * k + 1];
+        }
+    }
+
+    /// The index whose weight interval holds `x` (`0 <= x < total`). Never an index of
+    /// weight 0 while the total is positive, whatever the rounding.
+    fn find(&self, mut x: f64) -> usize {
+        let mut k = 1;
+        while k < self.leaves {
+            let (left, right) = (self.nodes[2 * k], self.nodes[2 * k + 1]);
+            if right == 0.0 || (left > 0.0 && x < left) {
+                k *= 2;
+            } else {
+                x -= left;
+                k = 2 * k + 1;
+            }
+        }
+        k - self.leaves
+    }
+}
+
+/// Draws rows without replacement from the popularity/cluster mixture.
+struct Sampler {
+    /// Weight `(i + 1)^−b` of every item, at least the smallest normal `f64`, so every
+    /// item can be drawn.
+    weights: Vec<f64>,
+    global: SumTree,
+    global_total: f64,
+    /// One tree per cluster over its items `c, c + K, c + 2K, …`.
+    clusters: Vec<SumTree>,
+    cluster_totals: Vec<f64>,
+    affinity: f64,
+}
+
+impl Sampler {
+    fn new(p: &PowerLaw) -> Self {
+        let weights: Vec<f64> = (0..p.n_items)
+            .map(|i| ((i + 1) as f64).powf(-p.item_exponent).max(f64::MIN_POSITIVE))
+            .collect();
+        let k = p.n_clusters;
+        let clusters: Vec<SumTree> = (0..k)
+            .map(|c| {
+                let members: Vec<f64> = weights[c..].iter().step_by(k).copied().collect();
+                SumTree::new(&members)
+            })
+            .collect();
+        let global = SumTree::new(&weights);
+        Sampler {
+            global_total: global.total(),
+            global,
+            cluster_totals: clusters.iter().map(SumTree::total).collect(),
+            clusters,
+            affinity: p.affinity,
+            weights,
+        }
+    }
+
+    /// Draws `n` distinct items (`n` below the number of items) for `user` into `row`,
+    /// in draw order. Every draw takes two numbers from `rng`.
+    fn draw_row(
+        &mut self,
+        user: usize,
+        n: usize,
+        rng: &mut Xoshiro256PlusPlus,
+        row: &mut Vec<u32>,
+    ) {
+        let k = self.clusters.len();
+        let c = user % k;
+        let (global_all, own_all) = (self.global_total, self.cluster_totals[c]);
+        row.clear();
+        for _ in 0..n {
+            let choice = unit(rng);
+            let position = unit(rng);
+            let (global_left, own_left) = (self.global.total(), self.clusters[c].total());
+            let own = self.affinity * (own_left / own_all);
+            let any = (1.0 - self.affinity) * (global_left / global_all);
+            let from_own = own_left > 0.0 && (any == 0.0 || choice * (own + any) < own);
+            let item = if from_own {
+                c + self.clusters[c].find(position * own_left) * k
+            } else {
+                self.global.find(position * global_left)
+            };
+            self.global.set(item, 0.0);
+            if item % k == c {
+                self.clusters[c].set(item / k, 0.0);
+            }
+            row.push(item as u32);
+        }
+        for &item in row.iter() {
+            let item = item as usize;
+            self.global.set(item, self.weights[item]);
+            if item % k == c {
+                self.clusters[c].set(item / k, self.weights[item]);
+            }
+        }
     }
 }
 
@@ -143,19 +291,51 @@ fn lomax_scale(tails: &[f64], min: f64, cap: f64, target: f64) -> f64 {
     hi
 }
 
-/// Expected share of events held by the `k` most popular of `n` items under exponent `b`.
-fn head_share(n: usize, k: usize, b: f64) -> f64 {
-    let w = |i: usize| ((i + 1) as f64).powf(-b);
-    let total: f64 = (0..n).map(w).sum();
-    (0..k.min(n)).map(w).sum::<f64>() / total
+/// Lengths of users in `ranges` (`(lo, hi, n_users)`, heaviest range first) under the
+/// discrete law `P(n) ∝ max(n, 1)^−γ` on each range, by quantile, heaviest user first.
+fn quantile_lengths(ranges: &[(u32, u32, usize)], gamma: f64, out: &mut Vec<u32>) {
+    out.clear();
+    let mut cdf: Vec<f64> = Vec::new();
+    for &(lo, hi, count) in ranges {
+        // Weights relative to the heaviest end, so no power overflows.
+        let reference = f64::from(if gamma >= 0.0 { lo } else { hi }.max(1)).ln();
+        cdf.clear();
+        let mut acc = 0.0;
+        for n in lo..=hi {
+            acc += (-gamma * (f64::from(n.max(1)).ln() - reference)).exp();
+            cdf.push(acc);
+        }
+        let start = out.len();
+        let mut k = 0usize;
+        for s in 0..count {
+            let p = (s as f64 + 0.5) / count as f64 * acc;
+            while k + 1 < cdf.len() && cdf[k] < p {
+                k += 1;
+            }
+            out.push(lo + k as u32);
+        }
+        out[start..].reverse();
+    }
 }
+
+/// Largest magnitude of the within-group exponent `γ` searched for.
+const MAX_GROUP_EXPONENT: f64 = 50.0;
+/// Largest item exponent `b` searched for by [`PowerLaw::calibrate_head`].
+const MAX_ITEM_EXPONENT: f64 = 8.0;
+/// Bisection steps of [`PowerLaw::calibrate_head`] (each simulates the rows once).
+const HEAD_STEPS: usize = 30;
+/// Events simulated per calibration step at most; larger datasets use a seeded subset
+/// of users of about this many events.
+const CALIBRATION_EVENTS: u64 = 2_000_000;
 
 impl PowerLaw {
     /// Checks the parameters.
     ///
     /// # Errors
     /// Zero users, items or clusters; more clusters than items; non-finite or negative
-    /// exponents; affinity outside `[0, 1]`; `min_per_user` above `n_items / 2`.
+    /// exponents; affinity outside `[0, 1]`; `min_per_user` above `n_items / 2`; groups not
+    /// increasing, starting below `min_per_user`, starting above `n_items / 2`, counting
+    /// more users than `n_users`, or leaving users with no length below the first group.
     pub fn validate(&self) -> Result<()> {
         if self.n_users == 0 || self.n_users >= u32::MAX as usize {
             return Err(DataError::invalid("n_users", self.n_users, "1 ..= 2^32 - 2"));
@@ -183,59 +363,73 @@ impl PowerLaw {
         if !(0.0..=1.0).contains(&self.affinity) {
             return Err(DataError::invalid("affinity", self.affinity, "a probability in [0, 1]"));
         }
-        if self.min_per_user as usize > self.n_items / 2 {
+        if self.min_per_user > self.cap() {
             return Err(DataError::invalid(
                 "min_per_user",
                 self.min_per_user,
                 "at most n_items / 2",
             ));
         }
+        if let (Some(first), Some(last)) = (self.user_groups.first(), self.user_groups.last()) {
+            let described = || {
+                let parts: Vec<String> =
+                    self.user_groups.iter().map(|g| format!("{}:{}", g.lo, g.n_users)).collect();
+                parts.join(",")
+            };
+            let counted: usize = self.user_groups.iter().map(|g| g.n_users).sum();
+            let increasing = self.user_groups.windows(2).all(|w| w[0].lo < w[1].lo);
+            if !increasing || first.lo < self.min_per_user || last.lo > self.cap() {
+                return Err(DataError::invalid(
+                    "user_groups",
+                    described(),
+                    format!(
+                        "strictly increasing lower bounds from min_per_user ({}) to n_items / 2 ({})",
+                        self.min_per_user,
+                        self.cap()
+                    ),
+                ));
+            }
+            if counted > self.n_users || (counted < self.n_users && first.lo == self.min_per_user) {
+                return Err(DataError::invalid(
+                    "user_groups",
+                    described(),
+                    format!(
+                        "at most n_users ({}) users, all of them unless min_per_user is below \
+                         the first group",
+                        self.n_users
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 
-    /// Parameters whose item exponent makes the `head_items` most popular items hold
-    /// `head_share` of the events, and whose user exponent makes the expected share of
-    /// users with at least `long_len` events equal `long_share` (both by bisection on the
-    /// model's expected values). Other fields come from `self`.
+    /// Largest profile length: half the items.
+    fn cap(&self) -> u32 {
+        (self.n_items / 2).clamp(1, u32::MAX as usize) as u32
+    }
+
+    /// Parameters whose user exponent makes the share of users with at least `long_len`
+    /// events equal `long_share` (by bisection on the deterministic profile lengths).
+    /// Other fields come from `self`.
     ///
     /// # Errors
-    /// Invalid targets (shares outside (0, 1), `head_items` not below `n_items`).
-    pub fn calibrated(
-        &self,
-        head_items: usize,
-        head_share_target: f64,
-        long_len: u32,
-        long_share: f64,
-    ) -> Result<PowerLaw> {
+    /// Invalid parameters, `user_groups` given (groups fix the lengths themselves), or a
+    /// share outside (0, 1) or out of reach for these sizes.
+    pub fn calibrate_long_profiles(&self, long_len: u32, long_share: f64) -> Result<PowerLaw> {
         self.validate()?;
-        if !(head_share_target > 0.0 && head_share_target < 1.0)
-            || head_items == 0
-            || head_items >= self.n_items
-        {
+        if !self.user_groups.is_empty() {
             return Err(DataError::invalid(
-                "head",
-                format!("{head_items} items, share {head_share_target}"),
-                "0 < items < n_items, 0 < share < 1",
+                "user_groups",
+                self.user_groups.len(),
+                "no groups when calibrating the user exponent",
             ));
         }
         if !(long_share > 0.0 && long_share < 1.0) {
             return Err(DataError::invalid("long_share", long_share, "a share in (0, 1)"));
         }
-        // Bisection for an increasing function on [lo, hi].
-        let bisect = |f: &dyn Fn(f64) -> f64, target: f64, mut lo: f64, mut hi: f64| {
-            for _ in 0..60 {
-                let mid = 0.5 * (lo + hi);
-                if f(mid) < target { lo = mid } else { hi = mid }
-            }
-            0.5 * (lo + hi)
-        };
-        let mut out = self.clone();
-        out.item_exponent =
-            bisect(&|b| head_share(self.n_items, head_items, b), head_share_target, 0.0, 8.0);
-        // Share of users with at least `long_len` events, for a tail index.
         let long = |alpha: f64| {
-            let p = PowerLaw { user_exponent: alpha, ..self.clone() };
-            let lengths = p.profile_lengths();
+            let lengths = PowerLaw { user_exponent: alpha, ..self.clone() }.lomax_lengths();
             lengths.iter().filter(|&&n| n >= long_len).count() as f64 / lengths.len() as f64
         };
         let (lo, hi) = (0.2, 50.0);
@@ -248,99 +442,193 @@ impl PowerLaw {
                 format!("between {small:.4} and {large:.4} for these sizes"),
             ));
         }
-        out.user_exponent = if at_lo <= at_hi {
-            bisect(&long, long_share, lo, hi)
-        } else {
-            bisect(&|a| -long(a), -long_share, lo, hi)
-        };
-        Ok(out)
+        // Bisection on a monotone function; `sign` makes it increasing.
+        let sign = if at_lo <= at_hi { 1.0 } else { -1.0 };
+        let (mut a, mut b) = (lo, hi);
+        for _ in 0..60 {
+            let mid = 0.5 * (a + b);
+            if sign * long(mid) < sign * long_share { a = mid } else { b = mid }
+        }
+        Ok(PowerLaw { user_exponent: 0.5 * (a + b), ..self.clone() })
     }
 
-    /// The profile length of every user (deterministic: no randomness involved).
+    /// Parameters whose item exponent makes the `head_items` most popular items hold
+    /// `head_share` of the generated events. Other fields come from `self`.
     ///
-    /// Lengths follow a Lomax (shifted Pareto) law by quantile: user `u` of `N` has
-    /// `n_u = clamp(round(m + λ · (p_u^(−1/α) − 1)), m, n_items / 2)` with
-    /// `p_u = (u + ½) / N`, `m` = `min_per_user`, `α` = `user_exponent` (the tail index:
+    /// The share is measured on the rows this generator produces for `self.seed` (all of
+    /// them up to two million events, otherwise a seeded subset of users holding about
+    /// that many), and `b` is found by bisection on it. So the head of the generated data
+    /// matches the target for this seed, not only the head of the weights `w`, which
+    /// drawing without replacement and cluster re-weighting would flatten. Calibrate the
+    /// profile lengths first: the head depends on them.
+    ///
+    /// # Errors
+    /// Invalid parameters, `head_items` not in `1..n_items`, a share outside (0, 1), or a
+    /// share out of reach (below the share of the uniform law or above that of `b = 8`).
+    pub fn calibrate_head(&self, head_items: usize, head_share: f64) -> Result<PowerLaw> {
+        self.validate()?;
+        if !(head_share > 0.0 && head_share < 1.0) || head_items == 0 || head_items >= self.n_items
+        {
+            return Err(DataError::invalid(
+                "head",
+                format!("{head_items} items, share {head_share}"),
+                "0 < items < n_items, 0 < share < 1",
+            ));
+        }
+        let lengths = self.profile_lengths()?;
+        let users = self.calibration_users(&lengths);
+        let share_at = |b: f64| {
+            let mut counts =
+                PowerLaw { item_exponent: b, ..self.clone() }.item_counts(&lengths, &users);
+            counts.sort_unstable_by(|x, y| y.cmp(x));
+            let total: u64 = counts.iter().sum();
+            counts[..head_items].iter().sum::<u64>() as f64 / total.max(1) as f64
+        };
+        let (at_lo, at_hi) = (share_at(0.0), share_at(MAX_ITEM_EXPONENT));
+        if !(at_lo < head_share && head_share <= at_hi) {
+            return Err(DataError::invalid(
+                "head",
+                format!("{head_items} items, share {head_share}"),
+                format!(
+                    "a share above {at_lo:.4} and at most {at_hi:.4} for {head_items} items \
+                     with these sizes"
+                ),
+            ));
+        }
+        let (mut lo, mut hi) = (0.0, MAX_ITEM_EXPONENT);
+        for _ in 0..HEAD_STEPS {
+            let mid = 0.5 * (lo + hi);
+            if share_at(mid) < head_share { lo = mid } else { hi = mid }
+        }
+        Ok(PowerLaw { item_exponent: hi, ..self.clone() })
+    }
+
+    /// Users whose rows a calibration step simulates, increasing.
+    fn calibration_users(&self, lengths: &[u32]) -> Vec<u32> {
+        let total: u64 = lengths.iter().map(|&n| u64::from(n)).sum();
+        let stride = total.div_ceil(CALIBRATION_EVENTS).max(1);
+        (0..lengths.len() as u32)
+            .filter(|&u| stride == 1 || mix(!self.seed ^ mix(u64::from(u))).is_multiple_of(stride))
+            .collect()
+    }
+
+    /// Events per item in the rows of `users`, exactly as [`PowerLaw::generate`] draws
+    /// them.
+    fn item_counts(&self, lengths: &[u32], users: &[u32]) -> Vec<u64> {
+        let mut sampler = Sampler::new(self);
+        let mut counts = vec![0u64; self.n_items];
+        let mut row = Vec::new();
+        for &u in users {
+            let u = u as usize;
+            let mut rng = user_rng(self.seed, u, 0);
+            sampler.draw_row(u, lengths[u] as usize, &mut rng, &mut row);
+            for &i in &row {
+                counts[i as usize] += 1;
+            }
+        }
+        counts
+    }
+
+    /// The profile length of every user, most active first (deterministic: no randomness
+    /// involved). Cap `c = n_items / 2`, minimum `m` = `min_per_user`.
+    ///
+    /// Without `user_groups`, lengths follow a Lomax (shifted Pareto) law by quantile:
+    /// user `u` of `N` has `n_u = clamp(round(m + λ · (p_u^(−1/α) − 1)), m, c)` with
+    /// `p_u = (u + ½) / N`, `α` = `user_exponent` (the tail index:
     /// `P(n ≥ L) = (1 + (L − m)/λ)^−α`), and `λ` found by bisection so that the lengths
     /// sum to `n_events` as closely as rounding and the clamps allow.
-    pub fn profile_lengths(&self) -> Vec<u32> {
+    ///
+    /// With `user_groups`, group `j` gets exactly its `n_users` users with lengths in
+    /// `[lo_j, lo_{j+1} − 1]` (the last group up to `c`; users in no group get
+    /// `[m, lo_0 − 1]`), placed by quantile of the discrete law `P(n) ∝ n^−γ` restricted to
+    /// the group's range, one `γ` for all groups found by bisection so that the lengths sum
+    /// to `n_events` as closely as the quantiles allow.
+    ///
+    /// # Errors
+    /// Invalid parameters; with groups, an `n_events` no `γ` in `[−50, 50]` reaches.
+    pub fn profile_lengths(&self) -> Result<Vec<u32>> {
+        self.validate()?;
+        if self.user_groups.is_empty() { Ok(self.lomax_lengths()) } else { self.group_lengths() }
+    }
+
+    fn lomax_lengths(&self) -> Vec<u32> {
         let n = self.n_users as f64;
         let alpha = self.user_exponent.max(1e-3);
         let tails: Vec<f64> =
             (0..self.n_users).map(|u| ((u as f64 + 0.5) / n).powf(-1.0 / alpha) - 1.0).collect();
-        let cap = (self.n_items / 2).max(1) as f64;
+        let cap = f64::from(self.cap());
         let min = f64::from(self.min_per_user).min(cap);
         let lambda = lomax_scale(&tails, min, cap, self.n_events as f64);
         tails.iter().map(|&t| (min + lambda * t).round().clamp(min, cap) as u32).collect()
     }
 
-    fn samplers(&self) -> (Cdf, Vec<Cdf>) {
-        let weight = |i: usize| ((i + 1) as f64).powf(-self.item_exponent);
-        let cdf = |items: Vec<u32>| {
-            let mut acc = 0.0;
-            let cumulative = items
-                .iter()
-                .map(|&i| {
-                    acc += weight(i as usize);
-                    acc
-                })
-                .collect();
-            Cdf { items, cumulative }
+    fn group_lengths(&self) -> Result<Vec<u32>> {
+        let groups = &self.user_groups;
+        let mut ranges: Vec<(u32, u32, usize)> = Vec::with_capacity(groups.len() + 1);
+        for (k, g) in groups.iter().enumerate().rev() {
+            let hi = groups.get(k + 1).map_or(self.cap(), |next| next.lo - 1);
+            ranges.push((g.lo, hi, g.n_users));
+        }
+        let counted: usize = groups.iter().map(|g| g.n_users).sum();
+        if counted < self.n_users {
+            ranges.push((self.min_per_user, groups[0].lo - 1, self.n_users - counted));
+        }
+        let mut lengths = Vec::with_capacity(self.n_users);
+        let total = |gamma: f64, lengths: &mut Vec<u32>| {
+            quantile_lengths(&ranges, gamma, lengths);
+            lengths.iter().map(|&n| u64::from(n)).sum::<u64>()
         };
-        let global = cdf((0..self.n_items as u32).collect());
-        let clusters = (0..self.n_clusters)
-            .map(|c| cdf((c..self.n_items).step_by(self.n_clusters).map(|i| i as u32).collect()))
-            .collect();
-        (global, clusters)
+        let target = self.n_events;
+        let (most, least) =
+            (total(-MAX_GROUP_EXPONENT, &mut lengths), total(MAX_GROUP_EXPONENT, &mut lengths));
+        if !(least..=most).contains(&target) {
+            return Err(DataError::invalid(
+                "n_events",
+                target,
+                format!("between {least} and {most} for these groups"),
+            ));
+        }
+        // The total decreases with γ.
+        let (mut lo, mut hi) = (-MAX_GROUP_EXPONENT, MAX_GROUP_EXPONENT);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if total(mid, &mut lengths) > target { lo = mid } else { hi = mid }
+        }
+        let (above, below) = (total(lo, &mut lengths), total(hi, &mut lengths));
+        let gamma = if above - target < target - below { lo } else { hi };
+        total(gamma, &mut lengths);
+        Ok(lengths)
     }
 
     /// Calls `row(user, items, values)` for every user in order, items increasing; only
     /// one row is held at a time.
-    fn for_each_row(&self, mut row: impl FnMut(u32, &[u32], &[f32]) -> Result<()>) -> Result<()> {
-        self.validate()?;
-        let (global, clusters) = self.samplers();
-        let lengths = self.profile_lengths();
+    fn for_each_row(
+        &self,
+        lengths: &[u32],
+        mut row: impl FnMut(u32, &[u32], &[f32]) -> Result<()>,
+    ) -> Result<()> {
+        let mut sampler = Sampler::new(self);
+        let mut drawn: Vec<u32> = Vec::new();
         let mut picked: Vec<(u32, f32)> = Vec::new();
         let mut items: Vec<u32> = Vec::new();
         let mut values: Vec<f32> = Vec::new();
-        // Items already in the current row (cleared after each row): O(1) membership.
-        let mut taken = vec![false; self.n_items];
+        let k = self.n_clusters;
         for (u, &n) in lengths.iter().enumerate() {
-            // One independent stream per user: rows do not depend on each other.
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(self.seed ^ mix(u as u64)));
-            let cluster = &clusters[u % self.n_clusters];
+            let mut rng = user_rng(self.seed, u, 0);
+            sampler.draw_row(u, n as usize, &mut rng, &mut drawn);
             picked.clear();
-            let mut attempts = 0usize;
-            while picked.len() < n as usize && attempts < 50 * n as usize {
-                attempts += 1;
-                let in_cluster = unit(&mut rng) < self.affinity;
-                let item =
-                    if in_cluster { cluster.sample(&mut rng) } else { global.sample(&mut rng) };
-                if taken[item as usize] {
-                    continue;
-                }
-                taken[item as usize] = true;
-                let own = item as usize % self.n_clusters == u % self.n_clusters;
-                let value = if !self.ratings {
-                    1.0
-                } else if own {
-                    3.0 + (unit(&mut rng) * 3.0).floor().min(2.0) as f32
-                } else {
-                    1.0 + (unit(&mut rng) * 4.0).floor().min(3.0) as f32
-                };
-                picked.push((item, value));
-            }
-            // Rare: rejection ran out of attempts; fill with the most popular free items.
-            let mut next = 0u32;
-            while picked.len() < n as usize {
-                if !taken[next as usize] {
-                    taken[next as usize] = true;
-                    picked.push((next, if self.ratings { 3.0 } else { 1.0 }));
-                }
-                next += 1;
-            }
-            for p in &picked {
-                taken[p.0 as usize] = false;
+            if self.ratings {
+                let mut rng = user_rng(self.seed, u, 1);
+                picked.extend(drawn.iter().map(|&item| {
+                    let value = if item as usize % k == u % k {
+                        3.0 + (unit(&mut rng) * 3.0).floor().min(2.0) as f32
+                    } else {
+                        1.0 + (unit(&mut rng) * 4.0).floor().min(3.0) as f32
+                    };
+                    (item, value)
+                }));
+            } else {
+                picked.extend(drawn.iter().map(|&item| (item, 1.0)));
             }
             picked.sort_unstable_by_key(|p| p.0);
             items.clear();
@@ -355,10 +643,12 @@ impl PowerLaw {
     /// Generates the dataset in memory. Ids are `1..=n_users` and `1..=n_items`.
     ///
     /// # Errors
-    /// Invalid parameters (see [`PowerLaw::validate`]).
+    /// Invalid parameters (see [`PowerLaw::validate`] and [`PowerLaw::profile_lengths`]).
     pub fn generate(&self) -> Result<Dataset> {
-        let mut events = Vec::with_capacity(self.n_events as usize);
-        self.for_each_row(|u, items, values| {
+        let lengths = self.profile_lengths()?;
+        let n_events: u64 = lengths.iter().map(|&n| u64::from(n)).sum();
+        let mut events = Vec::with_capacity(usize::try_from(n_events).unwrap_or(0));
+        self.for_each_row(&lengths, |u, items, values| {
             events.extend(items.iter().zip(values).map(|(&i, &v)| Event::new(u, i, v)));
             Ok(())
         })?;
@@ -386,9 +676,10 @@ impl PowerLaw {
         delimiter: &str,
         label: &str,
     ) -> Result<u64> {
+        let lengths = self.profile_lengths()?;
         let mut written = 0u64;
         let io = |e: std::io::Error| DataError::io(std::path::Path::new(label), e);
-        self.for_each_row(|u, items, values| {
+        self.for_each_row(&lengths, |u, items, values| {
             for (&i, &v) in items.iter().zip(values) {
                 writeln!(out, "{}{delimiter}{}{delimiter}{}", u + 1, i + 1, v).map_err(io)?;
             }
@@ -447,7 +738,7 @@ mod tests {
     #[test]
     fn lengths_follow_the_power_law_and_the_target() {
         let p = PowerLaw::default();
-        let lengths = p.profile_lengths();
+        let lengths = p.profile_lengths().unwrap();
         assert!(lengths.windows(2).all(|w| w[0] >= w[1]));
         assert!(lengths[0] > 10 * lengths[999]);
         assert!(PowerLaw { user_exponent: 0.0, ..p }.generate().is_err());
@@ -482,18 +773,184 @@ mod tests {
     }
 
     #[test]
-    fn calibration_hits_the_newmovies_head_and_long_profile_share() {
-        // NewMovies (Cremonesi et al.): 26,799 users x 771 items, 186,459 events, top 80
-        // items hold 50%, 1,568 + 3,400 users with 10+ events.
+    fn sum_tree_finds_like_a_linear_scan_and_restores_exactly() {
+        let weights = [3.0, 0.5, 5.0, 1.0, 7.0, 2.0, 9.0, 4.0, 4.0, 1.0, 6.0];
+        let mut tree = SumTree::new(&weights);
+        let fresh = tree.nodes.clone();
+        let mut current = weights;
+        let scan = |w: &[f64], x: f64| {
+            let mut acc = 0.0;
+            w.iter().position(|&v| {
+                acc += v;
+                acc > x
+            })
+        };
+        for removed in [None, Some(4), Some(0), Some(10)] {
+            if let Some(k) = removed {
+                tree.set(k, 0.0);
+                current[k] = 0.0;
+            }
+            assert_eq!(tree.total(), current.iter().sum::<f64>());
+            for step in 0..(4.0 * tree.total()) as usize {
+                let x = step as f64 * 0.25;
+                assert_eq!(Some(tree.find(x)), scan(&current, x), "x = {x}");
+            }
+        }
+        for k in [4, 0, 10] {
+            tree.set(k, weights[k]);
+        }
+        assert_eq!(tree.nodes, fresh);
+        // A weight far below the rounding of the total is found once the rest is gone.
+        let mut tree = SumTree::new(&[1.0, 1e-300, 1.0]);
+        assert_eq!(tree.total(), 2.0);
+        tree.set(0, 0.0);
+        tree.set(2, 0.0);
+        assert_eq!(tree.find(0.0), 1);
+        assert_eq!(tree.find(0.999 * tree.total()), 1);
+    }
+
+    #[test]
+    fn rows_are_distinct_items_even_when_the_own_cluster_runs_out() {
+        // Affinity 1 with 2 items per cluster: rows of 10 must leave the cluster.
+        let p = PowerLaw {
+            n_users: 50,
+            n_items: 20,
+            n_events: 400,
+            n_clusters: 10,
+            affinity: 1.0,
+            min_per_user: 10,
+            ..PowerLaw::default()
+        };
+        let d = p.generate().unwrap();
+        assert_eq!(d.n_events(), 500);
+        for u in 0..50 {
+            let items = d.interactions.user_items(u);
+            assert_eq!(items.len(), 10);
+            // The two items of the own cluster come first in the draw, so both are there.
+            let own = u as usize % 10;
+            assert!(items.contains(&(own as u32)) && items.contains(&(own as u32 + 10)));
+        }
+        // A steep law and rows of half the catalogue: items far down keep being drawn.
+        let steep = PowerLaw {
+            n_users: 4,
+            n_items: 1000,
+            n_events: 2000,
+            item_exponent: 8.0,
+            min_per_user: 500,
+            ..PowerLaw::default()
+        };
+        let d = steep.generate().unwrap();
+        assert!((0..4).all(|u| d.interactions.user_items(u).len() == 500));
+    }
+
+    #[test]
+    fn groups_get_their_users_and_the_lengths_their_total() {
+        let p = PowerLaw {
+            n_users: 1000,
+            n_items: 400,
+            n_events: 9_000,
+            min_per_user: 1,
+            user_groups: vec![
+                UserGroup { lo: 2, n_users: 700 },
+                UserGroup { lo: 10, n_users: 200 },
+                UserGroup { lo: 30, n_users: 95 },
+            ],
+            ..PowerLaw::default()
+        };
+        let lengths = p.profile_lengths().unwrap();
+        assert!(lengths.windows(2).all(|w| w[0] >= w[1]));
+        let count = |lo: u32, hi: u32| lengths.iter().filter(|&&n| (lo..=hi).contains(&n)).count();
+        assert_eq!((count(1, 1), count(2, 9), count(10, 29), count(30, 200)), (5, 700, 200, 95));
+        let total: u64 = lengths.iter().map(|&n| u64::from(n)).sum();
+        assert!(total.abs_diff(9_000) <= 10, "{total}");
+        // Out of reach: every user at the cap still holds fewer events.
+        assert!(PowerLaw { n_events: 500_000, ..p.clone() }.profile_lengths().is_err());
+        let groups = |g: &[(u32, usize)]| PowerLaw {
+            user_groups: g.iter().map(|&(lo, n_users)| UserGroup { lo, n_users }).collect(),
+            ..p.clone()
+        };
+        assert!(groups(&[(10, 10), (2, 10)]).validate().is_err());
+        assert!(groups(&[(2, 2000)]).validate().is_err());
+        assert!(groups(&[(2, 10), (300, 10)]).validate().is_err());
+        assert!(PowerLaw { min_per_user: 2, ..groups(&[(2, 10)]) }.validate().is_err());
+        assert!(groups(&[(2, 10)]).calibrate_long_profiles(10, 0.2).is_err());
+    }
+
+    #[test]
+    fn long_profile_calibration_hits_its_share() {
+        // A tenth of NewMovies: 497 of 2,680 users with 10 or more events.
         let base =
-            PowerLaw { n_users: 26_799, n_items: 771, n_events: 186_459, ..PowerLaw::default() };
-        let p = base.calibrated(80, 0.5, 10, (3_400.0 + 1_568.0) / 26_799.0).unwrap();
-        assert!((head_share(771, 80, p.item_exponent) - 0.5).abs() < 1e-6);
-        let lengths = p.profile_lengths();
+            PowerLaw { n_users: 2_680, n_items: 771, n_events: 18_646, ..PowerLaw::default() };
+        let p = base.calibrate_long_profiles(10, 497.0 / 2_680.0).unwrap();
+        let lengths = p.profile_lengths().unwrap();
         let long = lengths.iter().filter(|&&n| n >= 10).count() as f64 / lengths.len() as f64;
-        assert!((long - 4_968.0 / 26_799.0).abs() < 0.01, "{long}");
-        assert!(base.calibrated(0, 0.5, 10, 0.1).is_err());
-        assert!(base.calibrated(80, 1.5, 10, 0.1).is_err());
+        assert!((long - 497.0 / 2_680.0).abs() < 0.01, "{long}");
+        assert!(base.calibrate_long_profiles(10, 1.5).is_err());
+    }
+
+    /// NewMovies (Cremonesi et al. 2008) at a tenth of its users and events, the full
+    /// catalogue of 771 items: top 80 items hold 50% of events; users [2..9] / [10..19] /
+    /// [20..] are 81.38% / 12.69% / 5.85% of users.
+    fn newmovies_tenth() -> PowerLaw {
+        PowerLaw {
+            n_users: 2_680,
+            n_items: 771,
+            n_events: 18_646,
+            min_per_user: 1,
+            user_groups: vec![
+                UserGroup { lo: 2, n_users: 2_181 },
+                UserGroup { lo: 10, n_users: 340 },
+                UserGroup { lo: 20, n_users: 157 },
+            ],
+            seed: 11,
+            ..PowerLaw::default()
+        }
+    }
+
+    /// Head size and user share of the groups `[2..9]`, `[10..19]`, `[20..]`.
+    fn head_and_groups(d: &Dataset) -> (usize, Vec<f64>) {
+        let head = crate::popularity_head(&d.interactions, 0.5).unwrap().n_items;
+        let groups = crate::profile_groups(&d.interactions, &[2, 10, 20]).unwrap();
+        (head, groups.iter().map(|g| g.n_users as f64 / d.n_users() as f64).collect())
+    }
+
+    #[test]
+    fn calibrated_generator_matches_the_newmovies_head_and_groups() {
+        let base = newmovies_tenth();
+        // Choosing b on the weights alone (the top 80 weights hold half the total) leaves
+        // the generated head far wider than 80 items: draws without replacement flatten it.
+        let weight_share = |b: f64| {
+            let w: Vec<f64> = (1..=771).map(|i| f64::from(i).powf(-b)).collect();
+            w[..80].iter().sum::<f64>() / w.iter().sum::<f64>()
+        };
+        let (mut lo, mut hi) = (0.0, 4.0);
+        for _ in 0..50 {
+            let mid = 0.5 * (lo + hi);
+            if weight_share(mid) < 0.5 { lo = mid } else { hi = mid }
+        }
+        let by_weights = PowerLaw { item_exponent: hi, ..base.clone() }.generate().unwrap();
+        let (head, _) = head_and_groups(&by_weights);
+        assert!(head > 96, "{head}");
+        let p = base.calibrate_head(80, 0.5).unwrap();
+        assert_eq!(p, base.calibrate_head(80, 0.5).unwrap());
+        let d = p.generate().unwrap();
+        let (head, shares) = head_and_groups(&d);
+        // Head within 5% of 80 items, group shares within 2 points.
+        assert!(head.abs_diff(80) <= 4, "head {head}");
+        let targets = [2_181.0 / 2_680.0, 340.0 / 2_680.0, 157.0 / 2_680.0];
+        for (got, want) in shares.iter().zip(targets) {
+            assert!((got - want).abs() < 0.02, "{shares:?}");
+        }
+        assert!(d.n_events().abs_diff(18_646) < 187, "{}", d.n_events());
+        // Other seeds with the same exponent land near the target too.
+        for seed in [1, 2] {
+            let (head, _) = head_and_groups(&PowerLaw { seed, ..p.clone() }.generate().unwrap());
+            assert!(head.abs_diff(80) <= 8, "seed {seed}: head {head}");
+        }
+        assert!(base.calibrate_head(0, 0.5).is_err());
+        assert!(base.calibrate_head(80, 1.5).is_err());
+        // 770 of 771 items always hold more than 0.01% of events.
+        assert!(base.calibrate_head(770, 0.0001).is_err());
     }
 
     #[test]
