@@ -145,6 +145,7 @@ impl Interactions {
         let data: Vec<f32> = merged.iter().map(|e| e.value).collect();
         let timestamps =
             has_time.then(|| merged.iter().map(|e| e.timestamp.unwrap_or(0)).collect());
+        drop(merged);
         let matrix = CsMatI::try_new((n_users, n_items), indptr, indices, data).map_err(
             |(_, _, _, e)| RecsError::Unsupported(format!("invalid CSR structure: {e}")),
         )?;
@@ -277,29 +278,41 @@ fn check_dimension(what: &'static str, n: usize) -> Result<()> {
 }
 
 /// Collapses runs of equal (user, item) in a sorted event list under `policy`.
-fn merge_duplicates(events: Vec<Event>, policy: DuplicatePolicy) -> Result<Vec<Event>> {
-    let mut merged: Vec<Event> = Vec::with_capacity(events.len());
-    for event in events {
-        match merged.last_mut() {
-            Some(last) if last.user == event.user && last.item == event.item => match policy {
-                DuplicatePolicy::Error => {
-                    return Err(RecsError::DuplicateEvent { user: event.user, item: event.item });
-                }
-                DuplicatePolicy::KeepLast => *last = event,
-                DuplicatePolicy::Sum => {
-                    last.value += event.value;
-                    last.timestamp = last.timestamp.max(event.timestamp);
-                }
-                DuplicatePolicy::Max => {
-                    if event.value > last.value {
-                        *last = event;
+fn merge_duplicates(mut events: Vec<Event>, policy: DuplicatePolicy) -> Result<Vec<Event>> {
+    // In place: events `..kept` are the merged prefix, so no second vector of the input's
+    // size is ever allocated (the input may hold hundreds of millions of events).
+    let mut kept = 0usize;
+    for read in 0..events.len() {
+        let event = events[read];
+        if kept > 0 {
+            let last = &mut events[kept - 1];
+            if last.user == event.user && last.item == event.item {
+                match policy {
+                    DuplicatePolicy::Error => {
+                        return Err(RecsError::DuplicateEvent {
+                            user: event.user,
+                            item: event.item,
+                        });
+                    }
+                    DuplicatePolicy::KeepLast => *last = event,
+                    DuplicatePolicy::Sum => {
+                        last.value += event.value;
+                        last.timestamp = last.timestamp.max(event.timestamp);
+                    }
+                    DuplicatePolicy::Max => {
+                        if event.value > last.value {
+                            *last = event;
+                        }
                     }
                 }
-            },
-            _ => merged.push(event),
+                continue;
+            }
         }
+        events[kept] = event;
+        kept += 1;
     }
-    Ok(merged)
+    events.truncate(kept);
+    Ok(events)
 }
 
 #[cfg(test)]
