@@ -16,8 +16,12 @@
 //! final user factors are exact solves against the final item factors: folding in a
 //! training user (one regularised solve with item factors fixed, fastml2015 "handling new
 //! users") reproduces its factors. Rows are solved in parallel, each independently, so the
-//! result does not depend on the thread count.
+//! result does not depend on the thread count. A row's term `Σ_j w_j y_j y_jᵀ` is one
+//! matrix product `Zᵀ Z` (rows of `Z` are `√w_j y_j`) by faer's blocked kernels, run
+//! sequentially inside the row.
 
+use faer::linalg::matmul::matmul;
+use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData, UserRow,
@@ -183,13 +187,24 @@ struct RowSystem<'a> {
 }
 
 impl RowSystem<'_> {
-    fn solve(&self, loss: AlsLoss, lambda: f64, cols: &[u32], values: &[f32], out: &mut [f64]) {
+    /// `scratch` holds the row's scaled factors `√w_j y_j` (`|I| × k`); it is reused
+    /// across rows to avoid an allocation per row.
+    fn solve(
+        &self,
+        loss: AlsLoss,
+        lambda: f64,
+        cols: &[u32],
+        values: &[f32],
+        scratch: &mut Vec<f64>,
+        out: &mut [f64],
+    ) {
         let k = self.k;
         let mut a = match self.gram {
             Some(gram) => gram.to_vec(),
             None => vec![0.0f64; k * k],
         };
         let mut b = vec![0.0f64; k];
+        scratch.clear();
         for (&col, &value) in cols.iter().zip(values) {
             let y = &self.other[col as usize * k..(col as usize + 1) * k];
             let (weight, target) = match loss {
@@ -203,11 +218,23 @@ impl RowSystem<'_> {
             };
             for p in 0..k {
                 b[p] += target * y[p];
-                let wy = weight * y[p];
-                for q in 0..=p {
-                    a[p * k + q] += wy * y[q];
-                }
             }
+            let root = f64::sqrt(weight);
+            scratch.extend(y.iter().map(|&v| root * v));
+        }
+        // Σ_j w_j y_j y_jᵀ = Zᵀ Z with the rows of Z the scaled factors: one matrix
+        // product (faer's blocked kernels) instead of |I| rank-one updates. Sequential,
+        // so the row's result does not depend on the thread count.
+        if !cols.is_empty() {
+            let transposed = MatRef::from_column_major_slice(scratch, k, cols.len());
+            matmul(
+                MatMut::from_column_major_slice_mut(&mut a, k, k),
+                Accum::Add,
+                transposed,
+                transposed.transpose(),
+                1.0,
+                Par::Seq,
+            );
         }
         let ridge = match loss {
             AlsLoss::Explicit { weighted_lambda: true } => lambda * cols.len() as f64,
@@ -219,6 +246,7 @@ impl RowSystem<'_> {
         }
         for p in 0..k {
             a[p * k + p] += ridge;
+            // Symmetric up to rounding: use the lower triangle, as the solver reads it.
             for q in 0..p {
                 a[q * k + p] = a[p * k + q];
             }
@@ -294,9 +322,9 @@ impl Als {
             AlsLoss::Explicit { .. } => None,
         };
         let system = RowSystem { k, other, gram: gram_matrix.as_deref() };
-        out.par_chunks_mut(k).enumerate().for_each(|(index, x)| {
+        out.par_chunks_mut(k).enumerate().for_each_init(Vec::new, |scratch, (index, x)| {
             let (cols, values) = row(index);
-            system.solve(params.loss, params.lambda, cols, values, x);
+            system.solve(params.loss, params.lambda, cols, values, scratch, x);
         });
     }
 
@@ -391,7 +419,15 @@ impl Als {
         };
         let system = RowSystem { k, other: &self.items, gram: gram_matrix.as_deref() };
         let mut x = vec![0.0f64; k];
-        system.solve(self.params.loss, self.params.lambda, history.items, history.values, &mut x);
+        let mut scratch = Vec::new();
+        system.solve(
+            self.params.loss,
+            self.params.lambda,
+            history.items,
+            history.values,
+            &mut scratch,
+            &mut x,
+        );
         Ok(x)
     }
 

@@ -24,6 +24,9 @@
 //! attributes ([`recs_core::ScoreNewItems`]). Factor models also score blocks of users
 //! with one matrix product ([`PureSvd::score_block`], [`Als::score_block`]).
 //!
+//! Timings, and ratios against scipy's `svds` and the `implicit` package measured by
+//! `tools/bench_latent.py`, are recorded in the doc comment of `benches/latent.rs`.
+//!
 //! ```
 //! use recs_core::{DuplicatePolicy, Event, Fit, Interactions, Recommender, TrainData};
 //! use recs_models_latent::PureSvdParams;
