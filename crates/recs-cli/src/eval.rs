@@ -3,11 +3,14 @@
 //! Definitions of every printed number: `docs/metrics.md`. File formats: the
 //! `recs_metrics::io` documentation.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use recs_metrics::io::{RunFormat, read_qrels, read_run, write_points_csv};
-use recs_metrics::{Metric, Options, Scored, TieBreak, ZeroPolicy, evaluate};
+use recs_metrics::io::{Qrels, Run, RunFormat, read_qrels, read_run, write_points_csv};
+use recs_metrics::{
+    Metric, Options, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
+    paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
+};
 use serde_json::{Map, Value, json};
 
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
@@ -21,7 +24,10 @@ pub(crate) struct Args {
     #[arg(long)]
     run: PathBuf,
     /// Comma-separated metrics: roc, croc, user_auc, p@N, r@N, f1@N, hit@N, ndcg@K,
-    /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N.
+    /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; and cremonesi2008's
+    /// roc2@N (pooled and user-averaged TPR/FPR of every user's top N) and roc1@T
+    /// (TPR/FPR of "score >= T" against "grade >= T", for runs whose scores are
+    /// predicted ratings on the grades' scale).
     #[arg(long, default_value = "roc,croc,p@10,r@10,ndcg@10,map,mrr")]
     metrics: String,
     /// Print JSON instead of a table.
@@ -33,7 +39,7 @@ pub(crate) struct Args {
     /// A candidate is relevant when its grade is at least this.
     #[arg(long, default_value_t = 1.0)]
     rel_threshold: f32,
-    /// Run file format.
+    /// Run file format (also of the --compare run).
     #[arg(long, value_enum, default_value = "auto")]
     format: FormatArg,
     /// Order of equal scores: expected value over random orders, or by item id.
@@ -46,6 +52,21 @@ pub(crate) struct Args {
     /// Upper false-alarm rate of the partial AUCs.
     #[arg(long, default_value_t = 0.3)]
     max_fpr: f64,
+    /// For every per-user mean (p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr), add 95%
+    /// intervals over users: Student t (`<metric>_ci95_t`) and percentile bootstrap
+    /// (`<metric>_ci95_bootstrap`, seeded by --seed).
+    #[arg(long)]
+    intervals: bool,
+    /// Seed of the bootstrap resampling of --intervals.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Number of bootstrap resamples of --intervals.
+    #[arg(long, default_value_t = 1000)]
+    resamples: usize,
+    /// A second run on the same qrels: for every per-user mean, both runs' means and the
+    /// paired t-test and Wilcoxon signed-rank test of (run − compare) over users.
+    #[arg(long, value_name = "RUN2")]
+    compare: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -69,8 +90,193 @@ enum ZeroArg {
     Ignatov,
 }
 
+/// A cremonesi2008 technique asked for by name (`roc1@T`, `roc2@N`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cremonesi {
+    Roc1(f32),
+    Roc2(usize),
+}
+
+/// Splits the metric list into the library's metrics and the cremonesi2008 ones.
+fn parse_metrics(text: &str) -> anyhow::Result<(Vec<Metric>, Vec<Cremonesi>)> {
+    let mut library = Vec::new();
+    let mut cremonesi = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let lower = name.to_ascii_lowercase();
+        if let Some(n) = lower.strip_prefix("roc2@") {
+            match n.parse::<usize>() {
+                Ok(n) if n > 0 => cremonesi.push(Cremonesi::Roc2(n)),
+                _ => anyhow::bail!("unknown metric {name:?}: roc2@N needs a list length N >= 1"),
+            }
+        } else if let Some(t) = lower.strip_prefix("roc1@") {
+            match t.parse::<f32>() {
+                Ok(t) if t.is_finite() => cremonesi.push(Cremonesi::Roc1(t)),
+                _ => anyhow::bail!("unknown metric {name:?}: roc1@T needs a finite threshold T"),
+            }
+        } else {
+            library.push(name.parse::<Metric>()?);
+        }
+    }
+    Ok((library, cremonesi))
+}
+
+/// Metrics reported as a mean of per-user values, to which intervals and paired tests
+/// apply (half-life utility and coverage are pooled; user_auc has its own route).
+fn is_user_mean(metric: &Metric) -> bool {
+    matches!(
+        metric,
+        Metric::Precision(_)
+            | Metric::Recall(_)
+            | Metric::F1(_)
+            | Metric::Hit(_)
+            | Metric::Ndcg(_)
+            | Metric::NdcgExp(_)
+            | Metric::Ap(_)
+            | Metric::Map
+            | Metric::Mrr
+    )
+}
+
+fn read_run_warned(
+    path: &Path,
+    qrels: &Qrels,
+    qrels_path: &Path,
+    format: RunFormat,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Run> {
+    let run = read_run(path, qrels, format)?;
+    if run.n_ignored > 0 {
+        warnings.push(format!(
+            "{} lines of {} are not candidates in {} and were ignored",
+            run.n_ignored,
+            path.display(),
+            qrels_path.display()
+        ));
+    }
+    Ok(run)
+}
+
+/// The 95% intervals of one per-user mean.
+struct Intervals {
+    key: String,
+    t: Option<[f64; 2]>,
+    bootstrap: Option<[f64; 2]>,
+}
+
+fn intervals(
+    values: &PerUser,
+    resamples: usize,
+    seed: u64,
+    warnings: &mut Vec<String>,
+) -> Vec<Intervals> {
+    (0..values.metrics().len())
+        .map(|column| {
+            let key = values.metrics()[column].to_string();
+            let sample = values.column(column);
+            let t = match t_interval(&sample) {
+                Ok(i) => Some([i.lower, i.upper]),
+                Err(e) => {
+                    warnings.push(format!("{key}: {e}"));
+                    None
+                }
+            };
+            let bootstrap = match bootstrap_interval(&sample, resamples, seed) {
+                Ok(i) => Some([i.lower, i.upper]),
+                Err(e) => {
+                    warnings.push(format!("{key}: {e}"));
+                    None
+                }
+            };
+            Intervals { key, t, bootstrap }
+        })
+        .collect()
+}
+
+/// One per-user mean of two runs and the paired tests of their difference.
+struct Comparison {
+    key: String,
+    mean_run: Option<f64>,
+    mean_compare: Option<f64>,
+    n_pairs: usize,
+    t: Option<(f64, f64)>,
+    wilcoxon: Option<(f64, f64, usize)>,
+}
+
+fn compare(a: &PerUser, b: &PerUser, warnings: &mut Vec<String>) -> Vec<Comparison> {
+    (0..a.metrics().len())
+        .map(|column| {
+            let key = a.metrics()[column].to_string();
+            let (x, y) = (a.column(column), b.column(column));
+            let n_pairs = x.iter().zip(&y).filter(|(p, q)| !p.is_nan() && !q.is_nan()).count();
+            let t = match paired_t_test(&x, &y) {
+                Ok(r) => Some((r.statistic, r.p_value)),
+                Err(e) => {
+                    warnings.push(format!("compare {key}: {e}"));
+                    None
+                }
+            };
+            let wilcoxon = match wilcoxon_signed_rank(&x, &y) {
+                Ok(r) => Some((r.statistic, r.p_value, r.n)),
+                Err(e) => {
+                    warnings.push(format!("compare {key}: {e}"));
+                    None
+                }
+            };
+            Comparison {
+                key,
+                mean_run: a.summary(column).value,
+                mean_compare: b.summary(column).value,
+                n_pairs,
+                t,
+                wilcoxon,
+            }
+        })
+        .collect()
+}
+
+/// `(key, value)` of the cremonesi2008 techniques.
+fn cremonesi_values(
+    asked: &[Cremonesi],
+    scored: &Scored<'_>,
+    threshold: f32,
+) -> anyhow::Result<Vec<(String, Option<f64>)>> {
+    let defined = |v: f64| (!v.is_nan()).then_some(v);
+    let mut out = Vec::new();
+    for &c in asked {
+        match c {
+            Cremonesi::Roc2(n) => {
+                let point = roc2(scored, &[n], threshold)[0];
+                out.push((format!("roc2_tpr@{n}"), defined(point.pooled.tpr())));
+                out.push((format!("roc2_fpr@{n}"), defined(point.pooled.fpr())));
+                out.push((format!("roc2_user_tpr@{n}"), defined(point.mean_tpr)));
+                out.push((format!("roc2_user_fpr@{n}"), defined(point.mean_fpr)));
+            }
+            Cremonesi::Roc1(t) => {
+                let actual: Vec<f32> =
+                    scored.judgments().iter().flat_map(|u| u.grades.iter().copied()).collect();
+                let point = roc1(scored.scores(), &actual, &[t])?[0];
+                out.push((format!("roc1_tpr@{t}"), defined(point.counts.tpr())));
+                out.push((format!("roc1_fpr@{t}"), defined(point.counts.fpr())));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn interval_json(v: Option<[f64; 2]>) -> Value {
+    v.map_or(Value::Null, |[lo, hi]| json!([lo, hi]))
+}
+
+fn number_json(v: Option<f64>) -> Value {
+    v.map_or(Value::Null, |x| json!(x))
+}
+
+fn text(v: Option<f64>) -> String {
+    v.map_or_else(|| "undefined".into(), |x| format!("{x:.6}"))
+}
+
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
-    let mut metrics = Metric::parse_list(&args.metrics)?;
+    let (mut metrics, cremonesi) = parse_metrics(&args.metrics)?;
     if args.curves.is_some() {
         for m in [Metric::Roc, Metric::Croc] {
             if !metrics.contains(&m) {
@@ -78,13 +284,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             }
         }
     }
+    if args.resamples == 0 {
+        anyhow::bail!("--resamples must be at least 1");
+    }
     let qrels = read_qrels(&args.qrels)?;
     let format = match args.format {
         FormatArg::Auto => RunFormat::Auto,
         FormatArg::Tsv => RunFormat::Tsv,
         FormatArg::Trec => RunFormat::Trec,
     };
-    let run = read_run(&args.run, &qrels, format)?;
+    let mut extra_warnings = Vec::new();
+    let run = read_run_warned(&args.run, &qrels, &args.qrels, format, &mut extra_warnings)?;
     let options = Options {
         threshold: args.rel_threshold,
         ties: match args.ties {
@@ -101,14 +311,45 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
     let mut report = evaluate(&scored, &metrics, &options, args.max_fpr, args.curves.is_some())?;
-    if run.n_ignored > 0 {
-        report.warnings.push(format!(
-            "{} lines of {} are not candidates in {} and were ignored",
-            run.n_ignored,
-            args.run.display(),
-            args.qrels.display()
-        ));
+    report.warnings.append(&mut extra_warnings);
+    report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
+
+    let user_means: Vec<Metric> = metrics.iter().copied().filter(is_user_mean).collect();
+    let wants_per_user = args.intervals || args.compare.is_some();
+    if wants_per_user && user_means.is_empty() {
+        report.warnings.push(
+            "--intervals and --compare apply to per-user means (p, r, f1, hit, ndcg, \
+             ndcg_exp, ap, map, mrr); none was asked for"
+                .into(),
+        );
     }
+    let values = if wants_per_user && !user_means.is_empty() {
+        Some(per_user(&scored, &user_means, &options)?)
+    } else {
+        None
+    };
+    let intervals = match (&values, args.intervals) {
+        (Some(v), true) => intervals(v, args.resamples, args.seed, &mut report.warnings),
+        _ => Vec::new(),
+    };
+    let comparison = match (&values, &args.compare) {
+        (Some(a), Some(path)) => {
+            let other = read_run_warned(path, &qrels, &args.qrels, format, &mut report.warnings)?;
+            if other.n_missing > 0 {
+                report.warnings.push(format!(
+                    "{} of {} candidates have no score in {} and rank lowest",
+                    other.n_missing,
+                    report.n_candidates,
+                    path.display()
+                ));
+            }
+            let scored_other = Scored::new(&qrels.judgments, &other.scores)?;
+            let b = per_user(&scored_other, &user_means, &options)?;
+            Some((path.clone(), other, compare(a, &b, &mut report.warnings)))
+        }
+        _ => None,
+    };
+
     if let Some(dir) = &args.curves {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         if let Some(c) = &report.roc {
@@ -124,7 +365,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.json {
         let mut map = Map::new();
         for (key, value) in &report.values {
-            map.insert(key.clone(), value.map_or(Value::Null, |v| json!(v)));
+            map.insert(key.clone(), number_json(*value));
+            if let Some(i) = intervals.iter().find(|i| &i.key == key) {
+                map.insert(format!("{key}_ci95_t"), interval_json(i.t));
+                map.insert(format!("{key}_ci95_bootstrap"), interval_json(i.bootstrap));
+            }
         }
         map.insert("n_users".into(), json!(report.n_users));
         map.insert("n_candidates".into(), json!(report.n_candidates));
@@ -132,19 +377,72 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         map.insert("n_users_without_relevant".into(), json!(report.n_users_without_relevant));
         map.insert("n_missing".into(), json!(report.n_missing));
         map.insert("n_ignored".into(), json!(run.n_ignored));
+        if args.intervals {
+            map.insert("bootstrap_seed".into(), json!(args.seed));
+            map.insert("bootstrap_resamples".into(), json!(args.resamples));
+        }
+        if let Some((path, other, rows)) = &comparison {
+            let mut per_metric = Map::new();
+            for c in rows {
+                per_metric.insert(
+                    c.key.clone(),
+                    json!({
+                        "mean_run": number_json(c.mean_run),
+                        "mean_compare": number_json(c.mean_compare),
+                        "n_pairs": c.n_pairs,
+                        "t_statistic": number_json(c.t.map(|t| t.0)),
+                        "t_p_value": number_json(c.t.map(|t| t.1)),
+                        "wilcoxon_statistic": number_json(c.wilcoxon.map(|w| w.0)),
+                        "wilcoxon_p_value": number_json(c.wilcoxon.map(|w| w.1)),
+                        "wilcoxon_n": c.wilcoxon.map_or(Value::Null, |w| json!(w.2)),
+                    }),
+                );
+            }
+            map.insert(
+                "compare".into(),
+                json!({
+                    "run": path.display().to_string(),
+                    "n_missing": other.n_missing,
+                    "n_ignored": other.n_ignored,
+                    "metrics": Value::Object(per_metric),
+                }),
+            );
+        }
         map.insert("warnings".into(), json!(report.warnings));
         println!("{}", serde_json::to_string_pretty(&Value::Object(map))?);
     } else {
         let width = report.values.iter().map(|(k, _)| k.len()).max().unwrap_or(6).max(12);
         for (key, value) in &report.values {
-            match value {
-                Some(v) => println!("{key:<width$}  {v:.6}"),
-                None => println!("{key:<width$}  undefined"),
+            let mut line = format!("{key:<width$}  {}", text(*value));
+            if let Some(i) = intervals.iter().find(|i| &i.key == key) {
+                let show = |v: Option<[f64; 2]>| {
+                    v.map_or_else(|| "undefined".into(), |[lo, hi]| format!("[{lo:.6}, {hi:.6}]"))
+                };
+                line.push_str(&format!("  t {}  bootstrap {}", show(i.t), show(i.bootstrap)));
             }
+            println!("{line}");
         }
         println!("{:<width$}  {}", "users", report.n_users);
         println!("{:<width$}  {}", "candidates", report.n_candidates);
         println!("{:<width$}  {}", "positives", report.n_positives);
+        if let Some((path, _, rows)) = &comparison {
+            println!();
+            println!("run {} vs compare {}", args.run.display(), path.display());
+            println!(
+                "{:<width$}  {:>10}  {:>10}  {:>12}  {:>12}",
+                "metric", "run", "compare", "t p-value", "wilcoxon p"
+            );
+            for c in rows {
+                println!(
+                    "{:<width$}  {:>10}  {:>10}  {:>12}  {:>12}",
+                    c.key,
+                    text(c.mean_run),
+                    text(c.mean_compare),
+                    text(c.t.map(|t| t.1)),
+                    text(c.wilcoxon.map(|w| w.1)),
+                );
+            }
+        }
     }
     Ok(())
 }

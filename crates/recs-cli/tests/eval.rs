@@ -123,3 +123,144 @@ fn parse_errors_name_file_and_line() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown metric"));
 }
+
+/// The committed fixture `tests/fixtures/eval/<name>`: six users with four candidates
+/// each, item `a` the only relevant one; `better.tsv` ranks it at 1, 1, 1, 2, 2, 3 and
+/// `worse.tsv` at 2, 3, 4, 3, 4, 4 (users u1..u6).
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/eval").join(name)
+}
+
+fn eval_json(extra: &[&str]) -> serde_json::Value {
+    let out = recs()
+        .arg("eval")
+        .arg("--json")
+        .arg("--qrels")
+        .arg(fixture("qrels.tsv"))
+        .arg("--run")
+        .arg(fixture("better.tsv"))
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    json_of(&out.stdout)
+}
+
+fn pair(v: &serde_json::Value) -> [f64; 2] {
+    let a = v.as_array().unwrap_or_else(|| panic!("not an interval: {v}"));
+    assert_eq!(a.len(), 2);
+    [a[0].as_f64().unwrap(), a[1].as_f64().unwrap()]
+}
+
+#[test]
+fn intervals_are_t_and_seeded_bootstrap_over_users() {
+    let v =
+        eval_json(&["--metrics", "mrr,roc", "--intervals", "--seed", "7", "--resamples", "500"]);
+    // Reciprocal ranks of `better.tsv`: 1, 1, 1, 1/2, 1/2, 1/3.
+    let rr = [1.0, 1.0, 1.0, 0.5, 0.5, 1.0 / 3.0];
+    let mean = rr.iter().sum::<f64>() / 6.0;
+    let sd = (rr.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / 5.0).sqrt();
+    // t_{0.975, 5} (scipy.stats.t.ppf(0.975, 5)).
+    let half = 2.570_581_835_636_314_6 * sd / 6f64.sqrt();
+    assert!((v["mrr"].as_f64().unwrap() - mean).abs() < 1e-12);
+    let [lo, hi] = pair(&v["mrr_ci95_t"]);
+    assert!((lo - (mean - half)).abs() < 1e-9 && (hi - (mean + half)).abs() < 1e-9, "{lo} {hi}");
+    // scipy gives the same interval: 0.3965650847556936, 1.0478793596887508.
+    assert!(
+        (lo - 0.396_565_084_755_693_6).abs() < 1e-9 && (hi - 1.047_879_359_688_750_8).abs() < 1e-9
+    );
+    // The bootstrap interval is the library's for these values, resamples and seed.
+    let b = recs_metrics::bootstrap_interval(&rr, 500, 7).unwrap();
+    assert_eq!(pair(&v["mrr_ci95_bootstrap"]), [b.lower, b.upper]);
+    assert!(b.lower >= 1.0 / 3.0 && b.upper <= 1.0 && b.lower < mean && mean < b.upper);
+    assert_eq!(v["bootstrap_seed"].as_u64(), Some(7));
+    // The pooled ROC AUC has no per-user interval.
+    assert!(v.get("roc_auc_ci95_t").is_none());
+    // Same seed, same output; the default seed is 0.
+    let again =
+        eval_json(&["--metrics", "mrr", "--intervals", "--seed", "7", "--resamples", "500"]);
+    assert_eq!(again["mrr_ci95_bootstrap"], v["mrr_ci95_bootstrap"]);
+    let seed0 = eval_json(&["--metrics", "mrr", "--intervals", "--resamples", "500"]);
+    let b0 = recs_metrics::bootstrap_interval(&rr, 500, 0).unwrap();
+    assert_eq!(pair(&seed0["mrr_ci95_bootstrap"]), [b0.lower, b0.upper]);
+}
+
+#[test]
+fn compare_gives_both_means_and_paired_tests() {
+    let path = fixture("worse.tsv");
+    let v = eval_json(&["--metrics", "mrr,map,roc", "--compare", path.to_str().unwrap()]);
+    let c = &v["compare"]["metrics"]["mrr"];
+    // Reciprocal ranks: better 1, 1, 1, 1/2, 1/2, 1/3; worse 1/2, 1/3, 1/4, 1/3, 1/4, 1/4.
+    assert!((c["mean_run"].as_f64().unwrap() - 13.0 / 18.0).abs() < 1e-12);
+    let worse = [0.5, 1.0 / 3.0, 0.25, 1.0 / 3.0, 0.25, 0.25];
+    assert!((c["mean_compare"].as_f64().unwrap() - worse.iter().sum::<f64>() / 6.0).abs() < 1e-12);
+    assert_eq!(c["n_pairs"].as_u64(), Some(6));
+    // `better` wins on every user by six distinct amounts, so W− = 0 and the exact
+    // two-sided p-value is 2 · (1 / 2⁶) = 0.03125 (one sign pattern of 64 at each end;
+    // scipy.stats.wilcoxon agrees).
+    assert_eq!(c["wilcoxon_statistic"].as_f64(), Some(0.0));
+    assert!((c["wilcoxon_p_value"].as_f64().unwrap() - 0.03125).abs() < 1e-15);
+    assert_eq!(c["wilcoxon_n"].as_u64(), Some(6));
+    // Paired t-test of the differences 1/2, 2/3, 3/4, 1/6, 1/4, 1/12 (t with 5 degrees of
+    // freedom); reference: scipy.stats.ttest_rel = (3.575074127231151, 0.015957769568558804).
+    assert!((c["t_statistic"].as_f64().unwrap() - 3.575_074_127_231_151).abs() < 1e-9);
+    assert!((c["t_p_value"].as_f64().unwrap() - 0.015_957_769_568_558_804).abs() < 1e-9);
+    // One relevant candidate per user: MAP equals MRR.
+    assert_eq!(v["compare"]["metrics"]["map"], v["compare"]["metrics"]["mrr"]);
+    assert!(v["compare"]["metrics"].get("roc").is_none());
+    assert!(v["compare"]["run"].as_str().unwrap().ends_with("worse.tsv"));
+    // Swapping the runs flips the t statistic and keeps the p-values.
+    let out = recs()
+        .args(["eval", "--json", "--metrics", "mrr"])
+        .arg("--qrels")
+        .arg(fixture("qrels.tsv"))
+        .arg("--run")
+        .arg(fixture("worse.tsv"))
+        .arg("--compare")
+        .arg(fixture("better.tsv"))
+        .output()
+        .unwrap();
+    let w = json_of(&out.stdout);
+    let d = &w["compare"]["metrics"]["mrr"];
+    assert!((d["t_statistic"].as_f64().unwrap() + 3.575_074_127_231_151).abs() < 1e-9);
+    assert_eq!(d["wilcoxon_p_value"], c["wilcoxon_p_value"]);
+    // The table names both runs and the p-values.
+    let out = recs()
+        .args(["eval", "--metrics", "mrr"])
+        .arg("--qrels")
+        .arg(fixture("qrels.tsv"))
+        .arg("--run")
+        .arg(fixture("better.tsv"))
+        .arg("--compare")
+        .arg(fixture("worse.tsv"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("wilcoxon p") && text.contains("0.031250"), "{text}");
+}
+
+#[test]
+fn cremonesi_roc2_and_roc1_by_name() {
+    let v = eval_json(&["--metrics", "roc2@1,roc1@0.9"]);
+    // Top 1 of each user: a for u1..u3 (TP 3), b for u4..u6 (FP 3); 6 relevant and 18
+    // non-relevant candidates in all.
+    assert_eq!(v["roc2_tpr@1"].as_f64(), Some(0.5));
+    assert!((v["roc2_fpr@1"].as_f64().unwrap() - 1.0 / 6.0).abs() < 1e-15);
+    // Per user: TPR 1, 1, 1, 0, 0, 0 and FPR 0, 0, 0, 1/3, 1/3, 1/3.
+    assert_eq!(v["roc2_user_tpr@1"].as_f64(), Some(0.5));
+    assert!((v["roc2_user_fpr@1"].as_f64().unwrap() - 1.0 / 6.0).abs() < 1e-15);
+    // ROC1 at t = 0.9: "score >= 0.9" recommends a for u1..u3 and b for everyone;
+    // "grade >= 0.9" holds for the six a's: TP 3, FN 3, FP 6, TN 12.
+    assert_eq!(v["roc1_tpr@0.9"].as_f64(), Some(0.5));
+    assert!((v["roc1_fpr@0.9"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-15);
+    let out = recs()
+        .args(["eval", "--metrics", "roc2@0"])
+        .arg("--qrels")
+        .arg(fixture("qrels.tsv"))
+        .arg("--run")
+        .arg(fixture("better.tsv"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("roc2@N"));
+}

@@ -156,7 +156,8 @@ fn differences(a: &[f64], b: &[f64]) -> Result<Vec<f64>> {
 /// absolute differences get average ranks. With at most 50 non-zero differences and no
 /// ties the p-value is exact (the distribution of `W+` by counting); otherwise the normal
 /// approximation with the tie correction of the variance, without continuity correction
-/// (as scipy's `wilcoxon` defaults).
+/// (scipy's default when there are no ties; with ties on small samples recent scipy
+/// releases use an exact permutation p-value instead, see `docs/metrics.md`).
 ///
 /// # Errors
 /// [`MetricsError::ScoreLength`] on different lengths; [`MetricsError::Undefined`] when

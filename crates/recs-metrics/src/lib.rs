@@ -56,6 +56,7 @@ mod croc;
 mod curve;
 mod error;
 pub mod io;
+mod radix;
 mod report;
 mod roc;
 mod scored;

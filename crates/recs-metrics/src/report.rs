@@ -3,7 +3,7 @@
 use crate::croc::croc;
 use crate::curve::Curve;
 use crate::error::Result;
-use crate::roc::{RocAccumulator, check_max_fpr, roc_summary, user_averaged_auc};
+use crate::roc::{check_max_fpr, roc, roc_summary, user_averaged_auc};
 use crate::scored::Scored;
 use crate::spec::Metric;
 use crate::topn::{Options, per_user};
@@ -108,7 +108,7 @@ pub fn evaluate(
         match metric {
             Metric::Roc => {
                 let result = if keep_curves {
-                    roc_curve(scored, options.threshold).map(|c| {
+                    roc(scored, options.threshold).map(|c| {
                         let v = (c.auc(), c.partial_auc(max_fpr));
                         report.roc = Some(c);
                         v
@@ -151,15 +151,6 @@ pub fn evaluate(
         ));
     }
     Ok(report)
-}
-
-fn roc_curve(scored: &Scored<'_>, threshold: f32) -> Result<Curve> {
-    let mut acc = RocAccumulator::new();
-    for position in 0..scored.n_users() {
-        let (user, scores) = scored.user(position);
-        acc.push_user(user.grades, scores, threshold);
-    }
-    acc.curve()
 }
 
 fn push_pair(report: &mut Report, auc_key: String, pauc_key: String, result: Result<(f64, f64)>) {

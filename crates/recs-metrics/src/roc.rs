@@ -2,9 +2,10 @@
 
 use rayon::prelude::*;
 
-use crate::curve::{Curve, trapezoid};
+use crate::curve::Curve;
 use crate::error::{MetricsError, Result};
-use crate::scored::{Scored, radix_sort, score_key};
+use crate::radix::{Bucketed, Pairs, bucket_pairs, n_parts_for, sort_keys};
+use crate::scored::{Scored, score_key};
 
 /// Collects (score, label) pairs for a pooled ROC curve.
 ///
@@ -71,15 +72,16 @@ impl RocAccumulator {
         self.negatives.len() as u64
     }
 
-    fn sorted(mut self) -> Result<(Vec<u32>, Vec<u32>)> {
-        if self.positives.is_empty() {
-            return Err(MetricsError::Undefined { what: "ROC", reason: "no positive pair" });
-        }
-        if self.negatives.is_empty() {
-            return Err(MetricsError::Undefined { what: "ROC", reason: "no negative pair" });
-        }
-        rayon::join(|| radix_sort(&mut self.positives), || radix_sort(&mut self.negatives));
-        Ok((self.positives, self.negatives))
+    /// Both key arrays bucketed by one common digit.
+    fn bucketed(self) -> Result<Bucketed> {
+        check_classes(self.positives.len(), self.negatives.len())?;
+        let n = self.positives.len() + self.negatives.len();
+        let part_len = n.div_ceil(n_parts_for(n));
+        Ok(bucket_pairs(&KeyPairs {
+            positives: &self.positives,
+            negatives: &self.negatives,
+            part_len,
+        }))
     }
 
     /// The exact curve: one point per group of equal scores, from `(0, 0)` to `(1, 1)`.
@@ -87,59 +89,217 @@ impl RocAccumulator {
     /// # Errors
     /// [`MetricsError::Undefined`] without a positive or without a negative pair.
     pub fn curve(self) -> Result<Curve> {
-        let (positives, negatives) = self.sorted()?;
-        let (n_pos, n_neg) = (positives.len() as u64, negatives.len() as u64);
-        let mut k = vec![0.0];
-        let mut fp = vec![0.0];
-        let mut tp = vec![0.0];
-        let (mut tp_count, mut fp_count) = (0u64, 0u64);
-        walk_groups(&positives, &negatives, |p, n| {
-            tp_count += p;
-            fp_count += n;
-            k.push((tp_count + fp_count) as f64);
-            tp.push(tp_count as f64);
-            fp.push(fp_count as f64);
-        });
-        Ok(Curve::from_counts(k, fp, tp, n_pos, n_neg))
+        curve_of(self.bucketed()?)
     }
 
-    /// AUC and partial AUC up to `max_fpr`, in one pass over the sorted pairs. The AUC is
-    /// computed in exact integer arithmetic, `Σ_groups neg_g · (2·tp_before + pos_g) /
-    /// (2·P·N)`, and rounded once.
+    /// AUC and partial AUC up to `max_fpr`, without storing the curve. Both are computed
+    /// in exact integer arithmetic and rounded once: the AUC is `Σ_groups neg_g ·
+    /// (2·tp_before + pos_g) / (2·P·N)`, the partial AUC the same sum over the groups that
+    /// end at a false-alarm rate `<= max_fpr`, plus the trapezoid of the group crossing
+    /// `max_fpr`, cut by linear interpolation. Buckets of keys are summed in parallel; the
+    /// result does not depend on the number of threads.
     ///
     /// # Errors
     /// [`MetricsError::Undefined`] without a positive or without a negative pair;
     /// [`MetricsError::InvalidArgument`] when `max_fpr` is not in `(0, 1]`.
     pub fn summary(self, max_fpr: f64) -> Result<RocSummary> {
         check_max_fpr(max_fpr)?;
-        let (positives, negatives) = self.sorted()?;
-        let (n_pos, n_neg) = (positives.len() as u64, negatives.len() as u64);
-        let mut numerator: u128 = 0;
-        let mut tp_count = 0u64;
-        let mut fp_count = 0u64;
-        let mut partial = 0.0;
-        let mut last = [0.0, 0.0];
-        let limit_fp = max_fpr * n_neg as f64;
-        walk_groups(&positives, &negatives, |p, n| {
-            numerator += u128::from(n) * u128::from(2 * tp_count + p);
-            let was_below = (fp_count as f64) < limit_fp;
-            tp_count += p;
-            fp_count += n;
-            if was_below {
-                let point = [fp_count as f64 / n_neg as f64, tp_count as f64 / n_pos as f64];
-                partial += trapezoid(&[last, point], max_fpr);
-                last = point;
-            }
-        });
-        let auc = numerator as f64 / (2.0 * n_pos as f64 * n_neg as f64);
-        Ok(RocSummary {
-            auc,
-            partial_auc: partial,
-            max_fpr,
-            n_positives: n_pos,
-            n_negatives: n_neg,
-        })
+        summary_of(self.bucketed()?, max_fpr)
     }
+}
+
+fn check_classes(n_positives: usize, n_negatives: usize) -> Result<()> {
+    if n_positives == 0 {
+        return Err(MetricsError::Undefined { what: "ROC", reason: "no positive pair" });
+    }
+    if n_negatives == 0 {
+        return Err(MetricsError::Undefined { what: "ROC", reason: "no negative pair" });
+    }
+    Ok(())
+}
+
+/// The exact curve of bucketed pairs.
+fn curve_of(mut bucketed: Bucketed) -> Result<Curve> {
+    let (n_pos, n_neg) = (bucketed.positives.len() as u64, bucketed.negatives.len() as u64);
+    check_classes(bucketed.positives.len(), bucketed.negatives.len())?;
+    bucketed.sort_buckets();
+    let mut k = vec![0.0];
+    let mut fp = vec![0.0];
+    let mut tp = vec![0.0];
+    let (mut tp_count, mut fp_count) = (0u64, 0u64);
+    walk_groups(&bucketed.positives, &bucketed.negatives, |p, n| {
+        tp_count += p;
+        fp_count += n;
+        k.push((tp_count + fp_count) as f64);
+        tp.push(tp_count as f64);
+        fp.push(fp_count as f64);
+    });
+    Ok(Curve::from_counts(k, fp, tp, n_pos, n_neg))
+}
+
+/// AUC and partial AUC of bucketed pairs (see [`RocAccumulator::summary`]).
+fn summary_of(mut bucketed: Bucketed, max_fpr: f64) -> Result<RocSummary> {
+    let (n_pos, n_neg) = (bucketed.positives.len() as u64, bucketed.negatives.len() as u64);
+    check_classes(bucketed.positives.len(), bucketed.negatives.len())?;
+    let stats: Vec<BucketStats> = bucketed
+        .buckets_mut()
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, (p, n)| bucket_stats(p, n, scratch))
+        .collect();
+    // From the highest bucket down; `tp` and `fp` count the pairs above.
+    let (mut numerator, mut partial_numerator) = (0u128, 0u128);
+    let (mut tp, mut fp) = (0u64, 0u64);
+    let mut partial_cut = 0.0;
+    let mut crossing = None;
+    let rate = |count: u64, total: u64| count as f64 / total as f64;
+    for (b, s) in stats.iter().enumerate().rev() {
+        let area = s.area + 2 * u128::from(s.negatives) * u128::from(tp);
+        numerator += area;
+        if crossing.is_none() && rate(fp, n_neg) < max_fpr {
+            if rate(fp + s.negatives, n_neg) <= max_fpr {
+                partial_numerator += area;
+            } else {
+                crossing = Some((b, tp, fp));
+            }
+        }
+        tp += s.positives;
+        fp += s.negatives;
+    }
+    if let Some((b, mut tp, mut fp)) = crossing {
+        // Walk the groups of the bucket holding the crossing until it is passed.
+        let mut open = true;
+        let (p, n) = bucketed.bucket_mut(b);
+        for_each_group(p, n, &mut Scratch::default(), |p, n| {
+            if !open {
+                return;
+            }
+            let (x0, x1) = (rate(fp, n_neg), rate(fp + n, n_neg));
+            if x1 <= max_fpr {
+                partial_numerator += u128::from(n) * u128::from(2 * tp + p);
+            } else {
+                let (y0, y1) = (rate(tp, n_pos), rate(tp + p, n_pos));
+                let y = y0 + (y1 - y0) * (max_fpr - x0) / (x1 - x0);
+                partial_cut = (max_fpr - x0) * (y0 + y) / 2.0;
+                open = false;
+            }
+            tp += p;
+            fp += n;
+        });
+    }
+    let denominator = 2.0 * n_pos as f64 * n_neg as f64;
+    Ok(RocSummary {
+        auc: numerator as f64 / denominator,
+        partial_auc: partial_numerator as f64 / denominator + partial_cut,
+        max_fpr,
+        n_positives: n_pos,
+        n_negatives: n_neg,
+    })
+}
+
+/// Counts of one bucket and its area numerator `Σ_groups neg_g · (2·tp_before + pos_g)`,
+/// with `tp_before` counted within the bucket.
+#[derive(Debug, Clone, Copy)]
+struct BucketStats {
+    positives: u64,
+    negatives: u64,
+    area: u128,
+}
+
+/// Reused storage of the per-bucket work.
+#[derive(Debug, Default)]
+struct Scratch {
+    sort: Vec<u32>,
+    /// `[negatives, positives]` per key offset, for dense buckets.
+    counts: Vec<[u32; 2]>,
+}
+
+/// A bucket is counted per key instead of sorted when its key range is at most
+/// [`DENSE_RANGE`] keys wide (the counts stay in cache) and at most [`DENSE_FACTOR`] times
+/// its number of keys.
+const DENSE_RANGE: u64 = 1 << 16;
+const DENSE_FACTOR: u64 = 4;
+
+/// Sorts the bucket in place and calls `f(positives, negatives)` for each group of equal
+/// keys, from the highest key down.
+fn for_each_group(
+    positives: &mut [u32],
+    negatives: &mut [u32],
+    scratch: &mut Scratch,
+    f: impl FnMut(u64, u64),
+) {
+    sort_keys(positives, &mut scratch.sort);
+    sort_keys(negatives, &mut scratch.sort);
+    walk_groups(positives, negatives, f);
+}
+
+/// The counts and area numerator of one bucket. The area `Σ_groups neg_g · (2·tp_before +
+/// pos_g)` is the number of (positive, negative) pairs won, counting 2 per strict win and
+/// 1 per tie; within a bucket it is at most `2·P_b·N_b <= (P_b + N_b)² / 2`, so 64 bits
+/// hold it below 2³² keys. A dense bucket is counted per key; another is sorted.
+fn bucket_stats(
+    positives: &mut [u32],
+    negatives: &mut [u32],
+    scratch: &mut Scratch,
+) -> BucketStats {
+    let (n_pos, n_neg) = (positives.len() as u64, negatives.len() as u64);
+    let len = n_pos + n_neg;
+    let mut stats = BucketStats { positives: n_pos, negatives: n_neg, area: 0 };
+    if n_pos == 0 || n_neg == 0 {
+        return stats;
+    }
+    if len >= 1 << 32 {
+        let (mut area, mut tp) = (0u128, 0u64);
+        for_each_group(positives, negatives, scratch, |p, n| {
+            area += u128::from(n) * u128::from(2 * tp + p);
+            tp += p;
+        });
+        stats.area = area;
+        return stats;
+    }
+    let (lo, hi) = positives
+        .iter()
+        .chain(negatives.iter())
+        .fold((u32::MAX, 0), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let range = u64::from(hi - lo) + 1;
+    let area = if range <= DENSE_RANGE && range <= DENSE_FACTOR * len {
+        let counts = &mut scratch.counts;
+        counts.clear();
+        counts.resize(range as usize, [0, 0]);
+        for &v in negatives.iter() {
+            counts[(v - lo) as usize][0] += 1;
+        }
+        for &v in positives.iter() {
+            counts[(v - lo) as usize][1] += 1;
+        }
+        let (mut area, mut tp) = (0u64, 0u64);
+        for &[n, p] in counts.iter().rev() {
+            let (n, p) = (u64::from(n), u64::from(p));
+            area += n * (2 * tp + p);
+            tp += p;
+        }
+        area
+    } else {
+        sort_keys(positives, &mut scratch.sort);
+        sort_keys(negatives, &mut scratch.sort);
+        negatives_below(positives, negatives, true) + negatives_below(positives, negatives, false)
+    };
+    stats.area = u128::from(area);
+    stats
+}
+
+/// `Σ_{p in positives} #{negatives < p}` (`strict`) or `#{negatives <= p}`; both slices
+/// sorted ascending. A branch-free merge: on equal keys the positive is taken first when
+/// `strict`, the negative first otherwise.
+fn negatives_below(positives: &[u32], negatives: &[u32], strict: bool) -> u64 {
+    let (mut i, mut j, mut sum) = (0usize, 0usize, 0u64);
+    while i < positives.len() && j < negatives.len() {
+        let (a, b) = (positives[i], negatives[j]);
+        let take = if strict { a <= b } else { a < b };
+        sum += j as u64 * u64::from(take);
+        i += usize::from(take);
+        j += usize::from(!take);
+    }
+    sum + (positives.len() - i) as u64 * negatives.len() as u64
 }
 
 pub(crate) fn check_max_fpr(max_fpr: f64) -> Result<()> {
@@ -178,18 +338,94 @@ fn walk_groups(positives: &[u32], negatives: &[u32], mut f: impl FnMut(u64, u64)
     }
 }
 
-fn accumulate(scored: &Scored<'_>, threshold: f32) -> RocAccumulator {
-    (0..scored.n_users())
-        .into_par_iter()
-        .fold(RocAccumulator::new, |mut acc, position| {
-            let (user, scores) = scored.user(position);
-            acc.push_user(user.grades, scores, threshold);
-            acc
-        })
-        .reduce(RocAccumulator::new, |mut a, b| {
-            a.merge(b);
-            a
-        })
+/// The keys held by an accumulator, in parts of the concatenation positives ++ negatives.
+struct KeyPairs<'a> {
+    positives: &'a [u32],
+    negatives: &'a [u32],
+    part_len: usize,
+}
+
+impl Pairs for KeyPairs<'_> {
+    fn n_parts(&self) -> usize {
+        (self.positives.len() + self.negatives.len()).div_ceil(self.part_len.max(1))
+    }
+
+    fn visit(&self, part: usize, mut f: impl FnMut(u32, bool)) {
+        let start = part * self.part_len;
+        let end = start + self.part_len;
+        let p = self.positives.len();
+        for &k in &self.positives[start.min(p)..end.min(p)] {
+            f(k, true);
+        }
+        for &k in &self.negatives[start.max(p) - p..(end.max(p) - p).min(self.negatives.len())] {
+            f(k, false);
+        }
+    }
+}
+
+/// Plain `(score, label)` slices of equal length, in parts of `part_len`.
+struct FlatPairs<'a> {
+    scores: &'a [f32],
+    labels: &'a [bool],
+    part_len: usize,
+}
+
+impl Pairs for FlatPairs<'_> {
+    fn n_parts(&self) -> usize {
+        self.scores.len().div_ceil(self.part_len.max(1))
+    }
+
+    fn visit(&self, part: usize, mut f: impl FnMut(u32, bool)) {
+        let start = part * self.part_len;
+        let end = (start + self.part_len).min(self.scores.len());
+        for (&s, &l) in self.scores[start..end].iter().zip(&self.labels[start..end]) {
+            f(score_key(s), l);
+        }
+    }
+}
+
+/// The candidates of a [`Scored`], in parts of consecutive users; relevant when
+/// `grade >= threshold`.
+struct ScoredPairs<'s, 'a> {
+    scored: &'s Scored<'a>,
+    threshold: f32,
+    /// Part `i` holds the users at positions `bounds[i]..bounds[i + 1]`.
+    bounds: Vec<usize>,
+}
+
+impl<'s, 'a> ScoredPairs<'s, 'a> {
+    fn new(scored: &'s Scored<'a>, threshold: f32) -> Self {
+        let n = scored.scores().len();
+        let target = n.div_ceil(n_parts_for(n)).max(1);
+        let mut bounds = vec![0usize];
+        let mut since = 0;
+        for position in 0..scored.n_users() {
+            since += scored.user(position).1.len();
+            if since >= target {
+                bounds.push(position + 1);
+                since = 0;
+            }
+        }
+        if *bounds.last().expect("starts with 0") < scored.n_users() {
+            bounds.push(scored.n_users());
+        }
+        ScoredPairs { scored, threshold, bounds }
+    }
+}
+
+impl Pairs for ScoredPairs<'_, '_> {
+    fn n_parts(&self) -> usize {
+        self.bounds.len() - 1
+    }
+
+    fn visit(&self, part: usize, mut f: impl FnMut(u32, bool)) {
+        for position in self.bounds[part]..self.bounds[part + 1] {
+            let (user, scores) = self.scored.user(position);
+            for (&s, &g) in scores.iter().zip(user.grades) {
+                f(score_key(s), g >= self.threshold);
+            }
+        }
+    }
 }
 
 /// The exact pooled ROC curve of `scored`; candidates with `grade >= threshold` are
@@ -210,7 +446,7 @@ fn accumulate(scored: &Scored<'_>, threshold: f32) -> RocAccumulator {
 /// # Errors
 /// [`MetricsError::Undefined`] without a positive or without a negative pair.
 pub fn roc(scored: &Scored<'_>, threshold: f32) -> Result<Curve> {
-    accumulate(scored, threshold).curve()
+    curve_of(bucket_pairs(&ScoredPairs::new(scored, threshold)))
 }
 
 /// Pooled ROC AUC and partial AUC up to `max_fpr` without storing the curve.
@@ -218,7 +454,8 @@ pub fn roc(scored: &Scored<'_>, threshold: f32) -> Result<Curve> {
 /// # Errors
 /// As [`RocAccumulator::summary`].
 pub fn roc_summary(scored: &Scored<'_>, threshold: f32, max_fpr: f64) -> Result<RocSummary> {
-    accumulate(scored, threshold).summary(max_fpr)
+    check_max_fpr(max_fpr)?;
+    summary_of(bucket_pairs(&ScoredPairs::new(scored, threshold)), max_fpr)
 }
 
 /// ROC AUC of plain `(score, label)` pairs: the Mann–Whitney statistic with ties counting
@@ -231,11 +468,10 @@ pub fn roc_auc(scores: &[f32], labels: &[bool]) -> Result<f64> {
     if scores.len() != labels.len() {
         return Err(MetricsError::ScoreLength { expected: labels.len(), found: scores.len() });
     }
-    let mut acc = RocAccumulator::new();
-    for (&s, &l) in scores.iter().zip(labels) {
-        acc.push(s, l);
-    }
-    Ok(acc.summary(1.0)?.auc)
+    let n = scores.len();
+    let part_len = n.div_ceil(n_parts_for(n));
+    let pairs = FlatPairs { scores, labels, part_len };
+    Ok(summary_of(bucket_pairs(&pairs), 1.0)?.auc)
 }
 
 /// The ROC of the omniscient recommender: `(0, 0)`, `(0, 1)`, `(1, 1)`.
@@ -265,12 +501,30 @@ pub fn random_roc(n_positives: u64, n_negatives: u64) -> Curve {
 pub fn user_averaged_auc(scored: &Scored<'_>, threshold: f32) -> Result<(f64, usize)> {
     let per_user: Vec<Option<f64>> = (0..scored.n_users())
         .into_par_iter()
-        .map(|position| {
-            let (user, scores) = scored.user(position);
-            let mut acc = RocAccumulator::new();
-            acc.push_user(user.grades, scores, threshold);
-            acc.summary(1.0).ok().map(|s| s.auc)
-        })
+        .map_init(
+            || (Vec::new(), Vec::new()),
+            |(positives, negatives), position| {
+                let (user, scores) = scored.user(position);
+                positives.clear();
+                negatives.clear();
+                for (&g, &s) in user.grades.iter().zip(scores) {
+                    if g >= threshold {
+                        positives.push(score_key(s))
+                    } else {
+                        negatives.push(score_key(s))
+                    }
+                }
+                if positives.is_empty() || negatives.is_empty() {
+                    return None;
+                }
+                positives.sort_unstable();
+                negatives.sort_unstable();
+                // Pairs won, 2 per strict win and 1 per tie (each count < 2⁶⁴).
+                let wins = u128::from(negatives_below(positives, negatives, true))
+                    + u128::from(negatives_below(positives, negatives, false));
+                Some(wins as f64 / (2.0 * positives.len() as f64 * negatives.len() as f64))
+            },
+        )
         .collect();
     let values: Vec<f64> = per_user.into_iter().flatten().collect();
     if values.is_empty() {
@@ -358,6 +612,24 @@ mod tests {
         acc.push(1.0, true);
         acc.push(0.0, false);
         assert!(acc.summary(0.0).is_err());
+    }
+
+    #[test]
+    fn user_averaged_auc_hand_computed() {
+        // User 0: the positive (0.9) beats 0.5 and ties 0.9 → 0.75. User 1: the positive
+        // 0.2 loses to 0.4 → 0. User 2 has no negative and is left out.
+        let mut builder = recs_core::Judgments::builder(3, 3);
+        builder.push_user(0, &[0, 1, 2], &[1.0, 0.0, 0.0]).unwrap();
+        builder.push_user(1, &[0, 1], &[1.0, 0.0]).unwrap();
+        builder.push_user(2, &[0], &[1.0]).unwrap();
+        let judgments = builder.build().unwrap();
+        let scores = [0.9, 0.5, 0.9, 0.2, 0.4, 0.1];
+        let scored = Scored::new(&judgments, &scores).unwrap();
+        assert_eq!(user_averaged_auc(&scored, 1.0).unwrap(), (0.375, 2));
+        let mut builder = recs_core::Judgments::builder(1, 1);
+        builder.push_user(0, &[0], &[1.0]).unwrap();
+        let judgments = builder.build().unwrap();
+        assert!(user_averaged_auc(&Scored::new(&judgments, &[0.3]).unwrap(), 1.0).is_err());
     }
 
     #[test]

@@ -90,12 +90,12 @@ impl<'a> Scored<'a> {
 /// maps to 0, below every number; `-0.0` and `0.0` map to the same key.
 #[inline]
 pub(crate) fn score_key(score: f32) -> u32 {
-    if score.is_nan() {
-        return 0;
-    }
-    let score = if score == 0.0 { 0.0 } else { score };
+    // Branch-free: flip every bit of a negative number, only the sign bit of a positive
+    // one; then send both zeros to the key of 0.0 and NaN to 0.
     let bits = score.to_bits();
-    if bits & 0x8000_0000 != 0 { !bits } else { bits | 0x8000_0000 }
+    let flip = ((bits as i32 >> 31) as u32) | 0x8000_0000;
+    let key = if score == 0.0 { 0x8000_0000 } else { bits ^ flip };
+    if score.is_nan() { 0 } else { key }
 }
 
 /// How candidates with equal scores are ordered.
@@ -172,44 +172,9 @@ impl Ranking {
     }
 }
 
-/// Sorts `values` ascending with a least-significant-digit radix sort (three 11-bit
-/// passes; a pass whose digit is constant is skipped).
-pub(crate) fn radix_sort(values: &mut Vec<u32>) {
-    const BITS: u32 = 11;
-    const BUCKETS: usize = 1 << BITS;
-    if values.len() < 256 {
-        values.sort_unstable();
-        return;
-    }
-    let mut scratch = vec![0u32; values.len()];
-    for pass in 0..3 {
-        let shift = pass * BITS;
-        let mut counts = vec![0usize; BUCKETS];
-        for &v in values.iter() {
-            counts[((v >> shift) as usize) & (BUCKETS - 1)] += 1;
-        }
-        if counts.contains(&values.len()) {
-            continue;
-        }
-        let mut sum = 0;
-        for c in counts.iter_mut() {
-            let here = *c;
-            *c = sum;
-            sum += here;
-        }
-        for &v in values.iter() {
-            let bucket = ((v >> shift) as usize) & (BUCKETS - 1);
-            scratch[counts[bucket]] = v;
-            counts[bucket] += 1;
-        }
-        std::mem::swap(values, &mut scratch);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use proptest::prelude::*;
 
     #[test]
     fn keys_follow_score_order() {
@@ -231,15 +196,5 @@ mod tests {
         r.rank(&[0.1, 0.5, 0.5, 0.9, 0.5, 0.2], None, TieBreak::ItemDescending);
         assert_eq!(r.order, vec![3, 4, 2, 1, 5, 0]);
         assert_eq!(r.groups.len(), 6);
-    }
-
-    proptest! {
-        #[test]
-        fn radix_sort_sorts(mut v in proptest::collection::vec(any::<u32>(), 0..2000)) {
-            let mut expected = v.clone();
-            expected.sort_unstable();
-            radix_sort(&mut v);
-            prop_assert_eq!(v, expected);
-        }
     }
 }

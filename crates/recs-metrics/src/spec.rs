@@ -41,21 +41,6 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// The cut-off depth this metric needs, `None` when it needs the whole ranking.
-    pub(crate) fn depth(&self) -> Option<usize> {
-        match *self {
-            Metric::Precision(k)
-            | Metric::Recall(k)
-            | Metric::F1(k)
-            | Metric::Hit(k)
-            | Metric::Ndcg(k)
-            | Metric::NdcgExp(k)
-            | Metric::Ap(k)
-            | Metric::Coverage(k) => Some(k),
-            _ => None,
-        }
-    }
-
     /// Parses a comma-separated list (`roc,croc,ndcg@10`); empty items are skipped.
     ///
     /// # Errors

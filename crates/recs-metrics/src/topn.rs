@@ -10,7 +10,7 @@
 use rayon::prelude::*;
 
 use crate::error::{MetricsError, Result};
-use crate::scored::{Ranking, Scored, TieBreak};
+use crate::scored::{Ranking, Scored, TieBreak, score_key};
 use crate::spec::Metric;
 
 /// What to do with a user who has no relevant candidate (a zero denominator for recall,
@@ -205,16 +205,21 @@ struct UserRow {
 /// [`MetricsError::InvalidArgument`] for invalid options.
 pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> Result<PerUser> {
     options.check()?;
-    let depth = metrics
+    let coverage_depth = metrics
         .iter()
-        .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
-        .try_fold(0usize, |acc, m| m.depth().map(|d| acc.max(d)));
+        .filter_map(|m| if let Metric::Coverage(k) = m { Some(*k) } else { None })
+        .max();
+    let exp_gains = metrics.iter().any(|m| matches!(m, Metric::NdcgExp(_)));
     let rows: Vec<UserRow> = (0..scored.n_users())
         .into_par_iter()
-        .map_init(Ranking::default, |ranking, position| {
-            let (user, scores) = scored.user(position);
-            user_row(ranking, user.items, user.grades, scores, metrics, options, depth)
-        })
+        .map_init(
+            || Work { exp_gains, ..Work::default() },
+            |work, position| {
+                let (user, scores) = scored.user(position);
+                let input = UserInput { items: user.items, grades: user.grades, scores };
+                user_row(work, input, metrics, options, coverage_depth)
+            },
+        )
         .collect();
     let n_items = scored.judgments().n_items();
     let n_coverage = metrics.iter().filter(|m| matches!(m, Metric::Coverage(_))).count();
@@ -246,44 +251,148 @@ pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> R
     Ok(out)
 }
 
-/// Tie-group statistics of a ranking.
+/// Statistics of one tie group: its place among all of a user's candidates and sums over
+/// its members.
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct Group {
     start: usize,
     len: usize,
     relevant: usize,
     /// Relevant candidates ranked above the group.
     before: usize,
+    /// Sum of the grades.
     gain: f64,
+    /// Sum of `2^grade − 1` (left 0 unless [`Work::exp_gains`]).
     gain_exp: f64,
+    /// Sum of `max(grade − neutral, 0)`.
     gain_half_life: f64,
 }
 
-fn groups(ranking: &Ranking, grades: &[f32], options: &Options) -> Vec<Group> {
+/// Reused per-thread storage of the per-user work.
+#[derive(Debug, Default)]
+struct Work {
+    /// Whether groups sum exponential gains (only `ndcg_exp` uses them).
+    exp_gains: bool,
+    /// Ranking of the top candidates, for coverage.
+    ranking: Ranking,
+    packed: Vec<u64>,
+    /// The score part of `packed`, for counting under [`TieBreak::Expected`].
+    rank_keys: Vec<u32>,
+    graded: Vec<u64>,
+    groups: Vec<Group>,
+    gains: Vec<f64>,
+}
+
+/// One user's candidates.
+#[derive(Debug, Clone, Copy)]
+struct UserInput<'a> {
+    items: &'a [u32],
+    grades: &'a [f32],
+    scores: &'a [f32],
+}
+
+/// The tie groups that hold a candidate with a positive grade, in rank order, into
+/// `work.groups`. A group's sums run over its members in rank order (ties by item index);
+/// members with grade 0 add nothing to any sum and are not relevant (the threshold is
+/// positive), so every per-user metric but coverage is computed from these groups alone,
+/// without ranking the ungraded candidates.
+///
+/// With `count`, each group's place is found by counting the candidates ranked above it
+/// and tied with it (`O(groups · n)`, for few graded candidates); otherwise all candidates
+/// are sorted (`O(n log n)`). Both give the same groups.
+fn graded_groups(work: &mut Work, grades: &[f32], scores: &[f32], options: &Options, count: bool) {
+    let Work { exp_gains, packed, rank_keys, graded, groups, .. } = work;
+    let exp_gains = *exp_gains;
+    packed.clear();
+    graded.clear();
+    groups.clear();
+    let descending_items = options.ties == TieBreak::ItemDescending;
+    // Sort keys as in `Ranking::rank`: score (descending) in the high half, the item
+    // position in the low half; `shift` keeps only the part that decides a group.
+    packed.extend(scores.iter().enumerate().map(|(i, &s)| {
+        let i = if descending_items { !(i as u32) } else { i as u32 };
+        (u64::from(!score_key(s)) << 32) | u64::from(i)
+    }));
+    graded.extend(packed.iter().zip(grades).filter(|(_, g)| **g > 0.0).map(|(p, _)| *p));
+    if graded.is_empty() {
+        return;
+    }
+    let shift = if options.ties == TieBreak::Expected { 32 } else { 0 };
+    let position = |p: u64| {
+        let low = p as u32;
+        (if descending_items { !low } else { low }) as usize
+    };
+    let n = packed.len();
     let mut before = 0;
-    ranking
-        .groups
-        .iter()
-        .map(|&(start, len)| {
-            let mut g = Group {
-                start,
-                len,
-                relevant: 0,
-                before,
-                gain: 0.0,
-                gain_exp: 0.0,
-                gain_half_life: 0.0,
-            };
-            for &i in &ranking.order[start..start + len] {
-                let grade = grades[i as usize];
-                g.relevant += usize::from(grade >= options.threshold);
-                g.gain += f64::from(grade);
+    let mut push = |start: usize, len: usize, members: &mut dyn Iterator<Item = usize>| {
+        let mut g = Group {
+            start,
+            len,
+            relevant: 0,
+            before,
+            gain: 0.0,
+            gain_exp: 0.0,
+            gain_half_life: 0.0,
+        };
+        for i in members {
+            let grade = grades[i];
+            g.relevant += usize::from(grade >= options.threshold);
+            g.gain += f64::from(grade);
+            if exp_gains {
                 g.gain_exp += f64::from(grade).exp2() - 1.0;
-                g.gain_half_life += f64::from((grade - options.neutral).max(0.0));
             }
-            before += g.relevant;
-            g
-        })
-        .collect()
+            g.gain_half_life += f64::from((grade - options.neutral).max(0.0));
+        }
+        before += g.relevant;
+        groups.push(g);
+    };
+    if count && n <= u32::MAX as usize {
+        if shift == 32 {
+            rank_keys.clear();
+            rank_keys.extend(packed.iter().map(|&p| (p >> 32) as u32));
+        }
+        graded.sort_unstable();
+        let mut i = 0;
+        while i < graded.len() {
+            let key = graded[i] >> shift;
+            let mut j = i + 1;
+            while j < graded.len() && graded[j] >> shift == key {
+                j += 1;
+            }
+            let (above, tied) =
+                if shift == 32 { place(rank_keys, key as u32) } else { place(packed, key) };
+            push(above, tied, &mut graded[i..j].iter().map(|&p| position(p)));
+            i = j;
+        }
+    } else {
+        packed.sort_unstable();
+        let mut start = 0;
+        while start < n {
+            let key = packed[start] >> shift;
+            let mut end = start + 1;
+            while end < n && packed[end] >> shift == key {
+                end += 1;
+            }
+            let members = &packed[start..end];
+            if members.iter().any(|&p| grades[position(p)] > 0.0) {
+                let mut graded_members =
+                    members.iter().map(|&p| position(p)).filter(|&i| grades[i] > 0.0);
+                push(start, end - start, &mut graded_members);
+            }
+            start = end;
+        }
+    }
+}
+
+/// Numbers of `keys` below `key` and equal to it (`keys.len()` fits in `u32`; 32-bit
+/// counters keep the loop wide on vector units).
+fn place<K: Copy + Ord>(keys: &[K], key: K) -> (usize, usize) {
+    let (mut below, mut equal) = (0u32, 0u32);
+    for &k in keys {
+        below += u32::from(k < key);
+        equal += u32::from(k == key);
+    }
+    (below as usize, equal as usize)
 }
 
 /// Expected relevant candidates in the top `k`.
@@ -410,16 +519,22 @@ fn ideal(gains: &mut [f64], k: usize, weight: impl Fn(usize) -> f64) -> f64 {
 }
 
 fn user_row(
-    ranking: &mut Ranking,
-    items: &[u32],
-    grades: &[f32],
-    scores: &[f32],
+    work: &mut Work,
+    input: UserInput<'_>,
     metrics: &[Metric],
     options: &Options,
-    depth: Option<usize>,
+    coverage_depth: Option<usize>,
 ) -> UserRow {
-    ranking.rank(scores, depth, options.ties);
-    let groups = groups(ranking, grades, options);
+    let UserInput { items, grades, scores } = input;
+    // Counting beats sorting while the graded candidates are few (about 2·log2 n).
+    let graded = grades.iter().filter(|&&g| g > 0.0).count();
+    let count = graded <= 4 + 2 * (usize::BITS - grades.len().leading_zeros()) as usize;
+    graded_groups(work, grades, scores, options, count);
+    if coverage_depth.is_some() {
+        work.ranking.rank(scores, coverage_depth, options.ties);
+    }
+    let Work { ranking, groups, gains, .. } = work;
+    let groups: &[Group] = groups;
     let n = grades.len();
     let relevant = grades.iter().filter(|&&g| g >= options.threshold).count();
     let none = relevant == 0;
@@ -429,7 +544,6 @@ fn user_row(
         covered: Vec::new(),
         without_relevant: none,
     };
-    let mut gains = Vec::new();
     for &metric in metrics {
         let value = match metric {
             Metric::Roc | Metric::Croc | Metric::UserAuc => f64::NAN,
@@ -448,9 +562,9 @@ fn user_row(
                     }
                 } else if options.zero == ZeroPolicy::Ignatov {
                     // ignatov2010 §4: denominator |r_n(u) ∩ I_hidden| = min(N, n).
-                    expected_hits(&groups, k) / k.min(n) as f64
+                    expected_hits(groups, k) / k.min(n) as f64
                 } else {
-                    expected_hits(&groups, k) / k as f64
+                    expected_hits(groups, k) / k as f64
                 }
             }
             Metric::Recall(k) => {
@@ -461,44 +575,51 @@ fn user_row(
                         ZeroPolicy::Ignatov => 1.0,
                     }
                 } else {
-                    expected_hits(&groups, k) / relevant as f64
+                    expected_hits(groups, k) / relevant as f64
                 }
             }
             _ if none => match options.zero {
                 ZeroPolicy::Zero => 0.0,
                 _ => f64::NAN,
             },
-            Metric::F1(k) => 2.0 * expected_hits(&groups, k) / (k + relevant) as f64,
-            Metric::Hit(k) => hit_probability(&groups, k),
+            Metric::F1(k) => 2.0 * expected_hits(groups, k) / (k + relevant) as f64,
+            Metric::Hit(k) => hit_probability(groups, k),
             Metric::Ndcg(k) | Metric::NdcgExp(k) => {
                 let exp = matches!(metric, Metric::NdcgExp(_));
                 let dcg = expected_discounted(
-                    &groups,
+                    groups,
                     k,
                     |g| if exp { g.gain_exp } else { g.gain },
                     log_discount,
                 );
                 gains.clear();
+                // Only positive grades have a positive gain.
                 gains.extend(
                     grades
                         .iter()
+                        .filter(|&&g| g > 0.0)
                         .map(|&g| if exp { f64::from(g).exp2() - 1.0 } else { f64::from(g) }),
                 );
-                let idcg = ideal(&mut gains, k, log_discount);
+                let idcg = ideal(gains, k, log_discount);
                 if idcg > 0.0 { dcg / idcg } else { f64::NAN }
             }
-            Metric::Ap(k) => expected_ap_numerator(&groups, k) / k.min(relevant) as f64,
-            Metric::Map => expected_ap_numerator(&groups, usize::MAX) / relevant as f64,
-            Metric::Mrr => expected_reciprocal_rank(&groups),
+            Metric::Ap(k) => expected_ap_numerator(groups, k) / k.min(relevant) as f64,
+            Metric::Map => expected_ap_numerator(groups, usize::MAX) / relevant as f64,
+            Metric::Mrr => expected_reciprocal_rank(groups),
             Metric::HalfLife(_) | Metric::Coverage(_) => f64::NAN,
         };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {
             let weight = |rank: usize| (-((rank - 1) as f64) / (alpha - 1.0)).exp2();
-            let r = expected_discounted(&groups, usize::MAX, |g| g.gain_half_life, weight);
+            let r = expected_discounted(groups, usize::MAX, |g| g.gain_half_life, weight);
             gains.clear();
-            gains.extend(grades.iter().map(|&g| f64::from((g - options.neutral).max(0.0))));
-            let rmax = ideal(&mut gains, n, weight);
+            gains.extend(
+                grades
+                    .iter()
+                    .filter(|&&g| g > options.neutral)
+                    .map(|&g| f64::from(g - options.neutral)),
+            );
+            let rmax = ideal(gains, n, weight);
             row.half_life.push([r, rmax]);
             if rmax > 0.0 {
                 *row.values.last_mut().expect("pushed above") = r / rmax;
@@ -506,13 +627,13 @@ fn user_row(
         }
         if let Metric::Coverage(k) = metric {
             let mut covered = Vec::new();
-            for g in &groups {
-                if g.start >= k {
+            for &(start, len) in &ranking.groups {
+                if start >= k {
                     break;
                 }
-                let taken = (k - g.start).min(g.len);
-                let p = taken as f64 / g.len as f64;
-                for &i in &ranking.order[g.start..g.start + g.len] {
+                let taken = (k - start).min(len);
+                let p = taken as f64 / len as f64;
+                for &i in &ranking.order[start..start + len] {
                     covered.push((items[i as usize], p));
                 }
             }
@@ -670,7 +791,62 @@ mod tests {
         })
     }
 
+    /// The groups of a full ranking (every candidate ranked, sums over all members)
+    /// restricted to those holding a positive grade: what [`graded_groups`] must give.
+    fn groups_of_full_ranking(grades: &[f32], scores: &[f32], options: &Options) -> Vec<Group> {
+        let mut ranking = Ranking::default();
+        ranking.rank(scores, None, options.ties);
+        let mut before = 0;
+        let mut out = Vec::new();
+        for &(start, len) in &ranking.groups {
+            let mut g = Group {
+                start,
+                len,
+                relevant: 0,
+                before,
+                gain: 0.0,
+                gain_exp: 0.0,
+                gain_half_life: 0.0,
+            };
+            let mut graded = false;
+            for &i in &ranking.order[start..start + len] {
+                let grade = grades[i as usize];
+                graded |= grade > 0.0;
+                g.relevant += usize::from(grade >= options.threshold);
+                g.gain += f64::from(grade);
+                g.gain_exp += f64::from(grade).exp2() - 1.0;
+                g.gain_half_life += f64::from((grade - options.neutral).max(0.0));
+            }
+            before += g.relevant;
+            if graded {
+                out.push(g);
+            }
+        }
+        out
+    }
+
     proptest! {
+        #[test]
+        fn graded_groups_equal_the_full_ranking_by_both_methods(
+            (grades, scores) in user(),
+            ties in 0usize..3,
+            threshold in 1u8..4,
+            neutral in 0u8..3,
+        ) {
+            let options = Options {
+                threshold: f32::from(threshold),
+                ties: [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending][ties],
+                neutral: f32::from(neutral),
+                ..Options::default()
+            };
+            let expected = groups_of_full_ranking(&grades, &scores, &options);
+            for count in [true, false] {
+                let mut work = Work { exp_gains: true, ..Work::default() };
+                graded_groups(&mut work, &grades, &scores, &options, count);
+                prop_assert_eq!(&work.groups, &expected, "count: {}", count);
+            }
+        }
+
         #[test]
         fn metrics_within_bounds_and_recall_monotone((grades, scores) in user()) {
             let j = one_user(&grades);
