@@ -10,11 +10,12 @@
 
 use std::path::PathBuf;
 
-use recs::core::{DuplicatePolicy, Event, Fit, Interactions, Judgments, Recommender, TrainData};
+use recs::core::{Fit, Interactions, Judgments, Recommender, TrainData};
 use recs::data::{MsWebOptions, load_movielens_100k, load_msweb};
 use recs::metrics::{Scored, croc, roc_summary};
 use recs::models::baseline::ItemPopularityParams;
 use recs::models::latent::{AspectParams, LpcaParams, PureSvdParams};
+use recs::split::{Amount, Protocol, SplitId};
 
 fn data_dir() -> Option<PathBuf> {
     match std::env::var_os("RECS_DATA_DIR") {
@@ -97,19 +98,15 @@ fn pooled_aucs(model: &dyn Recommender, judgments: &Judgments) -> (f64, f64) {
     (roc.auc, croc.auc())
 }
 
-/// Splits every fifth event of each user (by a fixed rule on the indices) into a test part.
+/// Holds out 20% of each user's events, drawn at random with a fixed seed (keeping at
+/// least one in training). A rule on the indices such as `(31·user + 17·item) mod 5` is
+/// not a substitute: it removes one residue class of items per residue class of users, a
+/// block pattern a low-rank model learns from the training part and then ranks the held-out
+/// items *last*.
 fn split(all: &Interactions) -> (Interactions, Interactions) {
-    let (mut train, mut test) = (Vec::new(), Vec::new());
-    for event in all.events() {
-        let target =
-            if (event.user * 31 + event.item * 17) % 5 == 0 { &mut test } else { &mut train };
-        target.push(Event::new(event.user, event.item, event.value));
-    }
-    let build = |events| {
-        Interactions::from_events(all.n_users(), all.n_items(), events, DuplicatePolicy::Error)
-            .expect("valid")
-    };
-    (build(train), build(test))
+    let protocol = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
+    let split = protocol.split(all, 42, SplitId::new(0, 0)).expect("leave-k-out splits");
+    (split.train().clone(), split.test().clone())
 }
 
 /// Mean over users with test items of (test items among the top `n` candidates) / (test
@@ -146,7 +143,7 @@ fn mean_recall_at(
 }
 
 #[test]
-fn puresvd_on_movielens_100k_is_within_noise_of_item_popularity_in_the_top_20() {
+fn puresvd_on_movielens_100k_beats_item_popularity_in_the_top_20() {
     let Some(dir) = data_dir() else { return };
     let dataset = load_movielens_100k(&dir.join("ml-100k")).expect("MovieLens 100K loads");
     let (train, test) = split(&dataset.interactions);
@@ -162,10 +159,9 @@ fn puresvd_on_movielens_100k_is_within_noise_of_item_popularity_in_the_top_20() 
          ItemPopularity recall@20 {pop_recall:.4}, AUC {pop_auc:.4}"
     );
     assert_eq!(svd.rank(), 15);
-    // PureSVD is a top-N method (cremonesi2008): judged at the head of the list, it must
-    // match item popularity within noise (measured: 0.170 vs 0.172 with this split). Over
-    // the whole list (AUC) item popularity ranks the long tail better; not asserted.
-    assert!(svd_recall > pop_recall - 0.01, "PureSVD {svd_recall} vs popularity {pop_recall}");
+    // PureSVD is a top-N method (cremonesi2008 §4.1): at the head of the list it beats
+    // item popularity clearly (measured with this split: 0.3411 vs 0.1685 recall@20).
+    assert!(svd_recall > pop_recall + 0.1, "PureSVD {svd_recall} vs popularity {pop_recall}");
 }
 
 #[test]
