@@ -380,6 +380,10 @@ pub struct EvaluationConfig {
     /// Marker increments on the ROC and CROC figures (`[roc, croc]`, 0 for none).
     #[serde(default)]
     pub markers: [f64; 2],
+    /// Also report `mae` and `rmse` of predicted against actual test ratings, for models
+    /// that predict ratings (over the test events of users with training events).
+    #[serde(default)]
+    pub rating_errors: bool,
 }
 
 fn default_metrics() -> Vec<String> {
@@ -406,6 +410,7 @@ impl Default for EvaluationConfig {
             group_metric: None,
             save_scores: false,
             markers: [0.0, 0.0],
+            rating_errors: false,
         }
     }
 }
@@ -476,8 +481,20 @@ impl EvaluationConfig {
                 other => keys.push(other.to_string()),
             }
         }
+        if self.rating_errors {
+            keys.extend(RATING_ERROR_KEYS.map(String::from));
+        }
         keys
     }
+}
+
+/// The keys of `evaluation.rating_errors`, last in [`EvaluationConfig::keys`]; lower is
+/// better for them.
+pub const RATING_ERROR_KEYS: [&str; 2] = ["mae", "rmse"];
+
+/// Whether a smaller value of the report key `key` is better.
+pub fn lower_is_better(key: &str) -> bool {
+    RATING_ERROR_KEYS.contains(&key)
 }
 
 /// Model selection for models with a grid.
@@ -545,7 +562,7 @@ fn param_text(value: &toml::Value) -> String {
 }
 
 /// A statement checked on the results: `better` has a higher mean `metric` than `worse`
-/// by more than `margin`.
+/// by more than `margin` (for `mae` and `rmse`, a lower mean by more than `margin`).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimConfig {
@@ -710,6 +727,12 @@ impl Config {
         }
         match &self.selection {
             Some(selection) => {
+                if lower_is_better(&selection.metric) {
+                    return err(
+                        "selection.metric".into(),
+                        "a metric to maximise (ranking metrics or AUCs), not an error".into(),
+                    );
+                }
                 if !keys.contains(&selection.metric) {
                     return err(
                         "selection.metric".into(),
@@ -1007,6 +1030,19 @@ name = "item-pop"
             "{predefined}\n[[models]]\nname = \"puresvd\"\ngrid = {{ rank = [5, 10] }}\n[selection]\nmetric = \"croc_auc\"\n"
         );
         assert_eq!(error_of(&grid).0, "selection.protocol");
+    }
+
+    #[test]
+    fn rating_errors_add_keys_that_cannot_be_maximised() {
+        let with = format!("{BASE}\n[evaluation]\nmetrics = [\"ndcg@10\"]\nrating_errors = true\n");
+        let config = parse(&with).unwrap();
+        let metrics = config.evaluation.parsed_metrics().unwrap();
+        assert_eq!(config.evaluation.keys(&metrics), ["ndcg@10", "mae", "rmse"]);
+        let grid = format!(
+            "{with}\n[[models]]\nname = \"puresvd\"\ngrid = {{ rank = [5, 10] }}\n[selection]\nmetric = \"rmse\"\n"
+        );
+        assert_eq!(error_of(&grid).0, "selection.metric");
+        assert!(lower_is_better("rmse") && !lower_is_better("ndcg@10"));
     }
 
     #[test]

@@ -323,7 +323,13 @@ impl Context<'_> {
                 config.evaluation.max_fpr,
                 false,
             )?;
-            let values = self.keys.iter().map(|k| report.get(k)).collect();
+            let mut values: Vec<Option<f64>> = self.keys.iter().map(|k| report.get(k)).collect();
+            if config.evaluation.rating_errors {
+                let errors = Self::rating_errors(fitted.as_ref(), &split, cold)?;
+                let n = values.len();
+                values[n - 2] = errors.as_ref().map(|e| e.mae);
+                values[n - 1] = errors.as_ref().map(|e| e.rmse);
+            }
             let group_sums = match &groups {
                 Some(groups) => self.group_sums(&scored, groups)?,
                 None => Vec::new(),
@@ -357,6 +363,35 @@ impl Context<'_> {
             references,
             qrels,
         })
+    }
+
+    /// MAE and RMSE of the model's predicted ratings on the test events of users with
+    /// training events; `None` for a model that does not predict ratings, under a
+    /// cold-start protocol, or without such events.
+    fn rating_errors(
+        model: &dyn Recommender,
+        split: &Split,
+        cold: bool,
+    ) -> Result<Option<recs_metrics::RatingErrors>> {
+        let Some(predictor) = model.as_rating_predictor().filter(|_| !cold) else {
+            return Ok(None);
+        };
+        let (train, test) = (split.train(), split.test());
+        let (mut predicted, mut actual) = (Vec::new(), Vec::new());
+        for user in 0..test.n_users() as u32 {
+            let items = test.user_items(user);
+            if items.is_empty() || train.user_row(user).is_empty() {
+                continue;
+            }
+            let start = predicted.len();
+            predicted.resize(start + items.len(), 0.0);
+            predictor.predict(user, items, &mut predicted[start..])?;
+            actual.extend_from_slice(test.user_values(user));
+        }
+        if predicted.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(recs_metrics::rating_errors(&predicted, &actual)?))
     }
 
     fn fit(
@@ -970,13 +1005,22 @@ impl Context<'_> {
                 let (worse, _) = self.summary(splits, index(&claim.worse), key);
                 let show =
                     |v: Option<f64>| v.map_or("undefined".to_string(), |v| format!("{v:.4}"));
-                let holds = matches!((better, worse), (Some(b), Some(w)) if b - w > claim.margin);
+                let lower = crate::config::lower_is_better(&claim.metric);
+                let holds = match (better, worse) {
+                    (Some(b), Some(w)) if lower => w - b > claim.margin,
+                    (Some(b), Some(w)) => b - w > claim.margin,
+                    _ => false,
+                };
                 Claim {
                     id: claim.id.clone(),
                     statement: claim.statement.clone(),
                     paper: format!(
-                        "mean {} of {} exceeds that of {} by more than {}",
-                        claim.metric, claim.better, claim.worse, claim.margin
+                        "mean {} of {} is {} that of {} by more than {}",
+                        claim.metric,
+                        claim.better,
+                        if lower { "below" } else { "above" },
+                        claim.worse,
+                        claim.margin
                     ),
                     measured: format!(
                         "{} {} vs {} {} over {} split(s)",
