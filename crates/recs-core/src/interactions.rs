@@ -270,6 +270,118 @@ impl Interactions {
     }
 }
 
+/// Builds [`Interactions`] one user row at a time, in increasing user order, writing the
+/// CSR arrays directly: nothing but the final matrix is held, so generators and loaders
+/// that produce users in order can build any size that fits as a matrix.
+///
+/// ```
+/// use recs_core::RowsBuilder;
+/// let mut rows = RowsBuilder::new(3, 4)?;
+/// rows.push_row(0, &[2, 0], &[5.0, 3.0])?;
+/// rows.push_row(2, &[1], &[4.0])?;
+/// let m = rows.build()?;
+/// assert_eq!((m.n_events(), m.user_items(0), m.get(2, 1)), (3, &[0, 2][..], Some(4.0)));
+/// # Ok::<(), recs_core::RecsError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct RowsBuilder {
+    n_users: usize,
+    n_items: usize,
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    data: Vec<f32>,
+    /// A row's `(item, value)` pairs while it is sorted.
+    scratch: Vec<(u32, f32)>,
+}
+
+impl RowsBuilder {
+    /// An empty `n_users` × `n_items` matrix to fill.
+    ///
+    /// # Errors
+    /// A dimension above `u32::MAX`.
+    pub fn new(n_users: usize, n_items: usize) -> Result<Self> {
+        check_dimension("user", n_users)?;
+        check_dimension("item", n_items)?;
+        let mut indptr = Vec::with_capacity(n_users + 1);
+        indptr.push(0);
+        Ok(RowsBuilder {
+            n_users,
+            n_items,
+            indptr,
+            indices: Vec::new(),
+            data: Vec::new(),
+            scratch: Vec::new(),
+        })
+    }
+
+    /// Reserves room for `events` more events.
+    pub fn reserve(&mut self, events: usize) {
+        self.indices.reserve(events);
+        self.data.reserve(events);
+    }
+
+    /// Sets the row of `user` (items in any order, each at most once). Users skipped since
+    /// the previous row get empty rows.
+    ///
+    /// # Errors
+    /// A user not above the previous one or out of range, an item out of range, a
+    /// non-finite value, lengths that differ, or an item twice in the row.
+    pub fn push_row(&mut self, user: u32, items: &[u32], values: &[f32]) -> Result<()> {
+        let next = self.indptr.len() - 1;
+        if (user as usize) < next {
+            return Err(RecsError::Unsupported(format!(
+                "rows must come in increasing user order: user {user} after user {}",
+                next - 1
+            )));
+        }
+        check_index("user", user as usize, self.n_users)?;
+        if items.len() != values.len() {
+            return Err(RecsError::LengthMismatch {
+                what: "row values",
+                expected: items.len(),
+                found: values.len(),
+            });
+        }
+        self.scratch.clear();
+        for (&item, &value) in items.iter().zip(values) {
+            check_index("item", item as usize, self.n_items)?;
+            if !value.is_finite() {
+                return Err(RecsError::InvalidValue {
+                    what: "event value",
+                    value: f64::from(value),
+                    expected: "a finite number",
+                });
+            }
+            self.scratch.push((item, value));
+        }
+        self.scratch.sort_unstable_by_key(|&(item, _)| item);
+        if let Some(w) = self.scratch.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(RecsError::DuplicateEvent { user, item: w[0].0 });
+        }
+        let filled = self.indices.len();
+        self.indptr.resize(user as usize + 1, filled);
+        self.indices.extend(self.scratch.iter().map(|&(item, _)| item));
+        self.data.extend(self.scratch.iter().map(|&(_, value)| value));
+        self.indptr.push(self.indices.len());
+        Ok(())
+    }
+
+    /// The matrix; users after the last pushed row have empty rows.
+    ///
+    /// # Errors
+    /// Only if the CSR structure were inconsistent, which `push_row` prevents.
+    pub fn build(mut self) -> Result<Interactions> {
+        let filled = self.indices.len();
+        self.indptr.resize(self.n_users + 1, filled);
+        let matrix =
+            CsMatI::try_new((self.n_users, self.n_items), self.indptr, self.indices, self.data)
+                .map_err(|(_, _, _, e)| {
+                    RecsError::Unsupported(format!("invalid CSR structure: {e}"))
+                })?;
+        Ok(Interactions { matrix, timestamps: None, item_major: OnceLock::new() })
+    }
+}
+
 fn check_dimension(what: &'static str, n: usize) -> Result<()> {
     if n > u32::MAX as usize {
         return Err(RecsError::IndexOutOfRange { what, index: n, len: u32::MAX as usize });
@@ -416,5 +528,43 @@ mod tests {
                 prop_assert_eq!(total, built.n_events());
             }
         }
+
+        /// Row by row gives the same matrix as from unordered events.
+        #[test]
+        fn rows_builder_matches_from_events(raw in arb_events()) {
+            let events: Vec<Event> = raw.iter().map(|&(u, i, v, _)| Event::new(u, i, f32::from(v))).collect();
+            let reference = Interactions::from_events(5, 6, events.clone(), DuplicatePolicy::KeepLast).unwrap();
+            let mut rows = RowsBuilder::new(5, 6).unwrap();
+            for u in 0..5u32 {
+                let row = reference.user_row(u);
+                // Reversed, to show that the builder sorts a row.
+                let items: Vec<u32> = row.items.iter().rev().copied().collect();
+                let values: Vec<f32> = row.values.iter().rev().copied().collect();
+                if !items.is_empty() {
+                    rows.push_row(u, &items, &values).unwrap();
+                }
+            }
+            let built = rows.build().unwrap();
+            prop_assert_eq!(built.csr(), reference.csr());
+        }
+    }
+
+    #[test]
+    fn rows_builder_refuses_bad_rows() {
+        let mut rows = RowsBuilder::new(3, 4).unwrap();
+        rows.push_row(1, &[3, 0], &[1.0, 2.0]).unwrap();
+        assert!(rows.push_row(0, &[1], &[1.0]).is_err(), "decreasing user");
+        assert!(rows.push_row(1, &[1], &[1.0]).is_err(), "same user twice");
+        assert!(rows.push_row(3, &[1], &[1.0]).is_err(), "user out of range");
+        assert!(rows.push_row(2, &[4], &[1.0]).is_err(), "item out of range");
+        assert!(rows.push_row(2, &[1], &[f32::NAN]).is_err(), "non-finite value");
+        assert!(rows.push_row(2, &[1, 2], &[1.0]).is_err(), "length mismatch");
+        assert!(matches!(
+            rows.push_row(2, &[1, 1], &[1.0, 2.0]),
+            Err(RecsError::DuplicateEvent { user: 2, item: 1 })
+        ));
+        let m = rows.build().unwrap();
+        assert_eq!((m.n_users(), m.n_events(), m.user_items(1)), (3, 2, &[0, 3][..]));
+        assert!(m.user_items(0).is_empty() && m.user_items(2).is_empty());
     }
 }

@@ -50,7 +50,7 @@ pub use attributes::ItemAttributes;
 pub use catalog::{ModelEntry, ParamSpec, ParamValues};
 pub use error::{RecsError, Result, check_index};
 pub use ids::IdMap;
-pub use interactions::{DuplicatePolicy, Event, Interactions, UserRow};
+pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRow};
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{
     Fit, FitDyn, FoldInUser, PredictRating, Recommender, ScoreNewItems, TrainData, check_items,

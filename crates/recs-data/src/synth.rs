@@ -5,7 +5,7 @@ use std::io::Write;
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use recs_core::{DuplicatePolicy, Event, IdMap, Interactions};
+use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RowsBuilder};
 
 use crate::dataset::{Dataset, Feedback};
 use crate::error::{DataError, Result};
@@ -647,15 +647,14 @@ impl PowerLaw {
     pub fn generate(&self) -> Result<Dataset> {
         let lengths = self.profile_lengths()?;
         let n_events: u64 = lengths.iter().map(|&n| u64::from(n)).sum();
-        let mut events = Vec::with_capacity(usize::try_from(n_events).unwrap_or(0));
-        self.for_each_row(&lengths, |u, items, values| {
-            events.extend(items.iter().zip(values).map(|(&i, &v)| Event::new(u, i, v)));
-            Ok(())
-        })?;
+        // Rows come user by user, so the CSR arrays are filled directly: the final matrix
+        // is all that is held, whatever the number of events.
+        let mut rows = RowsBuilder::new(self.n_users, self.n_items)?;
+        rows.reserve(usize::try_from(n_events).unwrap_or(0));
+        self.for_each_row(&lengths, |u, items, values| Ok(rows.push_row(u, items, values)?))?;
         let users = IdMap::from_ids_sorted((1..=self.n_users).map(|k| k.to_string()))?;
         let items = IdMap::from_ids_sorted((1..=self.n_items).map(|k| k.to_string()))?;
-        let m =
-            Interactions::from_events(self.n_users, self.n_items, events, DuplicatePolicy::Error)?;
+        let m = rows.build()?;
         let feedback = if self.ratings {
             Feedback::Explicit { min: 1.0, max: 5.0 }
         } else {
