@@ -663,8 +663,7 @@ impl Context<'_> {
                 "predefined training/test parts of the dataset".to_string()
             }
             ProtocolConfig::Generated(p) => {
-                let json = serde_json::to_string(p).unwrap_or_else(|_| p.name().to_string());
-                format!("{json}, {} split(s)", splits.len())
+                format!("{}, {} split(s)", protocol_in_words(p), splits.len())
             }
         };
         let report = Report {
@@ -1037,6 +1036,33 @@ impl Context<'_> {
     }
 }
 
+/// `leave-k-out (k = fraction 0.2, min_train = 1)`: the protocol's name and parameters as
+/// a configuration would write them.
+fn protocol_in_words(protocol: &Protocol) -> String {
+    fn value(v: &Value) -> String {
+        match v {
+            Value::String(s) => s.clone(),
+            Value::Object(map) => {
+                map.iter().map(|(k, v)| format!("{k} {}", value(v))).collect::<Vec<_>>().join(" ")
+            }
+            other => other.to_string(),
+        }
+    }
+    let params: Vec<String> = match serde_json::to_value(protocol) {
+        Ok(Value::Object(map)) => map
+            .iter()
+            .filter(|(k, _)| *k != "protocol")
+            .map(|(k, v)| format!("{k} = {}", value(v)))
+            .collect(),
+        _ => Vec::new(),
+    };
+    if params.is_empty() {
+        protocol.name().to_string()
+    } else {
+        format!("{} ({})", protocol.name(), params.join(", "))
+    }
+}
+
 /// The parameters a model used: the same on every split, or each choice with its count.
 fn chosen_params(splits: &[SplitResult], model: usize) -> String {
     let mut seen: Vec<(String, usize)> = Vec::new();
@@ -1094,6 +1120,13 @@ mod tests {
         assert_ne!(a, derive_seed(42, SplitId::new(0, 0), VALIDATION_SEED));
         assert_ne!(a, derive_seed(43, SplitId::new(0, 0), MODEL_SEED));
         assert_eq!(a, derive_seed(42, SplitId::new(0, 0), MODEL_SEED));
+    }
+
+    #[test]
+    fn protocols_read_as_configurations_write_them() {
+        let p = Protocol::LeaveKOut { k: recs_split::Amount::Fraction(0.2), min_train: 1 };
+        assert_eq!(protocol_in_words(&p), "leave-k-out (k = fraction 0.2, min_train = 1)");
+        assert_eq!(protocol_in_words(&Protocol::LeaveOneOut), "leave-one-out");
     }
 
     #[test]
