@@ -330,9 +330,9 @@ impl Context<'_> {
                 values[n - 2] = errors.as_ref().map(|e| e.mae);
                 values[n - 1] = errors.as_ref().map(|e| e.rmse);
             }
-            let group_sums = match &groups {
-                Some(groups) => self.group_sums(&scored, groups)?,
-                None => Vec::new(),
+            let group_sums = match (&groups, &report.per_user) {
+                (Some(groups), Some(per_user)) => self.group_sums(per_user, groups),
+                _ => Vec::new(),
             };
             let curves =
                 if curves_wanted { Some(self.curves(model.label(), &scored)?) } else { None };
@@ -509,15 +509,17 @@ impl Context<'_> {
         key.parse().expect("checked: a per-user metric of the list")
     }
 
+    /// Per group: (sum of the group metric over its users, users counted), from the
+    /// per-user values the evaluation computed.
     fn group_sums(
         &self,
-        scored: &Scored<'_>,
+        per_user: &recs_metrics::PerUser,
         groups: &[Option<usize>],
-    ) -> Result<Vec<(f64, usize)>> {
+    ) -> Vec<(f64, usize)> {
         let metric = self.group_metric();
-        let per_user =
-            recs_metrics::per_user(scored, &[metric], &self.config.evaluation.options())?;
-        let values = per_user.column(0);
+        let column =
+            per_user.metrics().iter().position(|m| *m == metric).expect("checked: in the list");
+        let values = per_user.column(column);
         let mut sums = vec![(0.0, 0usize); self.config.evaluation.user_groups.len()];
         for (value, group) in values.iter().zip(groups) {
             if let Some(g) = group
@@ -527,7 +529,7 @@ impl Context<'_> {
                 sums[*g].1 += 1;
             }
         }
-        Ok(sums)
+        sums
     }
 
     fn curves(

@@ -137,6 +137,11 @@ fn is_user_mean(metric: &Metric) -> bool {
     )
 }
 
+/// The columns of `values` whose metric is a per-user mean.
+fn user_mean_columns(values: &PerUser) -> impl Iterator<Item = usize> + '_ {
+    (0..values.metrics().len()).filter(|&c| is_user_mean(&values.metrics()[c]))
+}
+
 fn read_run_warned(
     path: &Path,
     qrels: &Qrels,
@@ -169,7 +174,7 @@ fn intervals(
     seed: u64,
     warnings: &mut Vec<String>,
 ) -> Vec<Intervals> {
-    (0..values.metrics().len())
+    user_mean_columns(values)
         .map(|column| {
             let key = values.metrics()[column].to_string();
             let sample = values.column(column);
@@ -203,7 +208,7 @@ struct Comparison {
 }
 
 fn compare(a: &PerUser, b: &PerUser, warnings: &mut Vec<String>) -> Vec<Comparison> {
-    (0..a.metrics().len())
+    user_mean_columns(a)
         .map(|column| {
             let key = a.metrics()[column].to_string();
             let (x, y) = (a.column(column), b.column(column));
@@ -314,20 +319,17 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     report.warnings.append(&mut extra_warnings);
     report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
 
-    let user_means: Vec<Metric> = metrics.iter().copied().filter(is_user_mean).collect();
+    let has_user_means = metrics.iter().any(is_user_mean);
     let wants_per_user = args.intervals || args.compare.is_some();
-    if wants_per_user && user_means.is_empty() {
+    if wants_per_user && !has_user_means {
         report.warnings.push(
             "--intervals and --compare apply to per-user means (p, r, f1, hit, ndcg, \
              ndcg_exp, ap, map, mrr); none was asked for"
                 .into(),
         );
     }
-    let values = if wants_per_user && !user_means.is_empty() {
-        Some(per_user(&scored, &user_means, &options)?)
-    } else {
-        None
-    };
+    // The per-user values `evaluate` computed for the means; nothing is ranked again.
+    let values = if wants_per_user && has_user_means { report.per_user.take() } else { None };
     let intervals = match (&values, args.intervals) {
         (Some(v), true) => intervals(v, args.resamples, args.seed, &mut report.warnings),
         _ => Vec::new(),
@@ -344,7 +346,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 ));
             }
             let scored_other = Scored::new(&qrels.judgments, &other.scores)?;
-            let b = per_user(&scored_other, &user_means, &options)?;
+            let b = per_user(&scored_other, a.metrics(), &options)?;
             Some((path.clone(), other, compare(a, &b, &mut report.warnings)))
         }
         _ => None,

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::roc::{check_max_fpr, roc, roc_summary, user_averaged_auc};
 use crate::scored::Scored;
 use crate::spec::Metric;
-use crate::topn::{Options, per_user};
+use crate::topn::{Options, PerUser, per_user};
 
 /// Named metric values, counts and warnings.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +31,10 @@ pub struct Report {
     pub roc: Option<Curve>,
     /// The CROC curve, when asked for with `keep_curves`.
     pub croc: Option<Curve>,
+    /// The per-user values behind the per-user metrics (every metric but `roc`, `croc`
+    /// and `user_auc`, in the order asked), for intervals, paired tests and group
+    /// breakdowns without ranking again; `None` when no such metric was asked for.
+    pub per_user: Option<PerUser>,
 }
 
 impl Report {
@@ -85,6 +89,7 @@ pub fn evaluate(
         warnings: Vec::new(),
         roc: None,
         croc: None,
+        per_user: None,
     };
     if report.n_missing > 0 {
         report.warnings.push(format!(
@@ -144,6 +149,7 @@ pub fn evaluate(
             }
         }
     }
+    report.per_user = values;
     if warn_excluded && report.n_users_without_relevant > 0 {
         report.warnings.push(format!(
             "{} users without a relevant candidate are left out of per-user means",
@@ -164,5 +170,29 @@ fn push_pair(report: &mut Report, auc_key: String, pauc_key: String, result: Res
             report.values.push((auc_key, None));
             report.values.push((pauc_key, None));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recs_core::Judgments;
+
+    #[test]
+    fn the_per_user_values_are_those_of_per_user() {
+        let mut builder = Judgments::builder(2, 3);
+        builder.push_user(0, &[0, 1, 2], &[1.0, 0.0, 0.0]).unwrap();
+        builder.push_user(1, &[0, 2], &[0.0, 1.0]).unwrap();
+        let judgments = builder.build().unwrap();
+        let scores = [0.2, 0.9, 0.1, 0.5, 0.7];
+        let scored = Scored::new(&judgments, &scores).unwrap();
+        let options = Options::default();
+        let metrics = Metric::parse_list("roc,mrr,p@1").unwrap();
+        let report = evaluate(&scored, &metrics, &options, 0.3, false).unwrap();
+        let expected = per_user(&scored, &[Metric::Mrr, Metric::Precision(1)], &options).unwrap();
+        assert_eq!(report.per_user.as_ref(), Some(&expected));
+        assert_eq!(expected.column(0), vec![0.5, 1.0]);
+        let pooled_only = evaluate(&scored, &[Metric::Roc], &options, 0.3, false).unwrap();
+        assert!(pooled_only.per_user.is_none());
     }
 }

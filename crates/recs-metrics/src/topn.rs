@@ -74,7 +74,10 @@ impl Options {
 }
 
 /// Per-user values of a list of metrics.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Equality compares values bit for bit, so `NaN` (a user left out of a metric) equals
+/// itself and two results are equal exactly when they are bit-identical.
+#[derive(Debug, Clone)]
 pub struct PerUser {
     metrics: Vec<Metric>,
     users: Vec<u32>,
@@ -85,6 +88,20 @@ pub struct PerUser {
     /// Expected coverage of each coverage metric, in metric order.
     coverage: Vec<f64>,
     n_without_relevant: usize,
+}
+
+impl PartialEq for PerUser {
+    fn eq(&self, other: &Self) -> bool {
+        fn bits<'a>(values: impl Iterator<Item = &'a f64>) -> Vec<u64> {
+            values.map(|v| v.to_bits()).collect()
+        }
+        self.metrics == other.metrics
+            && self.users == other.users
+            && self.n_without_relevant == other.n_without_relevant
+            && bits(self.values.iter()) == bits(other.values.iter())
+            && bits(self.half_life.iter().flatten()) == bits(other.half_life.iter().flatten())
+            && bits(self.coverage.iter()) == bits(other.coverage.iter())
+    }
 }
 
 /// Mean of one metric over users.
