@@ -301,11 +301,12 @@ impl Context<'_> {
             first && self.metrics.iter().any(|m| matches!(m, Metric::Roc | Metric::Croc));
         let mut models = Vec::with_capacity(config.models.len());
         for model in &config.models {
+            let mut combinations = model.combinations();
             let (params, validation_rows) = match &validation {
-                Some((split, judgments, cold)) if model.combinations().len() > 1 => {
-                    self.select(model, split, judgments, *cold, id)?
+                Some((split, judgments, cold)) if combinations.len() > 1 => {
+                    self.select(model, combinations, split, judgments, *cold, id)?
                 }
-                _ => (model.combinations().swap_remove(0), Vec::new()),
+                _ => (combinations.swap_remove(0), Vec::new()),
             };
             let fitted = self.fit(model, &params, &split, id)?;
             let (source, item_scoring) = self.item_source(fitted.as_ref(), cold);
@@ -422,11 +423,12 @@ impl Context<'_> {
         }
     }
 
-    /// Tries every combination of `model`'s grid on the validation split and keeps the one
+    /// Tries every grid combination of `model` on the validation split and keeps the one
     /// with the largest selection metric (the first on ties).
     fn select(
         &self,
         model: &ModelConfig,
+        combinations: Vec<Params>,
         validation: &Split,
         judgments: &Judgments,
         cold: bool,
@@ -436,7 +438,7 @@ impl Context<'_> {
         let metric = selection_metric(&selection.metric)?;
         let mut rows = Vec::new();
         let mut best: Option<(f64, usize)> = None;
-        for (index, combination) in model.combinations().into_iter().enumerate() {
+        for (index, combination) in combinations.into_iter().enumerate() {
             let fitted = self.fit(model, &combination, validation, id)?;
             let (source, _) = self.item_source(fitted.as_ref(), cold);
             let scores = score_judgments_with_history(
