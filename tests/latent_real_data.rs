@@ -8,24 +8,13 @@
 //! too. Run with
 //! `RECS_DATA_DIR=/path/to/data cargo test --test latent_real_data -- --nocapture`.
 
-use std::path::PathBuf;
-
 use recs::core::{Fit, Interactions, Judgments, Recommender, TrainData};
 use recs::data::{MsWebOptions, load_movielens_100k, load_msweb};
 use recs::metrics::{Scored, croc, roc_summary};
 use recs::models::baseline::ItemPopularityParams;
 use recs::models::latent::{AspectParams, LpcaParams, PureSvdParams};
 use recs::split::{Amount, Protocol, SplitId};
-
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("RECS_DATA_DIR") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("RECS_DATA_DIR is not set: skipping the real-data test of latent models");
-            None
-        }
-    }
-}
+use recs_testkit::real_data_dir;
 
 /// Per-user ROC area of `test` items against all items not in `train`, averaged over
 /// users with at least one test item and one negative.
@@ -144,7 +133,7 @@ fn mean_recall_at(
 
 #[test]
 fn puresvd_on_movielens_100k_beats_item_popularity_in_the_top_20() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let dataset = load_movielens_100k(&dir.join("ml-100k")).expect("MovieLens 100K loads");
     let (train, test) = split(&dataset.interactions);
     let data = TrainData::new(&train, 42);
@@ -166,7 +155,7 @@ fn puresvd_on_movielens_100k_beats_item_popularity_in_the_top_20() {
 
 #[test]
 fn lpca_and_aspect_on_msweb_match_or_beat_item_popularity() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let dir = dir.join("msweb");
     let dataset = load_msweb(
         &dir.join("anonymous-msweb.data"),

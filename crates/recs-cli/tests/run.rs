@@ -6,20 +6,11 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use recs_bench::report::{CurveKind, Report};
+use recs_testkit::real_data_dir;
 use serde_json::Value;
 
 fn recs() -> Command {
     Command::cargo_bin("recs").unwrap()
-}
-
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("RECS_DATA_DIR") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("RECS_DATA_DIR is not set: skipping the real-data tests");
-            None
-        }
-    }
 }
 
 fn workspace_root() -> PathBuf {
@@ -130,7 +121,7 @@ fn first_split_values(report: &Report, model: &str) -> Vec<(String, Value)> {
 
 #[test]
 fn every_example_runs_and_meets_the_report_contract() {
-    if data_dir().is_none() {
+    if real_data_dir().is_none() {
         return;
     }
     let examples = examples();
@@ -188,7 +179,7 @@ fn saved_models(out: &Path) -> Vec<String> {
 
 #[test]
 fn reports_are_byte_identical_for_any_thread_count() {
-    if data_dir().is_none() {
+    if real_data_dir().is_none() {
         return;
     }
     let config = workspace_root().join("examples/ml100k-strong.toml");

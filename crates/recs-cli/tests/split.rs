@@ -3,19 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
+use recs_testkit::real_data_dir;
 
 fn recs() -> Command {
     Command::cargo_bin("recs").unwrap()
-}
-
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("RECS_DATA_DIR") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("RECS_DATA_DIR is not set: skipping the real-data tests");
-            None
-        }
-    }
 }
 
 fn read(path: &Path) -> String {
@@ -163,7 +154,7 @@ fn bad_options_are_reported() {
 
 #[test]
 fn movielens_cold_start_writes_the_papers_candidates() {
-    let Some(data) = data_dir() else { return };
+    let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let args = ["--dataset", "ml-100k", "--protocol", "cold-start-items", "--test-items", "331"];
@@ -183,7 +174,7 @@ fn movielens_cold_start_writes_the_papers_candidates() {
 
 #[test]
 fn movielens_holdout_holds_out_a_fifth() {
-    let Some(data) = data_dir() else { return };
+    let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let data = data.to_str().unwrap();
@@ -212,7 +203,7 @@ fn movielens_holdout_holds_out_a_fifth() {
 
 #[test]
 fn msweb_predefined_writes_the_papers_candidates() {
-    let Some(data) = data_dir() else { return };
+    let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
     let data = data.to_str().unwrap();

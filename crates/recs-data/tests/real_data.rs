@@ -8,16 +8,7 @@ use recs_data::{
     AttributeFilter, CacheStatus, CaseIds, DatasetCache, MsWebOptions, Resolver, Stats, Vroots,
     load_cast, load_named, load_named_cached, load_named_with, popularity_head, profile_groups,
 };
-
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("RECS_DATA_DIR") {
-        Some(dir) if !dir.is_empty() => Some(PathBuf::from(dir)),
-        _ => {
-            eprintln!("notice: RECS_DATA_DIR is not set; skipping real-data tests");
-            None
-        }
-    }
-}
+use recs_testkit::real_data_dir;
 
 fn resolver(dir: PathBuf) -> Resolver {
     Resolver::new().with_env_dir(Some(dir)).with_download(false)
@@ -25,7 +16,7 @@ fn resolver(dir: PathBuf) -> Resolver {
 
 #[test]
 fn movielens_100k_facts() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let d = load_named("ml-100k", &resolver(dir)).unwrap();
     assert_eq!((d.n_users(), d.n_items(), d.n_events()), (943, 1682, 100_000));
     let at_least_4 = d.interactions.events().filter(|e| e.value >= 4.0).count();
@@ -65,7 +56,7 @@ fn movielens_100k_facts() {
 
 #[test]
 fn msweb_facts_under_both_readings() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let r = resolver(dir);
     let same = load_named("msweb", &r).unwrap();
     let test = same.test.as_ref().unwrap();
@@ -101,7 +92,7 @@ fn msweb_facts_under_both_readings() {
 
 #[test]
 fn cast_file_facts_and_the_croc_filter() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let r = resolver(dir);
     let ml = load_named("ml-100k", &r).unwrap();
     let all = load_cast(&r, &ml, &AttributeFilter::default()).unwrap();
@@ -123,7 +114,7 @@ fn cast_file_facts_and_the_croc_filter() {
 
 #[test]
 fn parsed_cache_hits_after_first_load() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let cache_dir = tempfile::tempdir().unwrap();
     let r = resolver(dir);
     let cache = DatasetCache::new(cache_dir.path());

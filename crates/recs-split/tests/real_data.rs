@@ -6,13 +6,14 @@
 //! tests stand on their own; the loaders proper live in `recs-data` and are tested there.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use recs_core::{DuplicatePolicy, Event, IdMap, Interactions};
 use recs_split::{
     Amount, Generalization, Given, HistoryOrder, JudgedUsers, JudgmentOptions, Protocol, Split,
     SplitId, TimeCut,
 };
+use recs_testkit::real_data_dir;
 
 /// MovieLens 100K `u.data`: `user<TAB>item<TAB>rating<TAB>timestamp`, ids in numeric order.
 fn movielens_100k(dir: &Path) -> Interactions {
@@ -69,21 +70,11 @@ fn msweb(dir: &Path) -> (Interactions, Interactions) {
     (build(&train), build(&test))
 }
 
-fn data_dir() -> Option<PathBuf> {
-    match std::env::var_os("RECS_DATA_DIR") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("RECS_DATA_DIR is not set: skipping the real-data tests");
-            None
-        }
-    }
-}
-
 /// schein2005 §5: 1351/331 training/test movies; every one of the 943 users is judged on
 /// every test movie, none of which occurs in training: 943 × 331 = 312,133 candidates.
 #[test]
 fn movielens_cold_start_has_the_papers_candidate_space() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let data = movielens_100k(&dir.join("ml-100k"));
     assert_eq!((data.n_users(), data.n_items(), data.n_events()), (943, 1682, 100_000));
     let protocol = Protocol::ColdStartItems { test_items: Amount::Count(331), min_item_events: 0 };
@@ -126,7 +117,7 @@ fn movielens_cold_start_has_the_papers_candidate_space() {
 /// people; candidates are every (training case, vroot) pair minus the training visits.
 #[test]
 fn msweb_predefined_has_the_papers_candidate_space() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let (train, test) = msweb(&dir.join("msweb"));
     assert_eq!((train.n_users(), train.n_items(), train.n_events()), (32_711, 286, 98_654));
     assert_eq!(test.n_events(), 15_191);
@@ -158,7 +149,7 @@ const OVERLAP: usize = 1_997;
 /// known, and the protocol-specific counts come out as specified.
 #[test]
 fn every_protocol_partitions_movielens() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let data = movielens_100k(&dir.join("ml-100k"));
     let mut all: Vec<(u32, u32)> = data.events().map(|e| (e.user, e.item)).collect();
     all.sort_unstable();

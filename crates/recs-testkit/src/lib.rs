@@ -60,6 +60,19 @@ pub const N_ITEMS: usize = 10;
 /// Number of attributes in the synthetic item attributes.
 pub const N_ATTRIBUTES: usize = 4;
 
+/// The folder of real datasets for integration tests: `RECS_DATA_DIR` when it is set and
+/// not empty. Otherwise prints a notice (so a skipped test is visible in the output) and
+/// returns `None`; the caller returns early.
+pub fn real_data_dir() -> Option<std::path::PathBuf> {
+    match std::env::var_os("RECS_DATA_DIR") {
+        Some(dir) if !dir.is_empty() => Some(std::path::PathBuf::from(dir)),
+        _ => {
+            eprintln!("notice: RECS_DATA_DIR is not set; skipping the real-data tests");
+            None
+        }
+    }
+}
+
 /// The synthetic training data of the suite: two groups of users, each preferring one
 /// half of the items (ratings 1–5 from a fixed formula), one user with a single event,
 /// and every item with at least one event. Items carry attributes that follow the halves.
