@@ -89,6 +89,47 @@ fn row_of(matrix: &CsMatI<f32, u32, usize>, row: u32) -> (&[u32], &[f32]) {
     (&matrix.indices()[range.clone()], &matrix.data()[range])
 }
 
+/// What both models keep from fitting: the parameters, the training data, the kept
+/// neighbourhood of every row (items for [`ItemKnn`], users for [`UserKnn`]) and the
+/// rating fallback.
+#[derive(Debug, Clone)]
+struct Fitted {
+    params: KnnValidParams,
+    train: Interactions,
+    neighbours: CsMatI<f32, u32, usize>,
+    fallback: Fallback,
+}
+
+impl Fitted {
+    /// Computes the neighbourhoods along `axis`; the similarity vectors are returned too
+    /// for models that query them later.
+    fn fit(
+        data: &TrainData<'_>,
+        params: KnnValidParams,
+        axis: Axis,
+    ) -> recs_core::Result<(Fitted, Vectors)> {
+        check_fit_data(data)?;
+        let vectors = Vectors::new(data.interactions, axis, params.similarity(), params.alpha());
+        let neighbours = vectors.all_neighbours(&params);
+        let fitted = Fitted {
+            params,
+            train: data.interactions.clone(),
+            neighbours,
+            fallback: Fallback::of(data.interactions),
+        };
+        Ok((fitted, vectors))
+    }
+
+    /// The kept neighbourhood of `row`: indices in increasing order and similarities.
+    /// Empty for a row out of range.
+    fn row(&self, row: u32) -> (&[u32], &[f32]) {
+        if row as usize >= self.neighbours.rows() {
+            return (&[], &[]);
+        }
+        row_of(&self.neighbours, row)
+    }
+}
+
 /// What a scoring pass writes: the ranking score or the predicted rating.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Output {
@@ -116,55 +157,51 @@ enum Output {
 /// rated candidate then has a neighbourhood of perfect similarities and a high score;
 /// for top-N ranking prefer cosine, Jaccard or Tanimoto, or raise `min_support`.
 #[derive(Debug, Clone)]
-pub struct ItemKnn {
-    params: KnnValidParams,
-    train: Interactions,
-    neighbours: CsMatI<f32, u32, usize>,
-    fallback: Fallback,
-}
+pub struct ItemKnn(Fitted);
 
 impl Fit for ItemKnnParams {
     type Model = ItemKnn;
 
     fn fit(&self, data: &TrainData<'_>) -> recs_core::Result<ItemKnn> {
-        check_fit_data(data)?;
-        let params = self.0;
-        let vectors =
-            Vectors::new(data.interactions, Axis::Items, params.similarity(), params.alpha());
-        let neighbours = vectors.all_neighbours(&params);
-        Ok(ItemKnn {
-            params,
-            train: data.interactions.clone(),
-            neighbours,
-            fallback: Fallback::of(data.interactions),
-        })
+        Ok(ItemKnn(Fitted::fit(data, self.0, Axis::Items)?.0))
     }
 }
 
 impl ItemKnn {
     /// The validated parameters the model was fitted with.
     pub fn params(&self) -> &KnnValidParams {
-        &self.params
+        &self.0.params
     }
 
     /// The neighbourhood `N(item)`: neighbour items in increasing order and their
     /// similarities. Empty for an item out of range.
     pub fn neighbours(&self, item: u32) -> (&[u32], &[f32]) {
-        if item as usize >= self.train.n_items() {
-            return (&[], &[]);
-        }
-        row_of(&self.neighbours, item)
+        self.0.row(item)
     }
 
     /// The item × item matrix of kept similarities (row `i` holds `N(i)`).
     pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
-        &self.neighbours
+        &self.0.neighbours
+    }
+
+    /// Scores or predicts for a training user.
+    fn for_user(
+        &self,
+        user: u32,
+        items: &[u32],
+        out: &mut [f32],
+        output: Output,
+    ) -> recs_core::Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let row = self.0.train.user_row(user);
+        self.run((row.items, row.values), items, out, output);
+        Ok(())
     }
 
     fn run(&self, history: (&[u32], &[f32]), items: &[u32], out: &mut [f32], output: Output) {
         let (rated, ratings) = history;
         for (slot, &item) in out.iter_mut().zip(items) {
-            let (neighbours, sims) = row_of(&self.neighbours, item);
+            let (neighbours, sims) = row_of(&self.0.neighbours, item);
             let (mut num, mut den) = (0.0f64, 0.0f64);
             for (&j, &s) in neighbours.iter().zip(sims) {
                 if let Ok(position) = rated.binary_search(&j) {
@@ -174,7 +211,7 @@ impl ItemKnn {
             }
             *slot = match output {
                 Output::Score => num as f32,
-                Output::Rating => self.fallback.predict(num, den, ratings),
+                Output::Rating => self.0.fallback.predict(num, den, ratings),
             };
         }
     }
@@ -182,18 +219,15 @@ impl ItemKnn {
 
 impl Recommender for ItemKnn {
     fn n_users(&self) -> usize {
-        self.train.n_users()
+        self.0.train.n_users()
     }
 
     fn n_items(&self) -> usize {
-        self.train.n_items()
+        self.0.train.n_items()
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
-        let row = self.train.user_row(user);
-        self.run((row.items, row.values), items, out, Output::Score);
-        Ok(())
+        self.for_user(user, items, out, Output::Score)
     }
 
     fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
@@ -207,10 +241,7 @@ impl Recommender for ItemKnn {
 
 impl PredictRating for ItemKnn {
     fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
-        let row = self.train.user_row(user);
-        self.run((row.items, row.values), items, out, Output::Rating);
-        Ok(())
+        self.for_user(user, items, out, Output::Rating)
     }
 }
 
@@ -248,29 +279,17 @@ impl FoldInUser for ItemKnn {
 /// (and, for adjusted cosine, the training item means); nothing is refitted.
 #[derive(Debug, Clone)]
 pub struct UserKnn {
-    params: KnnValidParams,
-    train: Interactions,
+    fitted: Fitted,
+    /// The training users' vectors, queried when a new user is folded in.
     vectors: Vectors,
-    neighbours: CsMatI<f32, u32, usize>,
-    fallback: Fallback,
 }
 
 impl Fit for UserKnnParams {
     type Model = UserKnn;
 
     fn fit(&self, data: &TrainData<'_>) -> recs_core::Result<UserKnn> {
-        check_fit_data(data)?;
-        let params = self.0;
-        let vectors =
-            Vectors::new(data.interactions, Axis::Users, params.similarity(), params.alpha());
-        let neighbours = vectors.all_neighbours(&params);
-        Ok(UserKnn {
-            params,
-            train: data.interactions.clone(),
-            vectors,
-            neighbours,
-            fallback: Fallback::of(data.interactions),
-        })
+        let (fitted, vectors) = Fitted::fit(data, self.0, Axis::Users)?;
+        Ok(UserKnn { fitted, vectors })
     }
 }
 
@@ -283,21 +302,32 @@ thread_local! {
 impl UserKnn {
     /// The validated parameters the model was fitted with.
     pub fn params(&self) -> &KnnValidParams {
-        &self.params
+        &self.fitted.params
     }
 
     /// The neighbourhood `N(user)`: neighbour users in increasing order and their
     /// similarities. Empty for a user out of range.
     pub fn neighbours(&self, user: u32) -> (&[u32], &[f32]) {
-        if user as usize >= self.train.n_users() {
-            return (&[], &[]);
-        }
-        row_of(&self.neighbours, user)
+        self.fitted.row(user)
     }
 
     /// The user × user matrix of kept similarities (row `u` holds `N(u)`).
     pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
-        &self.neighbours
+        &self.fitted.neighbours
+    }
+
+    /// Scores or predicts for a training user.
+    fn for_user(
+        &self,
+        user: u32,
+        items: &[u32],
+        out: &mut [f32],
+        output: Output,
+    ) -> recs_core::Result<()> {
+        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
+        let history = self.fitted.train.user_values(user);
+        self.run(self.fitted.row(user), history, items, out, output);
+        Ok(())
     }
 
     /// The neighbourhood a user unseen in training with events `history` would get.
@@ -311,7 +341,12 @@ impl UserKnn {
         check_history(self.n_items(), &history)?;
         let query = self.vectors.query(history.items, history.values);
         let mut scratch = Scratch::new(self.vectors.n_rows());
-        Ok(self.vectors.neighbours_of((history.items, &query), None, &self.params, &mut scratch))
+        Ok(self.vectors.neighbours_of(
+            (history.items, &query),
+            None,
+            &self.fitted.params,
+            &mut scratch,
+        ))
     }
 
     /// Scatters each neighbour's row into per-item sums, then reads the candidates.
@@ -333,7 +368,7 @@ impl UserKnn {
                 *den = vec![0.0; self.n_items()];
             }
             for (&v, &s) in neighbours.0.iter().zip(neighbours.1) {
-                let row = self.train.user_row(v);
+                let row = self.fitted.train.user_row(v);
                 for (&i, &r) in row.items.iter().zip(row.values) {
                     num[i as usize] += f64::from(s) * f64::from(r);
                     den[i as usize] += f64::from(s).abs();
@@ -343,11 +378,11 @@ impl UserKnn {
                 let (n, d) = (num[item as usize], den[item as usize]);
                 *slot = match output {
                     Output::Score => n as f32,
-                    Output::Rating => self.fallback.predict(n, d, history),
+                    Output::Rating => self.fitted.fallback.predict(n, d, history),
                 };
             }
             for &v in neighbours.0 {
-                for &i in self.train.user_items(v) {
+                for &i in self.fitted.train.user_items(v) {
                     num[i as usize] = 0.0;
                     den[i as usize] = 0.0;
                 }
@@ -358,18 +393,15 @@ impl UserKnn {
 
 impl Recommender for UserKnn {
     fn n_users(&self) -> usize {
-        self.train.n_users()
+        self.fitted.train.n_users()
     }
 
     fn n_items(&self) -> usize {
-        self.train.n_items()
+        self.fitted.train.n_items()
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
-        let history = self.train.user_values(user);
-        self.run(row_of(&self.neighbours, user), history, items, out, Output::Score);
-        Ok(())
+        self.for_user(user, items, out, Output::Score)
     }
 
     fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
@@ -383,10 +415,7 @@ impl Recommender for UserKnn {
 
 impl PredictRating for UserKnn {
     fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        check_score_args(self.n_users(), self.n_items(), user, items, out)?;
-        let history = self.train.user_values(user);
-        self.run(row_of(&self.neighbours, user), history, items, out, Output::Rating);
-        Ok(())
+        self.for_user(user, items, out, Output::Rating)
     }
 }
 
@@ -627,8 +656,18 @@ mod tests {
             let fit = || {
                 let data = TrainData::new(&train, 0);
                 vec![
-                    UserKnnParams::new(params).unwrap().fit(&data).unwrap().neighbours,
-                    ItemKnnParams::new(params).unwrap().fit(&data).unwrap().neighbours,
+                    UserKnnParams::new(params)
+                        .unwrap()
+                        .fit(&data)
+                        .unwrap()
+                        .similarity_matrix()
+                        .clone(),
+                    ItemKnnParams::new(params)
+                        .unwrap()
+                        .fit(&data)
+                        .unwrap()
+                        .similarity_matrix()
+                        .clone(),
                 ]
             };
             let one = in_pool(1, &fit);
