@@ -1,5 +1,8 @@
 //! `recs eval` end to end on small files.
 
+use std::path::Path;
+use std::process::Output;
+
 use assert_cmd::Command;
 
 const QRELS: &str = "u1\ta\t1\nu1\tb\t0\nu1\tc\t0\nu2\ta\t0\nu2\tb\t2\n";
@@ -18,6 +21,18 @@ fn json_of(output: &[u8]) -> serde_json::Value {
     serde_json::from_slice(output).unwrap()
 }
 
+/// `recs eval --qrels Q --run R` with `extra` arguments.
+fn eval(qrels: &Path, run: &Path, extra: &[&str]) -> Output {
+    recs().arg("eval").arg("--qrels").arg(qrels).arg("--run").arg(run).args(extra).output().unwrap()
+}
+
+/// As [`eval`], failing the test with standard error when the command fails.
+fn eval_ok(qrels: &Path, run: &Path, extra: &[&str]) -> Output {
+    let out = eval(qrels, run, extra);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
 #[test]
 fn json_output_has_the_documented_keys_and_values() {
     let dir = tempfile::tempdir().unwrap();
@@ -25,15 +40,7 @@ fn json_output_has_the_documented_keys_and_values() {
     // u1: a 0.9 (rel), b 0.5, c missing; u2: a 0.8, b 0.7 (rel). A line for an unknown
     // pair is ignored.
     let run = write(&dir, "r.tsv", "u1\ta\t0.9\nu1\tb\t0.5\nu2\ta\t0.8\nu2\tb\t0.7\nu3\ta\t1\n");
-    let out = recs()
-        .args(["eval", "--json", "--metrics", "roc,croc,p@1,r@1,map,mrr,ndcg@2"])
-        .arg("--qrels")
-        .arg(&qrels)
-        .arg("--run")
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = eval_ok(&qrels, &run, &["--json", "--metrics", "roc,croc,p@1,r@1,map,mrr,ndcg@2"]);
     let v = json_of(&out.stdout);
     // Pooled: positives 0.9, 0.7; negatives 0.5, 0.8, missing → 5 of 6 pairs won.
     assert!((v["roc_auc"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12);
@@ -63,16 +70,11 @@ fn trec_run_and_curves() {
         "u1 Q0 a 1 0.9 sys\nu1 Q0 b 2 0.5 sys\nu1 Q0 c 3 0.1 sys\nu2 Q0 a 1 0.8 sys\nu2 Q0 b 2 0.7 sys\n",
     );
     let curves = dir.path().join("curves");
-    let out = recs()
-        .args(["eval", "--json", "--metrics", "p@1", "--curves"])
-        .arg(&curves)
-        .arg("--qrels")
-        .arg(&qrels)
-        .arg("--run")
-        .arg(&run)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = eval_ok(
+        &qrels,
+        &run,
+        &["--json", "--metrics", "p@1", "--curves", curves.to_str().unwrap()],
+    );
     let v = json_of(&out.stdout);
     assert!((v["roc_auc"].as_f64().unwrap() - 5.0 / 6.0).abs() < 1e-12);
     let roc = std::fs::read_to_string(curves.join("roc.csv")).unwrap();
@@ -88,14 +90,7 @@ fn human_table_lists_metrics() {
     let dir = tempfile::tempdir().unwrap();
     let qrels = write(&dir, "q.tsv", QRELS);
     let run = write(&dir, "r.tsv", "u1\ta\t0.9\nu1\tb\t0.5\nu1\tc\t0.1\nu2\ta\t0.8\nu2\tb\t0.7\n");
-    let out = recs()
-        .args(["eval", "--metrics", "map"])
-        .arg("--qrels")
-        .arg(&qrels)
-        .arg("--run")
-        .arg(&run)
-        .output()
-        .unwrap();
+    let out = eval_ok(&qrels, &run, &["--metrics", "map"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("map"), "{text}");
@@ -107,19 +102,11 @@ fn parse_errors_name_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let qrels = write(&dir, "q.tsv", QRELS);
     let run = write(&dir, "r.tsv", "u1\ta\t0.9\nu1\tb\toops\n");
-    let out =
-        recs().args(["eval"]).arg("--qrels").arg(&qrels).arg("--run").arg(&run).output().unwrap();
+    let out = eval(&qrels, &run, &[]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("r.tsv:2:"), "{err}");
-    let out = recs()
-        .args(["eval", "--metrics", "ndcg@zero"])
-        .arg("--qrels")
-        .arg(&qrels)
-        .arg("--run")
-        .arg(&run)
-        .output()
-        .unwrap();
+    let out = eval(&qrels, &run, &["--metrics", "ndcg@zero"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown metric"));
 }
@@ -132,18 +119,9 @@ fn fixture(name: &str) -> std::path::PathBuf {
 }
 
 fn eval_json(extra: &[&str]) -> serde_json::Value {
-    let out = recs()
-        .arg("eval")
-        .arg("--json")
-        .arg("--qrels")
-        .arg(fixture("qrels.tsv"))
-        .arg("--run")
-        .arg(fixture("better.tsv"))
-        .args(extra)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    json_of(&out.stdout)
+    let mut args = vec!["--json"];
+    args.extend_from_slice(extra);
+    json_of(&eval_ok(&fixture("qrels.tsv"), &fixture("better.tsv"), &args).stdout)
 }
 
 fn pair(v: &serde_json::Value) -> [f64; 2] {
@@ -210,31 +188,21 @@ fn compare_gives_both_means_and_paired_tests() {
     assert!(v["compare"]["metrics"].get("roc").is_none());
     assert!(v["compare"]["run"].as_str().unwrap().ends_with("worse.tsv"));
     // Swapping the runs flips the t statistic and keeps the p-values.
-    let out = recs()
-        .args(["eval", "--json", "--metrics", "mrr"])
-        .arg("--qrels")
-        .arg(fixture("qrels.tsv"))
-        .arg("--run")
-        .arg(fixture("worse.tsv"))
-        .arg("--compare")
-        .arg(fixture("better.tsv"))
-        .output()
-        .unwrap();
+    let out = eval_ok(
+        &fixture("qrels.tsv"),
+        &fixture("worse.tsv"),
+        &["--json", "--metrics", "mrr", "--compare", fixture("better.tsv").to_str().unwrap()],
+    );
     let w = json_of(&out.stdout);
     let d = &w["compare"]["metrics"]["mrr"];
     assert!((d["t_statistic"].as_f64().unwrap() + 3.575_074_127_231_151).abs() < 1e-9);
     assert_eq!(d["wilcoxon_p_value"], c["wilcoxon_p_value"]);
     // The table names both runs and the p-values.
-    let out = recs()
-        .args(["eval", "--metrics", "mrr"])
-        .arg("--qrels")
-        .arg(fixture("qrels.tsv"))
-        .arg("--run")
-        .arg(fixture("better.tsv"))
-        .arg("--compare")
-        .arg(fixture("worse.tsv"))
-        .output()
-        .unwrap();
+    let out = eval_ok(
+        &fixture("qrels.tsv"),
+        &fixture("better.tsv"),
+        &["--metrics", "mrr", "--compare", fixture("worse.tsv").to_str().unwrap()],
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("wilcoxon p") && text.contains("0.031250"), "{text}");
 }
@@ -253,14 +221,7 @@ fn cremonesi_roc2_and_roc1_by_name() {
     // "grade >= 0.9" holds for the six a's: TP 3, FN 3, FP 6, TN 12.
     assert_eq!(v["roc1_tpr@0.9"].as_f64(), Some(0.5));
     assert!((v["roc1_fpr@0.9"].as_f64().unwrap() - 1.0 / 3.0).abs() < 1e-15);
-    let out = recs()
-        .args(["eval", "--metrics", "roc2@0"])
-        .arg("--qrels")
-        .arg(fixture("qrels.tsv"))
-        .arg("--run")
-        .arg(fixture("better.tsv"))
-        .output()
-        .unwrap();
+    let out = eval(&fixture("qrels.tsv"), &fixture("better.tsv"), &["--metrics", "roc2@0"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("roc2@N"));
 }
