@@ -11,6 +11,7 @@
 //! by `recs eval` give the same numbers. Splits run in parallel (rayon); every random
 //! choice derives from the seed, so the report is byte-identical for any thread count.
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use rayon::prelude::*;
@@ -572,7 +573,8 @@ impl Context<'_> {
         for user in judgments.iter() {
             let u = self.external_user(user.user);
             for &item in user.items {
-                out.push_str(&format!("{u}\t{}\t{}\n", self.external_item(item), scores[at]));
+                // Writing into a String cannot fail.
+                let _ = writeln!(out, "{u}\t{}\t{}", self.external_item(item), scores[at]);
                 at += 1;
             }
         }
@@ -584,7 +586,7 @@ impl Context<'_> {
         for user in judgments.iter() {
             let u = self.external_user(user.user);
             for (&item, &grade) in user.items.iter().zip(user.grades) {
-                out.push_str(&format!("{u}\t{}\t{grade}\n", self.external_item(item)));
+                let _ = writeln!(out, "{u}\t{}\t{grade}", self.external_item(item));
             }
         }
         out
