@@ -5,26 +5,17 @@
 //!
 //! Needs `RECS_DATA_DIR`; without it the test prints a notice and returns.
 
-use std::path::PathBuf;
-
 use recs::core::{FitDyn, Judgments, ParamValues, Recommender, TrainData};
 use recs::metrics::{Metric, Options, Scored, per_user};
 use recs::models::baseline::ItemPopularityParams;
 use recs::split::{Amount, JudgedUsers, JudgmentOptions, Protocol, SplitId};
+use recs_testkit::real_data_dir;
 
-/// Scores every candidate of `judgments` with `model`, in the judgments' order.
-fn score_all(model: &dyn Recommender, judgments: &Judgments) -> Vec<f32> {
-    let mut scores = Vec::with_capacity(judgments.n_candidates());
-    for user in judgments.iter() {
-        let start = scores.len();
-        scores.resize(start + user.items.len(), 0.0);
-        model.score(user.user, user.items, &mut scores[start..]).expect("scores");
-    }
-    scores
-}
+mod support;
+use support::score_judgments;
 
 fn ndcg_at_10(model: &dyn Recommender, judgments: &Judgments) -> f64 {
-    let scores = score_all(model, judgments);
+    let scores = score_judgments(model, judgments);
     let scored = Scored::new(judgments, &scores).expect("aligned");
     let values = per_user(&scored, &[Metric::Ndcg(10)], &Options::default()).expect("ndcg");
     values.summary(0).value.expect("some user has a relevant item")
@@ -38,12 +29,8 @@ fn knn(name: &str, params: &[&str]) -> Box<dyn FitDyn> {
 
 #[test]
 fn user_and_item_knn_beat_item_popularity_on_movielens_100k() {
-    let Some(dir) = std::env::var_os("RECS_DATA_DIR") else {
-        eprintln!("RECS_DATA_DIR is not set: skipping the MovieLens 100K kNN test");
-        return;
-    };
-    let dataset =
-        recs::data::load_movielens_100k(&PathBuf::from(dir).join("ml-100k")).expect("ml-100k");
+    let Some(dir) = real_data_dir() else { return };
+    let dataset = recs::data::load_movielens_100k(&dir.join("ml-100k")).expect("ml-100k");
     assert_eq!(dataset.n_events(), 100_000);
     let protocol = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
     let split = protocol.split(&dataset.interactions, 42, SplitId::default()).expect("split");

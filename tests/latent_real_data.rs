@@ -16,40 +16,8 @@ use recs::models::latent::{AspectParams, LpcaParams, PureSvdParams};
 use recs::split::{Amount, Protocol, SplitId};
 use recs_testkit::real_data_dir;
 
-/// Per-user ROC area of `test` items against all items not in `train`, averaged over
-/// users with at least one test item and one negative.
-fn mean_user_auc(model: &dyn Recommender, train: &Interactions, test: &Interactions) -> f64 {
-    let n_items = train.n_items() as u32;
-    let (mut total, mut users) = (0.0, 0usize);
-    for user in 0..train.n_users() as u32 {
-        let positives = test.user_items(user);
-        if positives.is_empty() {
-            continue;
-        }
-        let seen = train.user_items(user);
-        let candidates: Vec<u32> =
-            (0..n_items).filter(|i| seen.binary_search(i).is_err()).collect();
-        let mut scores = vec![0.0f32; candidates.len()];
-        model.score(user, &candidates, &mut scores).expect("scores");
-        let (mut pos, mut neg): (Vec<f32>, Vec<f32>) = (Vec::new(), Vec::new());
-        for (item, score) in candidates.iter().zip(&scores) {
-            if positives.binary_search(item).is_ok() { pos.push(*score) } else { neg.push(*score) }
-        }
-        if pos.is_empty() || neg.is_empty() {
-            continue;
-        }
-        neg.sort_by(f32::total_cmp);
-        let mut wins = 0.0;
-        for p in &pos {
-            let below = neg.partition_point(|n| n < p);
-            let equal = neg[below..].partition_point(|n| n <= p);
-            wins += below as f64 + 0.5 * equal as f64;
-        }
-        total += wins / (pos.len() * neg.len()) as f64;
-        users += 1;
-    }
-    total / users as f64
-}
+mod support;
+use support::score_judgments;
 
 /// Judgments for every user with test items: candidates are the items not met in training,
 /// grade 1 for the test items.
@@ -72,15 +40,49 @@ fn judgments(train: &Interactions, test: &Interactions) -> Judgments {
     builder.build().expect("valid judgments")
 }
 
+/// Each judged user's scores, in the judgments' order, with the user's grades.
+fn per_user<'a>(
+    judgments: &'a Judgments,
+    scores: &'a [f32],
+) -> impl Iterator<Item = (&'a [f32], &'a [f32])> + 'a {
+    let mut start = 0;
+    judgments.iter().map(move |user| {
+        let end = start + user.items.len();
+        let slice = &scores[start..end];
+        start = end;
+        (slice, user.grades)
+    })
+}
+
+/// Per-user ROC area of the relevant candidates against the others, averaged over users
+/// with at least one of each.
+fn mean_user_auc(model: &dyn Recommender, judgments: &Judgments) -> f64 {
+    let scores = score_judgments(model, judgments);
+    let (mut total, mut users) = (0.0, 0usize);
+    for (scores, grades) in per_user(judgments, &scores) {
+        let (mut pos, mut neg): (Vec<f32>, Vec<f32>) = (Vec::new(), Vec::new());
+        for (score, grade) in scores.iter().zip(grades) {
+            if *grade > 0.0 { pos.push(*score) } else { neg.push(*score) }
+        }
+        if pos.is_empty() || neg.is_empty() {
+            continue;
+        }
+        neg.sort_by(f32::total_cmp);
+        let mut wins = 0.0;
+        for p in &pos {
+            let below = neg.partition_point(|n| n < p);
+            let equal = neg[below..].partition_point(|n| n <= p);
+            wins += below as f64 + 0.5 * equal as f64;
+        }
+        total += wins / (pos.len() * neg.len()) as f64;
+        users += 1;
+    }
+    total / users as f64
+}
+
 /// Pooled ROC AUC and CROC AUC of `model` on `judgments`.
 fn pooled_aucs(model: &dyn Recommender, judgments: &Judgments) -> (f64, f64) {
-    let mut scores = vec![0.0f32; judgments.n_candidates()];
-    let mut start = 0;
-    for user in judgments.iter() {
-        let end = start + user.items.len();
-        model.score(user.user, user.items, &mut scores[start..end]).expect("scores");
-        start = end;
-    }
+    let scores = score_judgments(model, judgments);
     let scored = Scored::new(judgments, &scores).expect("aligned scores");
     let roc = roc_summary(&scored, 1.0, 1.0).expect("pooled ROC");
     let croc = croc(&scored, 1.0).expect("pooled CROC");
@@ -98,34 +100,21 @@ fn split(all: &Interactions) -> (Interactions, Interactions) {
     (split.train().clone(), split.test().clone())
 }
 
-/// Mean over users with test items of (test items among the top `n` candidates) / (test
-/// items), candidates being every item not met in training.
-fn mean_recall_at(
-    n: usize,
-    model: &dyn Recommender,
-    train: &Interactions,
-    test: &Interactions,
-) -> f64 {
+/// Mean over judged users of (relevant candidates among the top `n`) / (relevant
+/// candidates), for users with a relevant candidate.
+fn mean_recall_at(n: usize, model: &dyn Recommender, judgments: &Judgments) -> f64 {
+    let scores = score_judgments(model, judgments);
     let (mut total, mut users) = (0.0, 0usize);
-    for user in 0..train.n_users() as u32 {
-        let positives = test.user_items(user);
-        if positives.is_empty() {
+    for (scores, grades) in per_user(judgments, &scores) {
+        let relevant = grades.iter().filter(|&&g| g > 0.0).count();
+        if relevant == 0 {
             continue;
         }
-        let seen = train.user_items(user);
-        let candidates: Vec<u32> =
-            (0..train.n_items() as u32).filter(|i| seen.binary_search(i).is_err()).collect();
-        let mut scores = vec![0.0f32; candidates.len()];
-        model.score(user, &candidates, &mut scores).expect("scores");
-        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        let mut order: Vec<usize> = (0..scores.len()).collect();
         // Descending score, ties by item index: deterministic.
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-        let hits = order
-            .iter()
-            .take(n)
-            .filter(|&&k| positives.binary_search(&candidates[k]).is_ok())
-            .count();
-        total += hits as f64 / positives.len() as f64;
+        let hits = order.iter().take(n).filter(|&&k| grades[k] > 0.0).count();
+        total += hits as f64 / relevant as f64;
         users += 1;
     }
     total / users as f64
@@ -139,10 +128,10 @@ fn puresvd_on_movielens_100k_beats_item_popularity_in_the_top_20() {
     let data = TrainData::new(&train, 42);
     let svd = PureSvdParams::new(15).unwrap().fit(&data).expect("PureSVD fits");
     let popularity = ItemPopularityParams::new().fit(&data).expect("popularity fits");
-    let (svd_auc, pop_auc) =
-        (mean_user_auc(&svd, &train, &test), mean_user_auc(&popularity, &train, &test));
+    let judged = judgments(&train, &test);
+    let (svd_auc, pop_auc) = (mean_user_auc(&svd, &judged), mean_user_auc(&popularity, &judged));
     let (svd_recall, pop_recall) =
-        (mean_recall_at(20, &svd, &train, &test), mean_recall_at(20, &popularity, &train, &test));
+        (mean_recall_at(20, &svd, &judged), mean_recall_at(20, &popularity, &judged));
     println!(
         "ml-100k: PureSVD(L=15) recall@20 {svd_recall:.4}, AUC {svd_auc:.4}; \
          ItemPopularity recall@20 {pop_recall:.4}, AUC {pop_auc:.4}"
@@ -167,14 +156,15 @@ fn lpca_and_aspect_on_msweb_match_or_beat_item_popularity() {
     let test = dataset.test.expect("MS Web ships a test file");
     let data = TrainData::new(&train, 42);
     let popularity = ItemPopularityParams::new().fit(&data).expect("popularity fits");
-    let pop_auc = mean_user_auc(&popularity, &train, &test);
+    let judged = judgments(&train, &test);
+    let pop_auc = mean_user_auc(&popularity, &judged);
     let lpca0 = LpcaParams::new(0).fit(&data).expect("LPCA |L|=0 fits");
     let lpca1 = LpcaParams::new(1).with_iterations(15, 1e-5).unwrap().fit(&data).expect("fits");
     let aspect = AspectParams::new(4).unwrap().fit(&data).expect("aspect fits");
     let (l0, l1, asp) = (
-        mean_user_auc(&lpca0, &train, &test),
-        mean_user_auc(&lpca1, &train, &test),
-        mean_user_auc(&aspect, &train, &test),
+        mean_user_auc(&lpca0, &judged),
+        mean_user_auc(&lpca1, &judged),
+        mean_user_auc(&aspect, &judged),
     );
     let report = aspect.report();
     println!(
@@ -185,7 +175,6 @@ fn lpca_and_aspect_on_msweb_match_or_beat_item_popularity() {
         report.betas.last().copied().unwrap_or(f64::NAN),
         report.heldout_log_likelihood.len(),
     );
-    let judged = judgments(&train, &test);
     for (name, model) in [
         ("ItemPopularity", &popularity as &dyn Recommender),
         ("LPCA(|L|=1)", &lpca1),

@@ -5,34 +5,22 @@
 //! training case ids, as in schein2005 §5.1). Candidates: every vroot a judged user has no
 //! training visit to; positives: the test visits. Set `RECS_DATA_DIR` to run it.
 
-use std::path::PathBuf;
-
-use recs::core::{Fit, Judgments, Recommender, TrainData};
+use recs::core::{Fit, Recommender, TrainData};
 use recs::data::{MsWebOptions, load_msweb};
 use recs::metrics::{Scored, croc, random_croc, roc};
 use recs::models::baseline::{
     ItemPopularityParams, RandomParams, UserItemPopularityParams, UserPopularityParams,
 };
 use recs::split::{JudgedUsers, JudgmentOptions, Split};
+use recs_testkit::real_data_dir;
 
-fn scores(model: &dyn Recommender, judgments: &Judgments) -> Vec<f32> {
-    let mut out = vec![0.0f32; judgments.n_candidates()];
-    let mut start = 0;
-    for user in judgments.iter() {
-        let end = start + user.items.len();
-        model.score(user.user, user.items, &mut out[start..end]).expect("in range");
-        start = end;
-    }
-    out
-}
+mod support;
+use support::score_judgments;
 
 #[test]
 fn popularity_beats_random_on_msweb_by_roc_and_croc() -> Result<(), Box<dyn std::error::Error>> {
-    let Some(root) = std::env::var_os("RECS_DATA_DIR") else {
-        eprintln!("RECS_DATA_DIR is not set: skipping the MS Web popularity test");
-        return Ok(());
-    };
-    let dir = PathBuf::from(root).join("msweb");
+    let Some(root) = real_data_dir() else { return Ok(()) };
+    let dir = root.join("msweb");
     let data = load_msweb(
         &dir.join("anonymous-msweb.data"),
         &dir.join("anonymous-msweb.test"),
@@ -54,7 +42,7 @@ fn popularity_beats_random_on_msweb_by_roc_and_croc() -> Result<(), Box<dyn std:
     ];
     let mut auc = std::collections::BTreeMap::new();
     for (name, model) in &models {
-        let s = scores(model.as_ref(), &judgments);
+        let s = score_judgments(model.as_ref(), &judgments);
         let scored = Scored::new(&judgments, &s)?;
         let (roc_auc, croc_auc) = (roc(&scored, 1.0)?.auc(), croc(&scored, 1.0)?.auc());
         println!("msweb {name:<14} ROC AUC {roc_auc:.4}  CROC AUC {croc_auc:.4}");

@@ -1,98 +1,80 @@
 //! Conventions enforced as an ordinary test: the dependency direction of
-//! `docs/architecture.md`, workspace lints and metadata in every manifest, and crate
-//! documentation at the top of every crate root.
+//! `docs/architecture.md`, workspace lints and metadata in every manifest, crate
+//! documentation at the top of every crate root, and the contract of a model crate that
+//! `docs/adding-a-model.md` states — checked on every `crates/recs-models-*` folder and
+//! on a crate built from the page itself.
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use toml::Table;
+use toml::{Table, Value};
 
-/// Which `recs` crates a member may depend on. `dev` lists the extra ones allowed as
-/// dev-dependencies only.
-fn allowed(member: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
-    const CORE: &[&str] = &["recs-core"];
-    const LIBRARIES: &[&str] = &[
-        "recs-core",
-        "recs-data",
-        "recs-split",
-        "recs-metrics",
-        "recs-models-baseline",
-        "recs-models-bayes",
-        "recs-models-latent",
-        "recs-models-knn",
-    ];
-    const ABOVE_BENCH: &[&str] = &[
-        "recs-core",
-        "recs-data",
-        "recs-split",
-        "recs-metrics",
-        "recs-models-baseline",
-        "recs-models-bayes",
-        "recs-models-latent",
-        "recs-models-knn",
-        "recs-bench",
-    ];
+/// The library crates below the runner that are not model crates.
+const FOUNDATION: &[&str] = &["recs-core", "recs-data", "recs-split", "recs-metrics"];
+
+/// Which `recs` crates a member may depend on, given the model crates of the tree: the
+/// allowed normal dependencies and the extra ones allowed as dev-dependencies only. Model
+/// crates enter through `recs-bench` alone, so nothing above it names one.
+fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)> {
+    let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let (core, testkit) = (names(&["recs-core"]), names(&["recs-testkit"]));
     Some(match member {
-        "recs-core" => (&[], &[]),
-        "recs-testkit" => (CORE, &[]),
-        "recs-metrics" => (CORE, &["recs-testkit"]),
-        "recs-data" => (CORE, &["recs-testkit"]),
-        "recs-split" => (CORE, &["recs-testkit", "recs-data"]),
-        m if m.starts_with("recs-models-") => (CORE, &["recs-testkit", "recs-data"]),
-        "recs-bench" => (LIBRARIES, &["recs-testkit"]),
-        "recs-cli" | "xtask" | "recs" => (ABOVE_BENCH, &["recs-testkit"]),
+        "recs-core" => (Vec::new(), Vec::new()),
+        "recs-testkit" => (core, Vec::new()),
+        "recs-metrics" | "recs-data" => (core, testkit),
+        "recs-split" => (core, names(&["recs-testkit", "recs-data"])),
+        m if m.starts_with("recs-models-") => (core, names(&["recs-testkit", "recs-data"])),
+        "recs-bench" => {
+            (names(FOUNDATION).into_iter().chain(models.iter().cloned()).collect(), testkit)
+        }
+        "recs-cli" | "xtask" | "recs" => {
+            (names(FOUNDATION).into_iter().chain(["recs-bench".to_string()]).collect(), testkit)
+        }
         _ => return None,
     })
 }
 
+/// `table[key]` as a table, if it is one.
+fn table<'a>(table: &'a Table, key: &str) -> Option<&'a Table> {
+    table.get(key).and_then(Value::as_table)
+}
+
+/// Whether `table[key]` is `{ workspace = true }`, the form of `key.workspace = true`.
+fn inherited(table: &Table, key: &str) -> bool {
+    self::table(table, key).and_then(|t| t.get("workspace")).and_then(Value::as_bool) == Some(true)
+}
+
 /// Every problem found in one manifest. `crate_root_text` is the text of its `lib.rs`
-/// or `main.rs`.
-fn check_manifest(manifest: &str, crate_root_text: &str) -> Vec<String> {
+/// or `main.rs`; `models` are the model crates of the tree.
+fn check_manifest(manifest: &str, crate_root_text: &str, models: &[String]) -> Vec<String> {
     let mut problems = Vec::new();
-    let table: Table = match manifest.parse() {
+    let manifest: Table = match manifest.parse() {
         Ok(t) => t,
         Err(e) => return vec![format!("manifest does not parse: {e}")],
     };
-    let Some(package) = table.get("package").and_then(|p| p.as_table()) else {
+    let Some(package) = table(&manifest, "package") else {
         return vec!["no [package] table".to_string()];
     };
-    let name = package.get("name").and_then(|n| n.as_str()).unwrap_or("?").to_string();
-    let Some((normal, dev_extra)) = allowed(&name) else {
+    let name = package.get("name").and_then(Value::as_str).unwrap_or("?").to_string();
+    let Some((normal, dev_extra)) = allowed(&name, models) else {
         return vec![format!(
             "`{name}` is not a known member: add it to the layering in tests/tidy.rs"
         )];
     };
     for field in ["version", "edition", "license"] {
-        let inherited = package
-            .get(field)
-            .and_then(|v| v.as_table())
-            .and_then(|t| t.get("workspace"))
-            .and_then(|w| w.as_bool())
-            == Some(true);
-        if !inherited {
+        if !inherited(package, field) {
             problems.push(format!("{name}: `package.{field}` must be `{field}.workspace = true`"));
         }
     }
-    let lints_inherited = table
-        .get("lints")
-        .and_then(|l| l.as_table())
-        .and_then(|l| l.get("workspace"))
-        .and_then(|w| w.as_bool())
-        == Some(true);
-    if !lints_inherited {
+    if !inherited(&manifest, "lints") {
         problems.push(format!("{name}: missing `[lints] workspace = true`"));
     }
-    for (section, allowed_here) in [
-        ("dependencies", normal.to_vec()),
-        ("dev-dependencies", {
-            let mut v = normal.to_vec();
-            v.extend_from_slice(dev_extra);
-            v
-        }),
-    ] {
-        let Some(deps) = table.get(section).and_then(|d| d.as_table()) else { continue };
+    let with_dev: Vec<String> = normal.iter().chain(&dev_extra).cloned().collect();
+    for (section, allowed_here) in [("dependencies", &normal), ("dev-dependencies", &with_dev)] {
+        let Some(deps) = table(&manifest, section) else { continue };
         for dep in deps.keys().filter(|d| d.starts_with("recs-")) {
-            if !allowed_here.contains(&dep.as_str()) {
+            if !allowed_here.contains(dep) {
                 problems.push(format!("{name}: forbidden edge to `{dep}` in [{section}]"));
             }
         }
@@ -107,6 +89,10 @@ fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
 fn crate_root(dir: &Path) -> String {
     ["src/lib.rs", "src/main.rs"]
         .iter()
@@ -114,25 +100,308 @@ fn crate_root(dir: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The parsed root manifest of the workspace.
+fn root_manifest() -> Table {
+    read(&workspace_root().join("Cargo.toml")).parse().expect("the root manifest parses")
+}
+
+/// The strings of `[workspace] key` (`members`, `exclude`).
+fn workspace_list(root_manifest: &Table, key: &str) -> Vec<String> {
+    table(root_manifest, "workspace")
+        .and_then(|w| w.get(key))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the folder `relative` (`crates/recs-core`) is matched by a member pattern:
+/// a path, or a folder followed by `/*`, the only glob the workspace uses.
+fn is_member(patterns: &[String], relative: &str) -> bool {
+    patterns.iter().any(|p| match p.strip_suffix("/*") {
+        Some(parent) => relative
+            .strip_prefix(parent)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/')),
+        None => p == relative,
+    })
+}
+
+/// The member folders of the workspace at `root`, as cargo expands `patterns`.
+fn member_dirs(root: &Path, patterns: &[String]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for pattern in patterns {
+        match pattern.strip_suffix("/*") {
+            Some(parent) => {
+                let mut found: Vec<PathBuf> = fs::read_dir(root.join(parent))
+                    .unwrap_or_else(|e| panic!("reading {parent}: {e}"))
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.is_dir())
+                    .collect();
+                found.sort();
+                dirs.extend(found);
+            }
+            None => {
+                assert!(!pattern.contains(['*', '?', '[']), "unsupported member glob {pattern}");
+                dirs.push(root.join(pattern));
+            }
+        }
+    }
+    dirs
+}
+
+/// The module of a model crate under `recs::models`: `recs-models-foo-bar` → `foo_bar`.
+fn module_of(package: &str) -> String {
+    package.trim_start_matches("recs-models-").replace('-', "_")
+}
+
+/// The model crates of the tree at `root`: every `crates/recs-models-*` folder, by name.
+fn model_crates(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(root.join("crates"))
+        .expect("a crates folder")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.starts_with("recs-models-"))
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn every_member_follows_the_layering_and_conventions() {
     let root = workspace_root();
-    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    let table: Table = manifest.parse().unwrap();
-    let members: Vec<String> = table["workspace"]["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m.as_str().unwrap().to_string())
-        .collect();
+    let patterns = workspace_list(&root_manifest(), "members");
+    let members = member_dirs(&root, &patterns);
     assert!(members.len() >= 12, "expected every crate and xtask as members: {members:?}");
-    let mut problems = check_manifest(&manifest, &crate_root(&root));
-    for member in &members {
-        let dir = root.join(member);
-        let text = fs::read_to_string(dir.join("Cargo.toml")).unwrap();
-        problems.extend(check_manifest(&text, &crate_root(&dir)));
+    let models = model_crates(&root);
+    let mut problems = check_manifest(&read(&root.join("Cargo.toml")), &crate_root(&root), &models);
+    for dir in &members {
+        match fs::read_to_string(dir.join("Cargo.toml")) {
+            Ok(text) => problems.extend(check_manifest(&text, &crate_root(dir), &models)),
+            Err(e) => problems.push(format!("member {} has no Cargo.toml: {e}", dir.display())),
+        }
     }
     assert!(problems.is_empty(), "tidy problems:\n  {}", problems.join("\n  "));
+}
+
+#[test]
+fn every_crate_folder_is_a_member_and_fuzz_is_not() {
+    let manifest = root_manifest();
+    let patterns = workspace_list(&manifest, "members");
+    let root = workspace_root();
+    for dir in member_dirs(&root, &["crates/*".to_string()]) {
+        let relative = dir.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        assert!(is_member(&patterns, &relative), "{relative} is not a workspace member");
+    }
+    assert!(!is_member(&patterns, "fuzz"));
+    assert_eq!(workspace_list(&manifest, "exclude"), ["fuzz"], "fuzz needs nightly");
+}
+
+/// A `crates/recs-models-*` folder in a tree, with what it is checked against.
+struct ModelCrate<'a> {
+    /// The folder holding `crates/`.
+    tree: &'a Path,
+    /// The member patterns of the workspace the crate belongs to.
+    members: &'a [String],
+    /// The workspace version.
+    version: &'a str,
+    /// The package name, `recs-models-<module>`.
+    package: &'a str,
+}
+
+impl ModelCrate<'_> {
+    fn dir(&self) -> PathBuf {
+        self.tree.join("crates").join(self.package)
+    }
+
+    fn module(&self) -> String {
+        module_of(self.package)
+    }
+
+    fn manifest(&self) -> Result<Table, String> {
+        parse_manifest(&self.dir().join("Cargo.toml"))
+    }
+
+    fn recs_deps(manifest: &Table, section: &str) -> Vec<String> {
+        table(manifest, section)
+            .map(|t| t.keys().filter(|k| k.starts_with("recs-")).cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// The text of `path`, or an error naming it.
+fn read_checked(path: &Path) -> Result<String, String> {
+    fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The manifest at `path`, or an error naming it.
+fn parse_manifest(path: &Path) -> Result<Table, String> {
+    read_checked(path)?.parse().map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// One item of the checklist of `docs/adding-a-model.md`: its name there, and the check.
+type ModelCheck = (&'static str, fn(&ModelCrate<'_>) -> Result<(), String>);
+
+/// The checklist, in the order of the page.
+const MODEL_CHECKS: &[ModelCheck] = &[
+    ("workspace member", |c| {
+        let relative = format!("crates/{}", c.package);
+        if is_member(c.members, &relative) {
+            Ok(())
+        } else {
+            Err(format!("{relative} is not matched by {:?}", c.members))
+        }
+    }),
+    ("depends on recs-core only", |c| {
+        let manifest = c.manifest()?;
+        let normal = ModelCrate::recs_deps(&manifest, "dependencies");
+        if normal != ["recs-core"] {
+            return Err(format!(
+                "[dependencies] names the recs crates {normal:?}, not recs-core alone"
+            ));
+        }
+        let dev = ModelCrate::recs_deps(&manifest, "dev-dependencies");
+        match dev.iter().find(|d| !["recs-core", "recs-testkit", "recs-data"].contains(&d.as_str()))
+        {
+            Some(d) => Err(format!("[dev-dependencies] names {d}")),
+            None => Ok(()),
+        }
+    }),
+    ("inherits the workspace", |c| {
+        let manifest = c.manifest()?;
+        let package = table(&manifest, "package").ok_or("no [package]")?;
+        let fields = ["version", "edition", "rust-version", "license", "repository", "authors"];
+        let missing: Vec<&str> = fields.into_iter().filter(|f| !inherited(package, f)).collect();
+        if !missing.is_empty() {
+            return Err(format!("not `.workspace = true`: {missing:?}"));
+        }
+        if package.get("description").and_then(Value::as_str).is_none_or(str::is_empty) {
+            return Err("no `description`".to_string());
+        }
+        if inherited(&manifest, "lints") {
+            Ok(())
+        } else {
+            Err("no `[lints] workspace = true`".to_string())
+        }
+    }),
+    ("documented crate root", |c| {
+        let text = read_checked(&c.dir().join("src/lib.rs"))?;
+        if !text.trim_start().starts_with("//!") {
+            return Err("src/lib.rs does not open with `//!` documentation".to_string());
+        }
+        let docs = text.lines().take_while(|l| l.starts_with("//!") || l.trim().is_empty());
+        if docs.filter(|l| l.trim_start_matches("//!").trim() == "```").count() >= 2 {
+            Ok(())
+        } else {
+            Err("the `//!` documentation of src/lib.rs has no doctest".to_string())
+        }
+    }),
+    ("exposes catalog()", |c| {
+        let mut stack = vec![c.dir().join("src")];
+        while let Some(dir) = stack.pop() {
+            let entries = fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            for path in entries.flatten().map(|e| e.path()) {
+                if path.is_dir() {
+                    stack.push(path);
+                } else if read_checked(&path)?.contains("pub fn catalog() -> Vec<ModelEntry>") {
+                    return Ok(());
+                }
+            }
+        }
+        Err("no `pub fn catalog() -> Vec<ModelEntry>` under src/".to_string())
+    }),
+    ("runs the conformance suite", |c| {
+        if read_checked(&c.dir().join("tests/conformance.rs"))?.contains("recs_testkit") {
+            Ok(())
+        } else {
+            Err("tests/conformance.rs does not use recs_testkit".to_string())
+        }
+    }),
+    ("in recs-bench's Cargo.toml", |c| {
+        let manifest = parse_manifest(&c.tree.join("crates/recs-bench/Cargo.toml"))?;
+        let dep = table(&manifest, "dependencies").and_then(|d| table(d, c.package));
+        let field = |key| dep.and_then(|d| d.get(key)).and_then(Value::as_str);
+        let (package, version) = (c.package, c.version);
+        if field("path") == Some(&format!("../{package}")) && field("version") == Some(version) {
+            Ok(())
+        } else {
+            Err(format!(
+                "recs-bench [dependencies] has {dep:?}, expected \
+                 `{package} = {{ path = \"../{package}\", version = \"{version}\" }}`"
+            ))
+        }
+    }),
+    ("in the registry", |c| {
+        let path = c.tree.join("crates/recs-bench/src/registry.rs");
+        let text = read_checked(&path)?;
+        let line = format!("{} => {},", c.module(), c.package.replace('-', "_"));
+        if registry_lines(&text).contains(&line.as_str()) {
+            Ok(())
+        } else {
+            Err(format!("no line `{line}` in the `model_crates!` list of {}", path.display()))
+        }
+    }),
+];
+
+/// The trimmed lines of the `model_crates! { ... }` invocation of `registry.rs`.
+fn registry_lines(text: &str) -> Vec<&str> {
+    text.lines()
+        .skip_while(|l| !l.starts_with("model_crates! {"))
+        .skip(1)
+        .take_while(|l| !l.starts_with('}'))
+        .map(str::trim)
+        .collect()
+}
+
+/// Every failed check of `MODEL_CHECKS` for `krate`, named.
+fn check_model_crate(krate: &ModelCrate<'_>) -> Vec<String> {
+    MODEL_CHECKS
+        .iter()
+        .filter_map(|(name, check)| {
+            check(krate).err().map(|e| format!("{}: {name}: {e}", krate.package))
+        })
+        .collect()
+}
+
+fn workspace_version(manifest: &Table) -> String {
+    table(manifest, "workspace")
+        .and_then(|w| table(w, "package"))
+        .and_then(|p| p.get("version"))
+        .and_then(Value::as_str)
+        .expect("[workspace.package] version")
+        .to_string()
+}
+
+#[test]
+fn every_model_crate_keeps_the_contract_of_the_page() {
+    let root = workspace_root();
+    let manifest = root_manifest();
+    let (members, version) = (workspace_list(&manifest, "members"), workspace_version(&manifest));
+    let models = model_crates(&root);
+    assert!(models.len() >= 4, "model crates: {models:?}");
+    let problems: Vec<String> = models
+        .iter()
+        .flat_map(|package| {
+            check_model_crate(&ModelCrate {
+                tree: &root,
+                members: &members,
+                version: &version,
+                package,
+            })
+        })
+        .collect();
+    assert!(problems.is_empty(), "model crate problems:\n  {}", problems.join("\n  "));
+    // What the registry compiled is what the folders hold.
+    let mut registered: Vec<String> = recs::bench::registry::MODEL_CRATES
+        .iter()
+        .map(|c| c.crate_name.replace('_', "-"))
+        .collect();
+    registered.sort();
+    assert_eq!(
+        registered, models,
+        "recs_bench::registry::MODEL_CRATES against crates/recs-models-*"
+    );
 }
 
 #[test]
@@ -173,9 +442,14 @@ recs-testkit.workspace = true
 recs-data.workspace = true
 "#;
 
+/// The model crates the checker tests assume.
+fn knn_only() -> Vec<String> {
+    vec!["recs-models-knn".to_string()]
+}
+
 #[test]
 fn checker_accepts_a_conforming_manifest() {
-    assert_eq!(check_manifest(GOOD, "//! docs"), Vec::<String>::new());
+    assert_eq!(check_manifest(GOOD, "//! docs", &knn_only()), Vec::<String>::new());
 }
 
 #[test]
@@ -184,7 +458,7 @@ fn checker_rejects_a_model_depending_on_metrics() {
         "[dependencies]\nrecs-core.workspace = true",
         "[dependencies]\nrecs-core.workspace = true\nrecs-metrics.workspace = true",
     );
-    let problems = check_manifest(&bad, "//! docs");
+    let problems = check_manifest(&bad, "//! docs", &knn_only());
     assert_eq!(problems, ["recs-models-knn: forbidden edge to `recs-metrics` in [dependencies]"]);
 }
 
@@ -193,7 +467,7 @@ fn checker_rejects_missing_lints_docs_and_inheritance() {
     let bad = GOOD
         .replace("[lints]\nworkspace = true\n", "")
         .replace("edition.workspace = true", "edition = \"2021\"");
-    let problems = check_manifest(&bad, "use std::fs;");
+    let problems = check_manifest(&bad, "use std::fs;", &knn_only());
     assert_eq!(problems.len(), 3, "{problems:?}");
     assert!(problems.iter().any(|p| p.contains("lints")));
     assert!(problems.iter().any(|p| p.contains("package.edition")));
@@ -203,12 +477,38 @@ fn checker_rejects_missing_lints_docs_and_inheritance() {
 #[test]
 fn checker_rejects_core_depending_on_anything() {
     let bad = GOOD.replace("name = \"recs-models-knn\"", "name = \"recs-core\"");
-    let problems = check_manifest(&bad, "//! docs");
+    let problems = check_manifest(&bad, "//! docs", &knn_only());
     assert!(problems.iter().any(|p| p.contains("`recs-core` in [dependencies]")), "{problems:?}");
     assert!(
         problems.iter().any(|p| p.contains("`recs-testkit` in [dev-dependencies]")),
         "{problems:?}"
     );
+}
+
+#[test]
+fn checker_lets_only_the_runner_name_a_model_crate() {
+    let bench = GOOD.replace("name = \"recs-models-knn\"", "name = \"recs-bench\"").replace(
+        "[dependencies]\nrecs-core.workspace = true",
+        "[dependencies]\nrecs-core.workspace = true\nrecs-models-knn = { path = \"../recs-models-knn\" }",
+    );
+    assert_eq!(check_manifest(&bench, "//! docs", &knn_only()), Vec::<String>::new());
+    let cli = bench.replace("name = \"recs-bench\"", "name = \"recs-cli\"");
+    let problems = check_manifest(&cli, "//! docs", &knn_only());
+    assert!(
+        problems.iter().any(|p| p.contains("`recs-models-knn` in [dependencies]")),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn member_patterns_match_one_level_below_a_glob() {
+    let patterns = ["crates/*".to_string(), "xtask".to_string()];
+    assert!(is_member(&patterns, "crates/recs-models-foo"));
+    assert!(is_member(&patterns, "xtask"));
+    assert!(!is_member(&patterns, "crates/recs-models-foo/tests"));
+    assert!(!is_member(&patterns, "crates"));
+    assert!(!is_member(&patterns, "cratesx/a"));
+    assert!(!is_member(&patterns, "fuzz"));
 }
 
 #[test]
@@ -228,4 +528,189 @@ fn every_reproduction_has_its_documentation_page() {
         }
     }
     assert!(missing.is_empty(), "reproductions without docs/reproductions/<name>.md: {missing:?}");
+}
+
+// ---- docs/adding-a-model.md: the page is enough -------------------------------------
+
+/// A fenced code block of the page with its `file=` or `line-in=` target.
+struct Block {
+    /// `file` (the block is, in order with the other blocks of that file, the whole
+    /// file) or `line-in` (a line to add to an existing file).
+    kind: String,
+    target: String,
+    text: String,
+}
+
+/// The page, and its blocks that name a target file.
+fn page() -> (String, Vec<Block>) {
+    let text = read(&workspace_root().join("docs/adding-a-model.md"));
+    let mut blocks = Vec::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(info) = line.trim_start().strip_prefix("```") else { continue };
+        let body: Vec<&str> = lines.by_ref().take_while(|l| l.trim_start() != "```").collect();
+        let target = info.split_whitespace().find_map(|word| word.split_once('='));
+        if let Some((kind, target)) = target {
+            let text = body.join("\n") + "\n";
+            blocks.push(Block { kind: kind.to_string(), target: target.to_string(), text });
+        }
+    }
+    (text, blocks)
+}
+
+/// The placeholder name of the page's crate.
+const PAGE_MODULE: &str = "foo";
+
+#[test]
+fn the_page_lists_exactly_the_checks_tidy_runs() {
+    let (text, _) = page();
+    let section = text
+        .split("\n## ")
+        .find(|s| s.starts_with("The checks that hold you to it"))
+        .expect("a section `## The checks that hold you to it`");
+    let listed: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("- **"))
+        .filter_map(|l| l.split_once("**").map(|(name, _)| name))
+        .collect();
+    let run: Vec<&str> = MODEL_CHECKS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(listed, run, "the checklist of docs/adding-a-model.md against MODEL_CHECKS");
+}
+
+#[test]
+fn the_page_registers_a_crate_in_two_lines_of_the_form_every_model_crate_uses() {
+    let (_, blocks) = page();
+    let lines: Vec<&Block> = blocks.iter().filter(|b| b.kind == "line-in").collect();
+    let targets: Vec<&str> = lines.iter().map(|b| b.target.as_str()).collect();
+    assert_eq!(targets, ["crates/recs-bench/Cargo.toml", "crates/recs-bench/src/registry.rs"]);
+    let root = workspace_root();
+    for block in lines {
+        assert_eq!(block.text.lines().count(), 1, "one line for {}", block.target);
+        let real = read(&root.join(&block.target));
+        for package in model_crates(&root) {
+            let module = module_of(&package);
+            let line = block.text.trim().replace(PAGE_MODULE, &module);
+            assert!(
+                real.lines().any(|l| l.trim() == line),
+                "{}: no line `{line}`, the page's form for {package}",
+                block.target
+            );
+        }
+    }
+}
+
+/// Writes the crate of the page and its two registration lines into `scratch`, a copy of
+/// the layout of the workspace: the page's files under `crates/recs-models-foo/`, and
+/// `crates/recs-bench/{Cargo.toml, src/registry.rs}` copied with the page's line added
+/// after the last line of the same form.
+fn write_page_crate(scratch: &Path) {
+    let (_, blocks) = page();
+    let root = workspace_root();
+    let mut copies = Vec::new();
+    for block in &blocks {
+        let path = scratch.join(&block.target);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        match block.kind.as_str() {
+            "file" => {
+                let mut text = fs::read_to_string(&path).unwrap_or_default();
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&block.text);
+                fs::write(&path, text).unwrap();
+            }
+            "line-in" => {
+                let real = read(&root.join(&block.target));
+                let forms: Vec<String> = model_crates(&root)
+                    .iter()
+                    .map(|p| block.text.replace(PAGE_MODULE, &module_of(p)))
+                    .collect();
+                let mut lines: Vec<&str> = real.lines().collect();
+                let last = lines.iter().rposition(|l| forms.iter().any(|f| f.trim_end() == *l));
+                let at = last.expect("a line of the page's form") + 1;
+                lines.insert(at, block.text.trim_end());
+                fs::write(&path, lines.join("\n") + "\n").unwrap();
+                copies.push(block.target.clone());
+            }
+            other => panic!("unknown block target kind `{other}` in docs/adding-a-model.md"),
+        }
+    }
+    assert_eq!(copies.len(), 2, "the page shows two registration lines");
+}
+
+/// A workspace manifest for building the page's crate alone: the real workspace's
+/// package fields, lints and dependency versions (paths made absolute), one member.
+fn scratch_workspace_manifest(member: &str) -> String {
+    let root = workspace_root();
+    let mut workspace = table(&root_manifest(), "workspace").expect("[workspace]").clone();
+    workspace.insert("members".into(), Value::Array(vec![Value::String(member.into())]));
+    workspace.remove("exclude");
+    if let Some(Value::Table(deps)) = workspace.get_mut("dependencies") {
+        for (_, dep) in deps.iter_mut() {
+            if let Some(Value::String(path)) = dep.as_table_mut().and_then(|t| t.get_mut("path")) {
+                *path = root.join(&*path).to_string_lossy().into_owned();
+            }
+        }
+    }
+    let mut manifest = Table::new();
+    manifest.insert("workspace".into(), Value::Table(workspace));
+    toml::to_string(&manifest).unwrap()
+}
+
+/// Runs cargo in `dir` with its own target folder, offline; the output on failure.
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let out = Command::new(cargo)
+        .arg(args[0])
+        .args(["--offline", "--quiet"])
+        .args(&args[1..])
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "cargo {}: {}\n{}\n{}",
+            args.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+#[test]
+fn the_page_builds_a_model_crate_that_keeps_the_contract() {
+    // A scratch copy of the layout beside the build, so a rerun compiles only the crate.
+    let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("adding-a-model");
+    let scratch = base.join("tree");
+    let _ = fs::remove_dir_all(&scratch);
+    fs::create_dir_all(&scratch).unwrap();
+    write_page_crate(&scratch);
+    let package = format!("recs-models-{PAGE_MODULE}");
+    let manifest = root_manifest();
+    let (members, version) = (workspace_list(&manifest, "members"), workspace_version(&manifest));
+    // Checked against the real workspace's members: the crate joins it without a line.
+    let problems = check_model_crate(&ModelCrate {
+        tree: &scratch,
+        members: &members,
+        version: &version,
+        package: &package,
+    });
+    assert!(problems.is_empty(), "the page's crate fails:\n  {}", problems.join("\n  "));
+
+    // Built alone against the workspace's recs-core and recs-testkit, with the workspace's
+    // lockfile so that it resolves offline to the same versions.
+    fs::write(scratch.join("Cargo.toml"), scratch_workspace_manifest(&format!("crates/{package}")))
+        .unwrap();
+    fs::copy(workspace_root().join("Cargo.lock"), scratch.join("Cargo.lock")).unwrap();
+    let target = base.join("target");
+    let result = cargo(&scratch, &target, &["test"]).and_then(|()| {
+        cargo(&scratch, &target, &["clippy", "--all-targets", "--", "-D", "warnings"])
+    });
+    if let Err(e) = result {
+        panic!("the crate of docs/adding-a-model.md does not pass its checks:\n{e}");
+    }
 }

@@ -1,13 +1,15 @@
-//! Experiment configurations: the TOML files `recs run` reads.
+//! Experiment configurations: the TOML files `recs run` reads, in their serde form.
 //!
-//! A configuration names a dataset, a protocol (with repetitions), a test mode, metrics
-//! and models (fixed parameters or a grid chosen by validation), plus optional claims
-//! checked on the results. Every key is documented in `docs/runner.md`; unknown keys and
-//! bad values are errors that name the key path (`models[2].params.rank`) and, where the
-//! values are a closed set, the allowed ones.
+//! A [`Config`] is the text as written: public fields, defaults filled, nothing
+//! cross-checked. [`Config::check`] parses and checks it into a [`Plan`], the only thing
+//! the runner runs. A configuration names a dataset, a protocol (with repetitions), a test
+//! mode, metrics and models (fixed parameters or a grid chosen by validation), plus
+//! optional claims checked on the results. Every key is documented in `docs/runner.md`;
+//! unknown keys and bad values are errors that name the key path (`models[2].params.rank`)
+//! and, where the values are a closed set, the allowed ones.
 //!
 //! ```
-//! let config = recs_bench::config::Config::from_toml(
+//! let plan = recs_bench::Config::from_toml(
 //!     r#"
 //!     name = "demo"
 //!     [dataset]
@@ -19,8 +21,9 @@
 //!     name = "item-pop"
 //!     "#,
 //!     "demo.toml",
-//! )?;
-//! assert_eq!(config.models[0].label(), "item-pop");
+//! )?
+//! .check("demo.toml")?;
+//! assert_eq!(plan.model_labels(), ["item-pop"]);
 //! # Ok::<(), recs_bench::BenchError>(())
 //! ```
 
@@ -29,10 +32,14 @@ use std::path::{Path, PathBuf};
 
 use recs_core::ParamValues;
 use recs_metrics::Metric;
-use recs_split::{Amount, GradeScale, JudgedUsers, JudgmentOptions, Protocol};
+use recs_split::{GradeScale, JudgedUsers, JudgmentOptions, Protocol};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::{BenchError, Result};
+use crate::plan::{
+    AttributeSource, ClaimPlan, DatasetSource, ModelPlan, Plan, ProtocolChoice, Selection,
+    metric_keys, per_user_metrics,
+};
 
 /// A whole experiment.
 #[derive(Debug, Clone, Deserialize)]
@@ -43,6 +50,8 @@ pub struct Config {
     /// One or two sentences shown at the top of `report.md`.
     #[serde(default)]
     pub description: String,
+    /// Title of the figures (default: the name).
+    pub title: Option<String>,
     /// Seed of every random choice (`--seed` overrides it).
     #[serde(default = "default_seed")]
     pub seed: u64,
@@ -52,7 +61,7 @@ pub struct Config {
     /// Where the events come from.
     pub dataset: DatasetConfig,
     /// How events are divided into training and test parts.
-    pub protocol: ProtocolConfig,
+    pub protocol: ProtocolChoice,
     /// Which candidates are judged and what is relevant.
     #[serde(default)]
     pub judgments: JudgmentsConfig,
@@ -73,7 +82,7 @@ pub struct Config {
 }
 
 fn default_seed() -> u64 {
-    42
+    recs_core::DEFAULT_SEED
 }
 
 fn one_u32() -> u32 {
@@ -113,43 +122,10 @@ fn default_delimiter() -> String {
     "tab".to_string()
 }
 
-/// Where item attributes come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum AttributeSource {
-    /// The dataset's own item attributes (MovieLens genres).
-    Genres,
-    /// The MovieLens 100K cast file, top-10 billing, actors in at least two movies.
-    Cast,
-}
-
-/// A protocol: `predefined` (the dataset's own test part) or any generated protocol of
-/// [`recs_split::Protocol`].
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProtocolConfig {
-    /// The dataset's shipped training/test division (MS Web, or `dataset.test_file`).
-    Predefined,
-    /// A protocol drawn from the events.
-    Generated(Protocol),
-}
-
-impl ProtocolConfig {
-    /// The protocol's name as written in configurations.
-    pub fn name(&self) -> &'static str {
-        match self {
-            ProtocolConfig::Predefined => "predefined",
-            ProtocolConfig::Generated(p) => p.name(),
-        }
-    }
-}
-
-/// Keys whose values are amounts (a count, a fraction or `"20%"`).
-const AMOUNT_KEYS: [&str; 4] = ["k", "test_items", "test_users", "hidden"];
-
-impl<'de> Deserialize<'de> for ProtocolConfig {
+impl<'de> Deserialize<'de> for ProtocolChoice {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         use serde::de::Error;
-        let mut table = toml::Table::deserialize(deserializer)?;
+        let table = toml::Table::deserialize(deserializer)?;
         let name = match table.get("protocol") {
             Some(toml::Value::String(s)) => s.clone(),
             Some(other) => {
@@ -158,7 +134,12 @@ impl<'de> Deserialize<'de> for ProtocolConfig {
                     other.type_str()
                 )));
             }
-            None => return Err(D::Error::custom(format!("missing `protocol`: {PROTOCOLS}"))),
+            None => {
+                return Err(D::Error::custom(format!(
+                    "missing `protocol`: one of predefined, {}",
+                    recs_split::protocol_names()
+                )));
+            }
         };
         if name == "predefined" {
             if let Some(key) = table.keys().find(|k| *k != "protocol") {
@@ -166,139 +147,50 @@ impl<'de> Deserialize<'de> for ProtocolConfig {
                     "unknown key `{key}`: `predefined` takes no options"
                 )));
             }
-            return Ok(ProtocolConfig::Predefined);
+            return Ok(ProtocolChoice::Predefined);
         }
-        let Some((_, keys)) = PROTOCOL_KEYS.iter().find(|(n, _)| *n == name) else {
-            return Err(D::Error::custom(format!("unknown protocol `{name}`: {PROTOCOLS}")));
-        };
-        // A key the protocol does not read is an error, not a silent default.
-        if let Some(key) =
-            table.keys().find(|k| *k != "protocol" && !keys.iter().any(|(n, _)| n == k))
-        {
-            let names: Vec<&str> = keys.iter().map(|(n, _)| *n).collect();
-            return Err(D::Error::custom(format!(
-                "unknown key `{key}` for protocol `{name}` (its keys: {})",
-                if names.is_empty() { "none".to_string() } else { names.join(", ") }
-            )));
-        }
-        for (key, default) in *keys {
-            match default {
-                _ if table.contains_key(*key) => {}
-                KeyDefault::Required => {
-                    return Err(D::Error::custom(format!("protocol `{name}` needs `{key}`")));
-                }
-                KeyDefault::Int(v) => {
-                    table.insert((*key).to_string(), toml::Value::Integer(*v));
-                }
-                KeyDefault::Text(v) => {
-                    table.insert((*key).to_string(), toml::Value::String((*v).to_string()));
-                }
+        let mut values = Vec::with_capacity(table.len());
+        for (key, value) in table.iter().filter(|(k, _)| *k != "protocol") {
+            let mut text = value_text(value).ok_or_else(|| {
+                D::Error::custom(format!("`{key}`: a number, a text or a one-key table"))
+            })?;
+            if key == "cut"
+                && let toml::Value::Table(t) = value
+                && t.contains_key("fraction")
+            {
+                text = format!("fraction:{text}");
             }
+            values.push((key.clone(), text));
         }
-        normalise_amounts(&mut table).map_err(D::Error::custom)?;
-        let protocol = Protocol::deserialize(toml::Value::Table(table)).map_err(|e| {
-            D::Error::custom(format!("protocol `{name}`: {}", e.message().trim_end()))
+        let protocol = Protocol::from_keys(&name, &values).map_err(|e| {
+            let message = e.to_string();
+            let predefined = if message.contains("one of ") { "predefined, " } else { "" };
+            D::Error::custom(message.replacen("one of ", &format!("one of {predefined}"), 1))
         })?;
-        protocol.validate().map_err(|e| D::Error::custom(e.to_string()))?;
-        Ok(ProtocolConfig::Generated(protocol))
+        Ok(ProtocolChoice::Generated(protocol))
     }
 }
 
-/// A protocol key's default.
-#[derive(Debug, Clone, Copy)]
-enum KeyDefault {
-    /// The key must be given.
-    Required,
-    /// An integer default.
-    Int(i64),
-    /// A text default.
-    Text(&'static str),
-}
-
-/// The keys of every generated protocol (as [`Protocol`] serialises them) and the
-/// defaults of the optional ones.
-const PROTOCOL_KEYS: &[(&str, &[(&str, KeyDefault)])] = &[
-    ("holdout", &[("test_fraction", KeyDefault::Required)]),
-    ("leave-k-out", &[("k", KeyDefault::Required), ("min_train", KeyDefault::Int(1))]),
-    ("leave-one-out", &[]),
-    ("kfold-events", &[("folds", KeyDefault::Int(5))]),
-    (
-        "kfold-users",
-        &[
-            ("folds", KeyDefault::Int(5)),
-            ("given", KeyDefault::Required),
-            ("generalization", KeyDefault::Text("weak")),
-        ],
-    ),
-    (
-        "hidden-items",
-        &[
-            ("folds", KeyDefault::Int(5)),
-            ("hidden", KeyDefault::Required),
-            ("generalization", KeyDefault::Text("weak")),
-        ],
-    ),
-    (
-        "cold-start-items",
-        &[("test_items", KeyDefault::Required), ("min_item_events", KeyDefault::Int(0))],
-    ),
-    ("strong", &[("test_users", KeyDefault::Required), ("given", KeyDefault::Required)]),
-    (
-        "given-l",
-        &[
-            ("test_users", KeyDefault::Required),
-            ("max_l", KeyDefault::Required),
-            ("order", KeyDefault::Text("random")),
-        ],
-    ),
-    ("temporal", &[("cut", KeyDefault::Required)]),
-    ("temporal-last-n", &[("n", KeyDefault::Required), ("min_train", KeyDefault::Int(1))]),
-];
-
-const PROTOCOLS: &str = "one of holdout, leave-k-out, leave-one-out, kfold-events, \
-                         kfold-users, hidden-items, cold-start-items, predefined, strong, \
-                         given-l, temporal, temporal-last-n";
-
-/// Amounts may be written `331`, `0.2` or `"20%"` (as on the command line); the protocol
-/// types spell them `{ count = 331 }` / `{ fraction = 0.2 }`, also accepted. `given` may
-/// be a count or a fraction, or `{ all-but = n }`.
-fn normalise_amounts(table: &mut toml::Table) -> Result<(), String> {
-    let amount_table = |key: &str, value: &toml::Value| -> Result<Option<toml::Value>, String> {
-        let amount = match value {
-            toml::Value::Integer(n) => {
-                let n = usize::try_from(*n).map_err(|_| format!("`{key}` must not be negative"))?;
-                Amount::Count(n)
-            }
-            toml::Value::Float(f) if (0.0..=1.0).contains(f) => Amount::Fraction(*f),
-            toml::Value::Float(f) => {
-                return Err(format!("`{key}` = {f}: a fraction must lie in [0, 1]"));
-            }
-            toml::Value::String(s) => s.parse::<Amount>().map_err(|e| format!("`{key}`: {e}"))?,
-            _ => return Ok(None),
-        };
-        let mut t = toml::Table::new();
-        match amount {
-            Amount::Count(n) => t.insert("count".into(), toml::Value::Integer(n as i64)),
-            Amount::Fraction(f) => t.insert("fraction".into(), toml::Value::Float(f)),
-        };
-        Ok(Some(toml::Value::Table(t)))
-    };
-    for key in AMOUNT_KEYS {
-        if let Some(value) = table.get(key)
-            && let Some(normalised) = amount_table(key, value)?
-        {
-            table.insert(key.to_string(), normalised);
+/// A protocol value as the text [`Protocol::from_keys`] reads: numbers and texts as
+/// written; the table spellings `{ count = 331 }`, `{ fraction = 0.2 }`,
+/// `{ all-but = 3 }`, `{ at = T }` as `331`, `0.2`, `all-but:3`, `at:T` (`cut` takes
+/// `fraction:F` for `{ fraction = F }`).
+fn value_text(value: &toml::Value) -> Option<String> {
+    match value {
+        toml::Value::String(s) => Some(s.clone()),
+        toml::Value::Integer(n) => Some(n.to_string()),
+        toml::Value::Float(f) => Some(f.to_string()),
+        toml::Value::Table(t) if t.len() == 1 => {
+            let (key, inner) = t.iter().next()?;
+            let inner = value_text(inner)?;
+            Some(match key.as_str() {
+                "count" | "n" => inner,
+                "fraction" if !inner.contains(':') => inner,
+                other => format!("{other}:{inner}"),
+            })
         }
+        _ => None,
     }
-    if let Some(value) = table.get("given")
-        && let Some(toml::Value::Table(mut t)) = amount_table("given", value)?
-    {
-        if let Some(count) = t.remove("count") {
-            t.insert("n".into(), count);
-        }
-        table.insert("given".into(), toml::Value::Table(t));
-    }
-    Ok(())
 }
 
 /// The test mode and which users are judged.
@@ -361,10 +253,10 @@ pub struct EvaluationConfig {
     /// Equal scores: `expected` (random order, expected value), `item-ascending`,
     /// `item-descending`.
     #[serde(default)]
-    pub ties: Ties,
+    pub ties: recs_metrics::TieBreak,
     /// Users without a relevant candidate: `exclude`, `zero` or `ignatov`.
     #[serde(default)]
-    pub zero: Zero,
+    pub zero: recs_metrics::ZeroPolicy,
     /// Upper false-alarm rate of the partial AUCs.
     #[serde(default = "default_max_fpr")]
     pub max_fpr: f64,
@@ -403,8 +295,8 @@ impl Default for EvaluationConfig {
         EvaluationConfig {
             metrics: default_metrics(),
             rel_threshold: 1.0,
-            ties: Ties::default(),
-            zero: Zero::default(),
+            ties: recs_metrics::TieBreak::default(),
+            zero: recs_metrics::ZeroPolicy::default(),
             max_fpr: default_max_fpr(),
             user_groups: Vec::new(),
             group_metric: None,
@@ -415,86 +307,16 @@ impl Default for EvaluationConfig {
     }
 }
 
-/// Tie handling (see `recs eval --ties`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Ties {
-    /// Expected value under a random order of equal scores.
-    #[default]
-    Expected,
-    /// By increasing item index.
-    ItemAscending,
-    /// By decreasing item index (trec_eval).
-    ItemDescending,
-}
-
-/// Users without relevant candidates (see `recs eval --zero`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Zero {
-    /// Left out of means (and counted).
-    #[default]
-    Exclude,
-    /// Counted as 0.
-    Zero,
-    /// The ignatov2010 conventions.
-    Ignatov,
-}
-
 impl EvaluationConfig {
-    /// The parsed metric list.
-    ///
-    /// # Errors
-    /// An unknown metric name.
-    pub fn parsed_metrics(&self) -> Result<Vec<Metric>, recs_metrics::MetricsError> {
-        self.metrics.iter().map(|m| m.parse()).collect()
-    }
-
     /// The metric options.
-    pub fn options(&self) -> recs_metrics::Options {
+    fn options(&self) -> recs_metrics::Options {
         recs_metrics::Options {
             threshold: self.rel_threshold,
-            ties: match self.ties {
-                Ties::Expected => recs_metrics::TieBreak::Expected,
-                Ties::ItemAscending => recs_metrics::TieBreak::ItemAscending,
-                Ties::ItemDescending => recs_metrics::TieBreak::ItemDescending,
-            },
-            zero: match self.zero {
-                Zero::Exclude => recs_metrics::ZeroPolicy::Exclude,
-                Zero::Zero => recs_metrics::ZeroPolicy::Zero,
-                Zero::Ignatov => recs_metrics::ZeroPolicy::Ignatov,
-            },
+            ties: self.ties,
+            zero: self.zero,
             ..recs_metrics::Options::default()
         }
     }
-
-    /// The report keys the metrics produce, in order (`roc` gives `roc_auc` and
-    /// `roc_pauc@0.3`, ...).
-    pub fn keys(&self, metrics: &[Metric]) -> Vec<String> {
-        let mut keys = Vec::new();
-        for m in metrics {
-            match m {
-                Metric::Roc | Metric::Croc => {
-                    keys.push(format!("{m}_auc"));
-                    keys.push(format!("{m}_pauc@{}", self.max_fpr));
-                }
-                other => keys.push(other.to_string()),
-            }
-        }
-        if self.rating_errors {
-            keys.extend(RATING_ERROR_KEYS.map(String::from));
-        }
-        keys
-    }
-}
-
-/// The keys of `evaluation.rating_errors`, last in [`EvaluationConfig::keys`]; lower is
-/// better for them.
-pub const RATING_ERROR_KEYS: [&str; 2] = ["mae", "rmse"];
-
-/// Whether a smaller value of the report key `key` is better.
-pub fn lower_is_better(key: &str) -> bool {
-    RATING_ERROR_KEYS.contains(&key)
 }
 
 /// Model selection for models with a grid.
@@ -506,7 +328,7 @@ pub struct SelectionConfig {
     pub metric: String,
     /// The protocol drawing validation data inside each training part (default: the
     /// experiment's own protocol; required when that is `predefined`).
-    pub protocol: Option<ProtocolConfig>,
+    pub protocol: Option<ProtocolChoice>,
 }
 
 /// One model of the experiment.
@@ -523,6 +345,9 @@ pub struct ModelConfig {
     /// Parameters to choose by validation: every combination is tried.
     #[serde(default)]
     pub grid: BTreeMap<String, Vec<toml::Value>>,
+    /// A smaller grid for `--quick` runs (keys it gives replace those of `grid`).
+    #[serde(default)]
+    pub quick_grid: BTreeMap<String, Vec<toml::Value>>,
 }
 
 impl ModelConfig {
@@ -532,12 +357,17 @@ impl ModelConfig {
     }
 
     /// Every parameter combination: the fixed parameters plus one grid point each, in
-    /// the order of the grid keys (sorted) and values (as written).
-    pub fn combinations(&self) -> Vec<Vec<(String, String)>> {
+    /// the order of the grid keys (sorted) and values (as written). With `quick`, the keys
+    /// of `quick_grid` replace those of `grid`.
+    pub fn combinations(&self, quick: bool) -> Vec<Vec<(String, String)>> {
+        let mut grid = self.grid.clone();
+        if quick {
+            grid.extend(self.quick_grid.clone());
+        }
         let fixed: Vec<(String, String)> =
             self.params.iter().map(|(k, v)| (k.clone(), param_text(v))).collect();
         let mut all = vec![fixed];
-        for (key, values) in &self.grid {
+        for (key, values) in &grid {
             all = all
                 .into_iter()
                 .flat_map(|base| {
@@ -582,8 +412,7 @@ pub struct ClaimConfig {
 }
 
 impl Config {
-    /// Reads and checks a configuration file; relative paths in it are resolved against
-    /// its folder.
+    /// Reads a configuration file; relative paths in it are resolved against its folder.
     ///
     /// # Errors
     /// An unreadable file, or as [`Config::from_toml`].
@@ -596,214 +425,301 @@ impl Config {
         Ok(config)
     }
 
-    /// Parses and checks a configuration; `source_name` names it in errors.
+    /// Parses a configuration; `source_name` names it in errors. Nothing is cross-checked
+    /// yet: [`Config::check`] does that.
     ///
     /// # Errors
     /// [`BenchError::Config`] naming the key path: TOML syntax, an unknown key, a value of
-    /// the wrong type or outside the allowed set, an unknown model or metric, a parameter
-    /// the model rejects, inconsistent selection or claims.
+    /// the wrong type or outside the allowed set.
     pub fn from_toml(text: &str, source_name: &str) -> Result<Config> {
         let deserializer = toml::Deserializer::parse(text)
             .map_err(|e| BenchError::config(source_name, "", e.to_string().trim_end()))?;
-        let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let key = e.path().to_string();
             let key = if key == "." { String::new() } else { key };
             BenchError::config(source_name, key, e.into_inner().to_string().trim_end())
-        })?;
-        config.check(source_name)?;
-        Ok(config)
+        })
     }
 
-    /// Checks what serde cannot: names, parameters, metric keys, references between
-    /// sections.
-    fn check(&self, source: &str) -> Result<()> {
-        let err = |key: String, message: String| Err(BenchError::config(source, key, message));
+    /// Checks everything serde cannot — names, parameters, metric keys, references between
+    /// sections — and returns the checked [`Plan`]; `source` names the configuration in
+    /// errors.
+    ///
+    /// # Errors
+    /// [`BenchError::Config`] naming the key path: an unknown model or metric, a parameter
+    /// the model rejects, inconsistent selection or claims, a dataset given twice or not
+    /// at all.
+    pub fn check(&self, source: &str) -> Result<Plan> {
+        let err = |key: &str, message: String| BenchError::config(source, key, message);
         if self.name.trim().is_empty() || self.name.contains(['/', '\\']) {
-            return err("name".into(), "a non-empty name without path separators".into());
+            return Err(err("name", "a non-empty name without path separators".into()));
         }
         if self.repetitions == 0 {
-            return err("repetitions".into(), "at least 1".into());
+            return Err(err("repetitions", "at least 1".into()));
         }
-        match (&self.dataset.name, &self.dataset.file) {
-            (Some(_), Some(_)) => {
-                return err("dataset".into(), "give `name` or `file`, not both".into());
-            }
-            (None, None) => return err("dataset".into(), "give `name` or `file`".into()),
-            _ => {}
+        let dataset = self.dataset_source().map_err(|(key, message)| err(key, message))?;
+        let judging = JudgmentOptions::from_mode(&self.judgments.mode)
+            .map_err(|e| err("judgments.mode", e.to_string()))?
+            .users(self.judgments.users)
+            .grade(self.judgments.grade)
+            .min_known_events(self.judgments.min_known_events);
+        let evaluation = &self.evaluation;
+        let mut metrics = Vec::with_capacity(evaluation.metrics.len());
+        for (at, name) in evaluation.metrics.iter().enumerate() {
+            let metric: Metric = name.parse().map_err(|e: recs_metrics::MetricsError| {
+                err(&format!("evaluation.metrics[{at}]"), e.to_string())
+            })?;
+            metrics.push(metric);
         }
-        if self.dataset.test_file.is_some() && self.dataset.file.is_none() {
-            return err("dataset.test_file".into(), "needs `file`".into());
-        }
-        if let Err(e) = JudgmentOptions::from_mode(&self.judgments.mode) {
-            return err("judgments.mode".into(), e.to_string());
-        }
-        let metrics = match self.evaluation.parsed_metrics() {
-            Ok(m) => m,
-            Err(e) => {
-                let at = self
-                    .evaluation
-                    .metrics
-                    .iter()
-                    .position(|m| m.parse::<Metric>().is_err())
-                    .unwrap_or(0);
-                return err(format!("evaluation.metrics[{at}]"), e.to_string());
-            }
-        };
         if metrics.is_empty() {
-            return err("evaluation.metrics".into(), "at least one metric".into());
+            return Err(err("evaluation.metrics", "at least one metric".into()));
         }
-        if !(self.evaluation.max_fpr > 0.0 && self.evaluation.max_fpr <= 1.0) {
-            return err("evaluation.max_fpr".into(), "a rate in (0, 1]".into());
+        if !(evaluation.max_fpr > 0.0 && evaluation.max_fpr <= 1.0) {
+            return Err(err("evaluation.max_fpr", "a rate in (0, 1]".into()));
         }
-        if self.evaluation.user_groups.windows(2).any(|w| w[0] >= w[1]) {
-            return err("evaluation.user_groups".into(), "strictly increasing bounds".into());
+        if evaluation.user_groups.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(err("evaluation.user_groups", "strictly increasing bounds".into()));
         }
-        let keys = self.evaluation.keys(&metrics);
-        let per_user = self.per_user_keys(&metrics);
-        if let Some(group_metric) = &self.evaluation.group_metric
-            && !per_user.contains(group_metric)
-        {
-            return err(
-                "evaluation.group_metric".into(),
-                format!("a per-user metric of evaluation.metrics: {}", per_user.join(", ")),
-            );
-        }
-        if !self.evaluation.user_groups.is_empty() && per_user.is_empty() {
-            return err(
-                "evaluation.user_groups".into(),
+        let per_user = per_user_metrics(&metrics);
+        let per_user_names: Vec<String> = per_user.iter().map(Metric::to_string).collect();
+        let group_metric = match &evaluation.group_metric {
+            Some(name) => match per_user.iter().find(|m| m.to_string() == *name) {
+                Some(m) => Some(*m),
+                None => {
+                    return Err(err(
+                        "evaluation.group_metric",
+                        format!(
+                            "a per-user metric of evaluation.metrics: {}",
+                            per_user_names.join(", ")
+                        ),
+                    ));
+                }
+            },
+            None => per_user.first().copied(),
+        };
+        if !evaluation.user_groups.is_empty() && group_metric.is_none() {
+            return Err(err(
+                "evaluation.user_groups",
                 "a per-user metric (p@N, ndcg@K, ...) in evaluation.metrics".into(),
-            );
+            ));
         }
+        let mut plan = Plan {
+            name: self.name.clone(),
+            title: self.title.clone().unwrap_or_else(|| self.name.clone()),
+            description: self.description.clone(),
+            seed: self.seed,
+            repetitions: self.repetitions,
+            dataset,
+            attributes: self.dataset.attributes,
+            protocol: self.protocol.clone(),
+            judging,
+            mode: self.judgments.mode.clone(),
+            metrics,
+            options: evaluation.options(),
+            max_fpr: evaluation.max_fpr,
+            rating_errors: evaluation.rating_errors,
+            user_groups: evaluation.user_groups.clone(),
+            group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
+            save_scores: evaluation.save_scores,
+            markers: evaluation.markers,
+            selection: None,
+            models: Vec::with_capacity(self.models.len()),
+            claims: Vec::with_capacity(self.claims.len()),
+            measures: Vec::new(),
+            keep_judgments: false,
+        };
+        let keys = plan.keys();
         if self.models.is_empty() {
-            return err("models".into(), "at least one [[models]] entry".into());
+            return Err(err("models", "at least one [[models]] entry".into()));
         }
-        let mut labels: Vec<&str> = Vec::new();
         let mut has_grid = false;
         for (i, model) in self.models.iter().enumerate() {
-            let entry = match crate::registry::find(&model.name) {
-                Ok(e) => e,
-                Err(e) => return err(format!("models[{i}].name"), e.to_string()),
-            };
-            if labels.contains(&model.label()) {
-                return err(
-                    format!("models[{i}]"),
-                    format!("the label `{}` is used twice; give each a `label`", model.label()),
-                );
+            let checked = check_model(model, i).map_err(|(key, message)| err(&key, message))?;
+            if plan.models.iter().any(|m| m.label == checked.label) {
+                return Err(err(
+                    &format!("models[{i}]"),
+                    format!("the label `{}` is used twice; give each a `label`", checked.label),
+                ));
             }
-            labels.push(model.label());
-            if let Some(key) = model.params.keys().find(|k| model.grid.contains_key(*k)) {
-                return err(format!("models[{i}].grid.{key}"), "also in `params`".into());
-            }
-            for (key, value) in &model.params {
-                if matches!(value, toml::Value::Array(_) | toml::Value::Table(_)) {
-                    return err(
-                        format!("models[{i}].params.{key}"),
-                        "a single value (use `grid` to try several)".into(),
-                    );
-                }
-            }
-            if let Some((key, _)) = model.grid.iter().find(|(_, v)| v.is_empty()) {
-                return err(format!("models[{i}].grid.{key}"), "at least one value".into());
-            }
-            has_grid |= model.grid.values().any(|v| v.len() > 1);
-            for combination in model.combinations() {
-                let mut values = ParamValues::new();
-                for (k, v) in &combination {
-                    values.set(k, v.clone());
-                }
-                if let Err(e) = entry.build_checked(&values) {
-                    let key = combination
-                        .iter()
-                        .find(|(k, _)| e.to_string().contains(k.as_str()))
-                        .map(|(k, _)| {
-                            let section =
-                                if model.grid.contains_key(k) { "grid" } else { "params" };
-                            format!("models[{i}].{section}.{k}")
-                        })
-                        .unwrap_or_else(|| format!("models[{i}].params"));
-                    return err(key, e.to_string());
-                }
-            }
+            has_grid |= checked.combinations.len() > 1 || checked.quick_combinations.len() > 1;
+            plan.models.push(checked);
         }
-        match &self.selection {
+        plan.selection = match &self.selection {
             Some(selection) => {
-                if lower_is_better(&selection.metric) {
-                    return err(
-                        "selection.metric".into(),
+                if plan.lower_is_better(&selection.metric) {
+                    return Err(err(
+                        "selection.metric",
                         "a metric to maximise (ranking metrics or AUCs), not an error".into(),
-                    );
+                    ));
                 }
-                if !keys.contains(&selection.metric) {
-                    return err(
-                        "selection.metric".into(),
+                if !metric_keys(&plan.metrics, plan.max_fpr).contains(&selection.metric) {
+                    return Err(err(
+                        "selection.metric",
                         format!("a key produced by evaluation.metrics: {}", keys.join(", ")),
-                    );
+                    ));
                 }
-                if selection.protocol.is_none() && self.protocol == ProtocolConfig::Predefined {
-                    return err(
-                        "selection.protocol".into(),
-                        "required with the `predefined` protocol (validation data is drawn \
-                         inside the training part)"
-                            .into(),
-                    );
-                }
-                if selection.protocol == Some(ProtocolConfig::Predefined) {
-                    return err(
-                        "selection.protocol".into(),
-                        "a generated protocol; `predefined` cannot be drawn inside training".into(),
-                    );
-                }
+                let protocol = match (&selection.protocol, &self.protocol) {
+                    (Some(ProtocolChoice::Generated(p)), _)
+                    | (None, ProtocolChoice::Generated(p)) => p.clone(),
+                    (Some(ProtocolChoice::Predefined), _) => {
+                        return Err(err(
+                            "selection.protocol",
+                            "a generated protocol; `predefined` cannot be drawn inside training"
+                                .into(),
+                        ));
+                    }
+                    (None, ProtocolChoice::Predefined) => {
+                        return Err(err(
+                            "selection.protocol",
+                            "required with the `predefined` protocol (validation data is drawn \
+                             inside the training part)"
+                                .into(),
+                        ));
+                    }
+                };
+                Some(Selection { key: selection.metric.clone(), protocol })
             }
             None if has_grid => {
-                return err(
-                    "selection".into(),
+                return Err(err(
+                    "selection",
                     "a model has a grid: give [selection] with the metric to maximise".into(),
-                );
+                ));
             }
-            None => {}
-        }
-        let mut ids: Vec<&str> = Vec::new();
+            None => None,
+        };
+        let labels = plan.model_labels().join(", ");
         for (i, claim) in self.claims.iter().enumerate() {
-            if ids.contains(&claim.id.as_str()) {
-                return err(format!("claims[{i}].id"), format!("`{}` is used twice", claim.id));
+            if plan.claims.iter().any(|c| c.id == claim.id) {
+                return Err(err(
+                    &format!("claims[{i}].id"),
+                    format!("`{}` is used twice", claim.id),
+                ));
             }
-            ids.push(&claim.id);
-            if !keys.contains(&claim.metric) {
-                return err(
-                    format!("claims[{i}].metric"),
+            let key = keys.iter().position(|k| *k == claim.metric).ok_or_else(|| {
+                err(
+                    &format!("claims[{i}].metric"),
                     format!("a key produced by evaluation.metrics: {}", keys.join(", ")),
-                );
-            }
-            for (field, label) in [("better", &claim.better), ("worse", &claim.worse)] {
-                if !labels.contains(&label.as_str()) {
-                    return err(
-                        format!("claims[{i}].{field}"),
-                        format!("a model label: {}", labels.join(", ")),
-                    );
-                }
-            }
+                )
+            })?;
+            let model = |field: &str, label: &str| {
+                plan.models.iter().position(|m| m.label == label).ok_or_else(|| {
+                    err(&format!("claims[{i}].{field}"), format!("a model label: {labels}"))
+                })
+            };
+            let better = model("better", &claim.better)?;
+            let worse = model("worse", &claim.worse)?;
+            plan.claims.push(ClaimPlan {
+                id: claim.id.clone(),
+                statement: claim.statement.clone(),
+                key,
+                better,
+                worse,
+                margin: claim.margin,
+            });
         }
-        Ok(())
+        Ok(plan)
     }
 
-    /// The per-user metric keys (everything but the pooled curves).
-    pub fn per_user_keys(&self, metrics: &[Metric]) -> Vec<String> {
-        metrics
-            .iter()
-            .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
-            .map(Metric::to_string)
-            .collect()
+    /// The dataset section as a source, or the offending key and what is expected.
+    fn dataset_source(&self) -> Result<DatasetSource, (&'static str, String)> {
+        let spec = &self.dataset;
+        match (&spec.name, &spec.file) {
+            (Some(_), Some(_)) => Err(("dataset", "give `name` or `file`, not both".into())),
+            (None, None) => Err(("dataset", "give `name` or `file`".into())),
+            (Some(_), None) if spec.test_file.is_some() => {
+                Err(("dataset.test_file", "needs `file`".into()))
+            }
+            (Some(name), None) => Ok(DatasetSource::Named(name.clone())),
+            (None, Some(file)) => {
+                let format = recs_data::DelimitedFormat::from_options(
+                    &spec.delimiter,
+                    spec.header,
+                    spec.implicit,
+                    spec.timestamps,
+                )
+                .map_err(|e| ("dataset.delimiter", e.to_string()))?;
+                Ok(DatasetSource::Files {
+                    train: self.resolve_path(file),
+                    test: spec.test_file.as_ref().map(|t| self.resolve_path(t)),
+                    format,
+                })
+            }
+        }
     }
 
     /// A path of the configuration, resolved against its folder.
-    pub fn resolve_path(&self, path: &Path) -> PathBuf {
+    fn resolve_path(&self, path: &Path) -> PathBuf {
         if path.is_absolute() { path.to_path_buf() } else { self.base_dir.join(path) }
     }
+}
+
+/// Checks one model entry: its name, label, parameters and grid, every combination
+/// validated by the model's catalog entry. Errors give the key path and the message.
+fn check_model(model: &ModelConfig, i: usize) -> Result<ModelPlan, (String, String)> {
+    let entry = crate::registry::find(&model.name)
+        .map_err(|e| (format!("models[{i}].name"), e.to_string()))?;
+    for (section, grid) in [("grid", &model.grid), ("quick_grid", &model.quick_grid)] {
+        if let Some(key) = grid.keys().find(|k| model.params.contains_key(*k)) {
+            return Err((format!("models[{i}].{section}.{key}"), "also in `params`".into()));
+        }
+        if let Some((key, _)) = grid.iter().find(|(_, v)| v.is_empty()) {
+            return Err((format!("models[{i}].{section}.{key}"), "at least one value".into()));
+        }
+    }
+    for (key, value) in &model.params {
+        if matches!(value, toml::Value::Array(_) | toml::Value::Table(_)) {
+            return Err((
+                format!("models[{i}].params.{key}"),
+                "a single value (use `grid` to try several)".into(),
+            ));
+        }
+    }
+    let combinations = model.combinations(false);
+    let quick_combinations = model.combinations(true);
+    for combination in combinations.iter().chain(&quick_combinations) {
+        let mut values = ParamValues::new();
+        for (k, v) in combination {
+            values.set(k, v.clone());
+        }
+        if let Err(e) = entry.build_checked(&values) {
+            let message = e.to_string();
+            let key = combination
+                .iter()
+                .find(|(k, _)| message.contains(k.as_str()))
+                .map(|(k, _)| {
+                    let section = if model.quick_grid.contains_key(k) && !model.grid.contains_key(k)
+                    {
+                        "quick_grid"
+                    } else if model.grid.contains_key(k) {
+                        "grid"
+                    } else {
+                        "params"
+                    };
+                    format!("models[{i}].{section}.{k}")
+                })
+                .unwrap_or_else(|| format!("models[{i}].params"));
+            return Err((key, message));
+        }
+    }
+    let mut varying: Vec<&String> =
+        model.grid.iter().filter(|(_, v)| v.len() > 1).map(|(k, _)| k).collect();
+    varying.dedup();
+    Ok(ModelPlan {
+        name: model.name.clone(),
+        label: model.label().to_string(),
+        combinations,
+        quick_combinations,
+        varying: match varying.as_slice() {
+            [key] => Some((*key).clone()),
+            _ => None,
+        },
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use recs_split::Amount;
 
     const BASE: &str = r#"
 name = "t"
@@ -817,8 +733,8 @@ min_train = 1
 name = "item-pop"
 "#;
 
-    fn parse(text: &str) -> Result<Config> {
-        Config::from_toml(text, "t.toml")
+    fn parse(text: &str) -> Result<Plan> {
+        Config::from_toml(text, "t.toml")?.check("t.toml")
     }
 
     fn error_of(text: &str) -> (String, String) {
@@ -835,13 +751,14 @@ name = "item-pop"
         assert_eq!(config.repetitions, 1);
         assert_eq!(
             config.protocol,
-            ProtocolConfig::Generated(Protocol::LeaveKOut {
+            ProtocolChoice::Generated(Protocol::LeaveKOut {
                 k: Amount::Fraction(0.2),
                 min_train: 1
             })
         );
-        assert_eq!(config.judgments.options().unwrap(), JudgmentOptions::implicit());
-        assert_eq!(config.evaluation.metrics, default_metrics());
+        assert_eq!(config.judging, JudgmentOptions::implicit());
+        let defaults: Vec<String> = config.metrics.iter().map(Metric::to_string).collect();
+        assert_eq!(defaults, default_metrics());
         assert!(config.selection.is_none());
     }
 
@@ -856,7 +773,7 @@ name = "item-pop"
             let config = parse(&BASE.replace("k = \"20%\"", text)).unwrap();
             assert_eq!(
                 config.protocol,
-                ProtocolConfig::Generated(Protocol::LeaveKOut { k: amount, min_train: 1 }),
+                ProtocolChoice::Generated(Protocol::LeaveKOut { k: amount, min_train: 1 }),
                 "{text}"
             );
         }
@@ -887,56 +804,6 @@ name = "item-pop"
         ));
         assert_eq!(key, "models[1].parms");
         assert!(message.contains("parms") && message.contains("grid"), "{message}");
-    }
-
-    #[test]
-    fn the_protocol_key_table_matches_the_protocols() {
-        let examples = [
-            Protocol::Holdout { test_fraction: 0.2 },
-            Protocol::LeaveKOut { k: Amount::Count(1), min_train: 1 },
-            Protocol::LeaveOneOut,
-            Protocol::KFoldEvents { folds: 5 },
-            Protocol::KFoldUsers {
-                folds: 5,
-                given: recs_split::Given::N(1),
-                generalization: recs_split::Generalization::Weak,
-            },
-            Protocol::HiddenItems {
-                folds: 5,
-                hidden: Amount::Count(1),
-                generalization: recs_split::Generalization::Weak,
-            },
-            Protocol::ColdStartItems { test_items: Amount::Count(1), min_item_events: 0 },
-            Protocol::Strong { test_users: Amount::Count(1), given: recs_split::Given::N(1) },
-            Protocol::GivenL {
-                test_users: Amount::Count(1),
-                max_l: 2,
-                order: recs_split::HistoryOrder::Random,
-            },
-            Protocol::TemporalCut { cut: recs_split::TimeCut::At(0) },
-            Protocol::TemporalLastN { n: 1, min_train: 1 },
-        ];
-        assert_eq!(examples.len(), PROTOCOL_KEYS.len());
-        for protocol in examples {
-            let table = toml::Table::try_from(&protocol).unwrap();
-            let mut serialised: Vec<&str> =
-                table.keys().map(String::as_str).filter(|k| *k != "protocol").collect();
-            let (_, keys) = PROTOCOL_KEYS.iter().find(|(n, _)| *n == protocol.name()).unwrap();
-            let mut listed: Vec<&str> = keys.iter().map(|(k, _)| *k).collect();
-            serialised.sort_unstable();
-            listed.sort_unstable();
-            assert_eq!(serialised, listed, "{}", protocol.name());
-            // The defaults fill every optional key: only the required ones must be given.
-            let mut minimal = toml::Table::new();
-            minimal.insert("protocol".into(), protocol.name().into());
-            for (key, default) in *keys {
-                if matches!(default, KeyDefault::Required) {
-                    minimal.insert((*key).to_string(), table[*key].clone());
-                }
-            }
-            let parsed: ProtocolConfig = toml::Value::Table(minimal).try_into().unwrap();
-            assert_eq!(parsed, ProtocolConfig::Generated(protocol));
-        }
     }
 
     #[test]
@@ -983,7 +850,7 @@ name = "item-pop"
         let wrong = format!("{grid}\n[selection]\nmetric = \"ndcg@5\"\n");
         assert_eq!(error_of(&wrong).0, "selection.metric");
         let good = parse(&format!("{grid}\n[selection]\nmetric = \"croc_auc\"\n")).unwrap();
-        let combos = good.models[1].combinations();
+        let combos = good.models[1].combinations.clone();
         assert_eq!(
             combos,
             vec![
@@ -1000,7 +867,7 @@ name = "item-pop"
         )
         .unwrap();
         let combos: Vec<String> = model
-            .combinations()
+            .combinations(false)
             .iter()
             .map(|c| c.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(","))
             .collect();
@@ -1021,7 +888,7 @@ name = "item-pop"
             "protocol = \"leave-k-out\"\nk = \"20%\"\nmin_train = 1",
             "protocol = \"predefined\"",
         );
-        assert_eq!(parse(&predefined).unwrap().protocol, ProtocolConfig::Predefined);
+        assert_eq!(parse(&predefined).unwrap().protocol, ProtocolChoice::Predefined);
         let (key, message) =
             error_of(&predefined.replace("\"predefined\"", "\"predefined\"\nk = 1"));
         assert_eq!(key, "protocol");
@@ -1036,13 +903,12 @@ name = "item-pop"
     fn rating_errors_add_keys_that_cannot_be_maximised() {
         let with = format!("{BASE}\n[evaluation]\nmetrics = [\"ndcg@10\"]\nrating_errors = true\n");
         let config = parse(&with).unwrap();
-        let metrics = config.evaluation.parsed_metrics().unwrap();
-        assert_eq!(config.evaluation.keys(&metrics), ["ndcg@10", "mae", "rmse"]);
+        assert_eq!(config.keys(), ["ndcg@10", "mae", "rmse"]);
         let grid = format!(
             "{with}\n[[models]]\nname = \"puresvd\"\ngrid = {{ rank = [5, 10] }}\n[selection]\nmetric = \"rmse\"\n"
         );
         assert_eq!(error_of(&grid).0, "selection.metric");
-        assert!(lower_is_better("rmse") && !lower_is_better("ndcg@10"));
+        assert!(config.lower_is_better("rmse") && !config.lower_is_better("ndcg@10"));
     }
 
     #[test]
@@ -1067,6 +933,100 @@ name = "item-pop"
                 assert!(message.contains("line 2"), "{message}");
             }
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// A configuration built in code skips the parser: `check` must still turn every
+    /// inconsistency into an error naming the key, never a panic.
+    #[test]
+    fn unchecked_configurations_built_in_code_give_errors() {
+        let base = || Config::from_toml(BASE, "t.toml").unwrap();
+        let key_of = |config: Config| match config.check("t.toml") {
+            Err(BenchError::Config { key, .. }) => key,
+            other => panic!("expected a configuration error, got {other:?}"),
+        };
+        let mut c = base();
+        c.dataset.name = None;
+        assert_eq!(key_of(c), "dataset");
+        let mut c = base();
+        c.dataset.file = Some("x.tsv".into());
+        assert_eq!(key_of(c), "dataset");
+        let mut c = base();
+        c.dataset.test_file = Some("t.tsv".into());
+        assert_eq!(key_of(c), "dataset.test_file");
+        let mut c = base();
+        c.models.clear();
+        assert_eq!(key_of(c), "models");
+        let mut c = base();
+        c.repetitions = 0;
+        assert_eq!(key_of(c), "repetitions");
+        let mut c = base();
+        c.name = "a/b".into();
+        assert_eq!(key_of(c), "name");
+        let mut c = base();
+        c.evaluation.metrics = vec!["ndcg@10".into(), "bogus".into()];
+        assert_eq!(key_of(c), "evaluation.metrics[1]");
+        let mut c = base();
+        c.evaluation.metrics.clear();
+        assert_eq!(key_of(c), "evaluation.metrics");
+        let mut c = base();
+        c.evaluation.max_fpr = f64::NAN;
+        assert_eq!(key_of(c), "evaluation.max_fpr");
+        let mut c = base();
+        c.evaluation.user_groups = vec![5, 5];
+        assert_eq!(key_of(c), "evaluation.user_groups");
+        let mut c = base();
+        c.evaluation.metrics = vec!["roc".into()];
+        c.evaluation.user_groups = vec![1, 5];
+        assert_eq!(key_of(c), "evaluation.user_groups");
+        let mut c = base();
+        c.evaluation.group_metric = Some("roc".into());
+        assert_eq!(key_of(c), "evaluation.group_metric");
+        let mut c = base();
+        c.models[0].grid.insert("rank".into(), vec![]);
+        assert_eq!(key_of(c), "models[0].grid.rank");
+        let mut c = base();
+        c.models[0].name = "puresvd".into();
+        c.models[0]
+            .quick_grid
+            .insert("rank".into(), vec![toml::Value::Integer(2), toml::Value::Integer(4)]);
+        assert_eq!(key_of(c), "selection");
+        let mut c = base();
+        c.selection = Some(SelectionConfig {
+            metric: "ndcg@10".into(),
+            protocol: Some(ProtocolChoice::Predefined),
+        });
+        assert_eq!(key_of(c), "selection.protocol");
+        let mut c = base();
+        c.protocol = ProtocolChoice::Predefined;
+        c.selection = Some(SelectionConfig { metric: "ndcg@10".into(), protocol: None });
+        assert_eq!(key_of(c), "selection.protocol");
+        let mut c = base();
+        c.claims.push(ClaimConfig {
+            id: "c".into(),
+            statement: "s".into(),
+            metric: "roc_auc".into(),
+            better: "item-pop".into(),
+            worse: "nobody".into(),
+            margin: 0.0,
+        });
+        assert_eq!(key_of(c), "claims[0].worse");
+    }
+
+    proptest::proptest! {
+        /// Any text, and any mangling of a valid configuration, parses and checks into a
+        /// value or an error: nothing on the user-input path panics.
+        #[test]
+        fn mangled_configurations_never_panic(
+            line in 0usize..12,
+            replacement in "[a-z_=\\[\\]\"0-9.%{}, -]{0,24}",
+        ) {
+            let mut lines: Vec<&str> = BASE.lines().collect();
+            let at = line % lines.len();
+            lines[at] = &replacement;
+            let text = lines.join("\n");
+            let _ = Config::from_toml(&text, "t.toml").and_then(|c| c.check("t.toml"));
+            let _ = Config::from_toml(&replacement, "t.toml").and_then(|c| c.check("t.toml"));
         }
     }
 }

@@ -46,8 +46,8 @@ impl ModelCurve {
 
     /// The same, from raw points (reference curves given as points).
     pub fn from_points(kind: CurveKind, model: &str, points: Vec<[f64; 2]>) -> Self {
-        let exact_auc = crate::report::trapezoid(&points);
-        let exact_pauc = crate::report::partial_trapezoid(&points, 0.3);
+        let exact_auc = recs_metrics::trapezoid(&points);
+        let exact_pauc = recs_metrics::partial_trapezoid(&points, 0.3);
         let thinned = thin(&points, THIN_TOLERANCE);
         ModelCurve {
             report: Curve::from_points(kind, model, thinned),
@@ -58,10 +58,45 @@ impl ModelCurve {
     }
 }
 
+/// The omniscient and random-expected reference curves of both kinds.
+#[derive(Debug, Clone)]
+pub(crate) struct References {
+    /// ROC references.
+    pub(crate) roc: Vec<ModelCurve>,
+    /// CROC references.
+    pub(crate) croc: Vec<ModelCurve>,
+}
+
+/// The references of `judgments` (grade ≥ `threshold` is relevant).
+///
+/// # Errors
+/// Judgments without positives or negatives.
+pub(crate) fn references(
+    judgments: &recs_core::Judgments,
+    threshold: f32,
+) -> crate::Result<References> {
+    let positives = judgments.n_relevant(threshold) as u64;
+    let negatives = judgments.n_candidates() as u64 - positives;
+    let omniscient_roc = recs_metrics::omniscient_roc(positives, negatives);
+    let random_roc = recs_metrics::random_roc(positives, negatives);
+    let omniscient_croc = recs_metrics::omniscient_croc(judgments, threshold)?;
+    let random_croc = recs_metrics::random_croc(judgments, threshold)?;
+    Ok(References {
+        roc: vec![
+            ModelCurve::new(CurveKind::Roc, "omniscient", &omniscient_roc, 0.0),
+            ModelCurve::new(CurveKind::Roc, "random (expected)", &random_roc, 0.0),
+        ],
+        croc: vec![
+            ModelCurve::new(CurveKind::Croc, "omniscient", &omniscient_croc, 0.0),
+            ModelCurve::new(CurveKind::Croc, "random (expected)", &random_croc, 0.0),
+        ],
+    })
+}
+
 /// Keeps the first and last point and every point needed so that replacing each dropped
 /// stretch by a straight segment changes the area under it by at most `tolerance` and
 /// moves no dropped point more than `sqrt(tolerance)` vertically from the segment.
-pub fn thin(points: &[[f64; 2]], tolerance: f64) -> Vec<[f64; 2]> {
+pub(crate) fn thin(points: &[[f64; 2]], tolerance: f64) -> Vec<[f64; 2]> {
     if points.len() <= 2 {
         return points.to_vec();
     }
@@ -100,7 +135,7 @@ pub fn thin(points: &[[f64; 2]], tolerance: f64) -> Vec<[f64; 2]> {
 /// thin; the AUC in each legend entry. A model whose curve is exactly that of an earlier
 /// model is drawn over it, so its legend entry says so (otherwise the earlier curve would
 /// seem to be missing).
-pub fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurve]) -> Chart {
+pub(crate) fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurve]) -> Chart {
     let mut series = Vec::new();
     for (index, curve) in models.iter().enumerate() {
         let same_as = models[..index]
@@ -128,8 +163,8 @@ pub fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurve]) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::trapezoid;
     use proptest::prelude::*;
+    use recs_metrics::trapezoid;
 
     #[test]
     fn identical_curves_say_which_they_cover() {

@@ -1,42 +1,70 @@
-//! The experiment runner of `recs`: it brings datasets, protocols, models and metrics
+//! The experiment engine of `recs`: it brings datasets, protocols, models and metrics
 //! together, and it is the one place that knows every model crate.
 //!
-//! - [`registry`]: every catalogued model by name;
-//! - [`scoring`]: a fitted model's scores for judgments, in the metrics' layout;
-//! - [`curves`]: exact curves summarised for reports (thinning, increments, figures);
-//! - [`report`]: the versioned `report.json` contract, its validation, `report.md`;
-//! - [`plot`]: SVG figures with plotters.
+//! An experiment is written as a [`Config`] (the TOML form `recs run` reads, or values
+//! built in code), checked into a [`Plan`] — the only thing that runs — and run by a
+//! [`Session`] (or [`run`] for a single plan). Every front end uses this one engine: `recs
+//! run`, and each paper reproduction of `cargo xtask reproduce`, which adds only its
+//! experiment list, its claims and its page. Results come back as numbers ([`Results`]),
+//! a `report.json` entry ([`report`]) and figures, written by [`write_report`].
 //!
-//! The design choice that shapes it: model crates know nothing of each other or of the
-//! runner. Each exposes `catalog()` (names, parameters, a builder), and
-//! [`registry`] concatenates them, so adding a model crate is one line here and every
-//! front end (configs, `recs score`, `cargo xtask reproduce`) sees it at once.
+//! The design choice that shapes it: parse, don't validate. Nothing unchecked reaches the
+//! runner, so user input surfaces as a [`BenchError`] naming the key or file, never as a
+//! panic. Model crates know nothing of each other or of the runner: each exposes
+//! `catalog()`, and [`registry`] concatenates them.
 //!
 //! ```
-//! use recs_bench::registry;
-//! use recs_core::{DuplicatePolicy, Event, Interactions, ParamValues, TrainData};
+//! use recs_bench::{Config, RunOptions, Silent};
 //!
-//! let events = [Event::new(0, 0, 1.0), Event::new(1, 0, 1.0), Event::new(1, 1, 1.0)];
-//! let train = Interactions::from_events(2, 2, events, DuplicatePolicy::Error)?;
-//! let entry = registry::find("item-pop")?;
-//! let model = entry.build_checked(&ParamValues::new())?.fit_dyn(&TrainData::new(&train, 1))?;
-//! let mut scores = [0.0f32; 2];
-//! model.score(0, &[0, 1], &mut scores)?;
-//! assert_eq!(scores, [2.0, 1.0]);
-//! # Ok::<(), recs_core::RecsError>(())
+//! let plan = Config::from_toml(
+//!     r#"
+//!     name = "demo"
+//!     [dataset]
+//!     name = "ml-100k"
+//!     [protocol]
+//!     protocol = "leave-k-out"
+//!     k = "20%"
+//!     [evaluation]
+//!     metrics = ["ndcg@10", "croc"]
+//!     [[models]]
+//!     name = "item-pop"
+//!     [[models]]
+//!     name = "random"
+//!     "#,
+//!     "demo.toml",
+//! )?
+//! .check("demo.toml")?;
+//! # if std::env::var_os("RECS_DATA_DIR").is_none() { return Ok(()); }
+//! let outcome = recs_bench::run(&plan, &RunOptions::default(), &Silent)?;
+//! let pop = outcome.results.mean("item-pop", "ndcg@10").unwrap_or(0.0);
+//! let random = outcome.results.mean("random", "ndcg@10").unwrap_or(0.0);
+//! assert!(pop > random);
+//! # Ok::<(), recs_bench::BenchError>(())
 //! ```
 #![deny(missing_docs)]
 
-pub mod config;
-pub mod curves;
-pub mod data;
+mod config;
+mod curves;
 mod error;
-pub mod evaluation;
-pub mod output;
-pub mod plot;
+mod output;
+mod plan;
+mod plot;
 pub mod registry;
 pub mod report;
-pub mod runner;
-pub mod scoring;
+mod runner;
+mod scoring;
 
+pub use config::{
+    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgmentsConfig, ModelConfig,
+    SelectionConfig,
+};
+pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
+pub use output::{Extras, Figure, write_report};
+pub use plan::{AttributeSource, Measure, Params, Plan, ProtocolChoice, RATING_ERROR_KEYS};
+pub use plot::PlotError;
+pub use registry::models;
+pub use runner::{
+    ExperimentRun, ModelResults, Outcome, Progress, Results, RunOptions, Session, Silent,
+    dataset_entry, run,
+};

@@ -5,9 +5,41 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::curves::ModelCurve;
 use crate::error::{BenchError, Result};
-use crate::evaluation::Figure;
 use crate::report::{Report, Table, write_atomic};
+
+/// A figure to write: the experiment it belongs to, its file name and the chart.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    experiment: String,
+    file: String,
+    chart: crate::plot::Figure,
+}
+
+impl Figure {
+    pub(crate) fn new(experiment: &str, file: &str, chart: crate::plot::Figure) -> Self {
+        Figure { experiment: experiment.to_string(), file: file.to_string(), chart }
+    }
+
+    /// A ROC-type figure shown under `experiment` and written to `file`: `models` solid
+    /// with their increment markers, `references` thin, the AUC in each legend entry.
+    pub fn curves(
+        experiment: &str,
+        file: &str,
+        title: &str,
+        models: &[ModelCurve],
+        references: &[ModelCurve],
+    ) -> Self {
+        let chart = crate::curves::figure(title, models, references);
+        Figure::new(experiment, file, crate::plot::Figure::Lines(chart))
+    }
+
+    /// The file name, relative to the report folder.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+}
 
 /// Everything a report folder holds besides what `report.json` says.
 #[derive(Debug, Clone, Default)]
@@ -72,7 +104,7 @@ pub fn write_report(dir: &Path, report: &Report, extras: &Extras) -> Result<Vec<
 ///
 /// # Errors
 /// Only if the CSV writer fails in memory.
-pub fn table_csv(table: &Table) -> Result<Vec<u8>> {
+pub(crate) fn table_csv(table: &Table) -> Result<Vec<u8>> {
     let to_io = |e: csv::Error| BenchError::io(format!("<{}>", table.name), e.into());
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(&table.columns).map_err(to_io)?;

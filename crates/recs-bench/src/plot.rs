@@ -13,7 +13,7 @@ use plotters::prelude::*;
 
 /// How a series is drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LineKind {
+pub(crate) enum LineKind {
     /// A model: solid, coloured.
     Model,
     /// A reference curve (omniscient, random): thin and grey.
@@ -22,7 +22,7 @@ pub enum LineKind {
 
 /// One line of a chart.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Series {
+pub(crate) struct Series {
     /// Legend text (put the AUC in it for curves).
     pub label: String,
     /// The polyline, in order.
@@ -35,7 +35,7 @@ pub struct Series {
 
 /// A line chart.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
+pub(crate) struct Chart {
     /// Title above the plot.
     pub title: String,
     /// X axis label.
@@ -127,7 +127,7 @@ fn legend<'a, 'b: 'a>(
 
 impl Chart {
     /// A ROC-type chart on the unit square: false-alarm rate against hit rate.
-    pub fn unit_square(title: impl Into<String>, series: Vec<Series>) -> Self {
+    pub(crate) fn unit_square(title: impl Into<String>, series: Vec<Series>) -> Self {
         Chart {
             title: title.into(),
             x_label: "false-alarm rate (FP / negatives)".to_string(),
@@ -142,7 +142,7 @@ impl Chart {
     ///
     /// # Errors
     /// [`PlotError`] when plotters fails (e.g. an empty or inverted range).
-    pub fn to_svg(&self) -> Result<String, PlotError> {
+    pub(crate) fn to_svg(&self) -> Result<String, PlotError> {
         render(&self.title, (760, 600), |root| self.draw(root))
     }
 
@@ -202,7 +202,7 @@ impl Chart {
 /// Grouped bars: one group of bars per category (e.g. a user group), one bar per series
 /// (e.g. a model) in each group.
 #[derive(Debug, Clone, PartialEq)]
-pub struct BarChart {
+pub(crate) struct BarChart {
     /// Title above the plot.
     pub title: String,
     /// X axis label (what the categories are).
@@ -221,7 +221,7 @@ impl BarChart {
     ///
     /// # Errors
     /// [`PlotError`] when there is nothing to draw or plotters fails.
-    pub fn to_svg(&self) -> Result<String, PlotError> {
+    pub(crate) fn to_svg(&self) -> Result<String, PlotError> {
         render(&self.title, (760, 520), |root| self.draw(root))
     }
 
@@ -283,7 +283,7 @@ impl BarChart {
 
 /// Any figure this module draws.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Figure {
+pub(crate) enum Figure {
     /// Lines (curves, metric against a parameter).
     Lines(Chart),
     /// Grouped bars.
@@ -295,7 +295,7 @@ impl Figure {
     ///
     /// # Errors
     /// As [`Chart::to_svg`] and [`BarChart::to_svg`].
-    pub fn to_svg(&self) -> Result<String, PlotError> {
+    pub(crate) fn to_svg(&self) -> Result<String, PlotError> {
         match self {
             Figure::Lines(chart) => chart.to_svg(),
             Figure::Bars(chart) => chart.to_svg(),

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
+use recs_metrics::{partial_trapezoid, trapezoid};
 use serde::{Deserialize, Serialize};
 
 /// Version of the `report.json` layout; bumped on any incompatible change.
@@ -130,27 +131,6 @@ pub struct Claim {
     pub measured: String,
     /// Whether the claim holds on our results.
     pub holds: bool,
-}
-
-/// Trapezoid area under a polyline of (x, y) points, in order.
-pub fn trapezoid(points: &[[f64; 2]]) -> f64 {
-    points.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum()
-}
-
-/// Trapezoid area of the part of the polyline with x ≤ `limit`, interpolating linearly at
-/// the cut.
-pub fn partial_trapezoid(points: &[[f64; 2]], limit: f64) -> f64 {
-    let mut area = 0.0;
-    for w in points.windows(2) {
-        let ([x0, y0], [x1, y1]) = (w[0], w[1]);
-        if x0 >= limit {
-            break;
-        }
-        let (x_end, y_end) =
-            if x1 > limit { (limit, y0 + (y1 - y0) * (limit - x0) / (x1 - x0)) } else { (x1, y1) };
-        area += (x_end - x0) * (y0 + y_end) / 2.0;
-    }
-    area
 }
 
 impl Curve {
@@ -387,22 +367,6 @@ mod tests {
                 holds: true,
             }],
         }
-    }
-
-    #[test]
-    fn trapezoid_of_hand_computed_curves() {
-        assert_eq!(trapezoid(&[[0.0, 0.0], [1.0, 1.0]]), 0.5);
-        assert_eq!(trapezoid(&[[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), 1.0);
-        // Up to 0.3 on the diagonal: 0.3 · 0.3 / 2.
-        assert!((partial_trapezoid(&[[0.0, 0.0], [1.0, 1.0]], 0.3) - 0.045).abs() < 1e-15);
-        // A perfect curve: the whole strip.
-        assert!(
-            (partial_trapezoid(&[[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]], 0.3) - 0.3).abs() < 1e-15
-        );
-        // Cut exactly on a point.
-        assert!(
-            (partial_trapezoid(&[[0.0, 0.0], [0.3, 0.6], [1.0, 1.0]], 0.3) - 0.09).abs() < 1e-15
-        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use recs_core::{Interactions, ItemAttributes, Judgments, Recommender, RecsError,
 
 /// How candidate items are scored.
 #[derive(Debug, Clone, Copy)]
-pub enum ItemSource<'a> {
+pub(crate) enum ItemSource<'a> {
     /// Candidates are items the model was trained on (hot start): [`Recommender::score`].
     Trained,
     /// Candidates had no training events and are scored from these attribute rows (cold
@@ -18,27 +18,15 @@ pub enum ItemSource<'a> {
     NewFromAttributes(&'a ItemAttributes),
 }
 
-/// Scores every candidate of `judgments` with `model`.
-///
-/// # Errors
-/// A model error, or [`RecsError::Unsupported`] when cold-start scoring is asked of a model
-/// that cannot score items unseen in training.
-pub fn score_judgments(
-    model: &dyn Recommender,
-    judgments: &Judgments,
-    source: ItemSource<'_>,
-) -> Result<Vec<f32>> {
-    score_judgments_with_history(model, judgments, source, None)
-}
-
-/// As [`score_judgments`], and users with events in `history` (the fold-in part of a
+/// Scores every candidate of `judgments` with `model`; users with events in `history` (the fold-in part of a
 /// strong-generalization split: users kept out of training) are scored from those events
 /// through [`recs_core::FoldInUser`].
 ///
 /// # Errors
-/// As [`score_judgments`], and [`RecsError::Unsupported`] when a history user meets a
+/// A model error, or [`RecsError::Unsupported`] when cold-start scoring is asked of a model
+/// that cannot score items unseen in training, or when a history user meets a
 /// model that cannot fold users in, or cold-start items at the same time.
-pub fn score_judgments_with_history(
+pub(crate) fn score_judgments_with_history(
     model: &dyn Recommender,
     judgments: &Judgments,
     source: ItemSource<'_>,
@@ -89,6 +77,14 @@ pub fn score_judgments_with_history(
 mod tests {
     use super::*;
     use recs_core::check_score_args;
+
+    fn score_judgments(
+        model: &dyn Recommender,
+        judgments: &Judgments,
+        source: ItemSource<'_>,
+    ) -> Result<Vec<f32>> {
+        score_judgments_with_history(model, judgments, source, None)
+    }
 
     struct ByIndex;
     impl Recommender for ByIndex {

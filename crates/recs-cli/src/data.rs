@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use recs_data::{
-    Dataset, DelimitedFormat, PowerLaw, Resolver, Stats, UserGroup, load_delimited, load_named,
-    popularity_head, profile_groups, registry,
+    Dataset, PowerLaw, Resolver, Stats, UserGroup, load_delimited, load_named, popularity_head,
+    profile_groups, registry,
 };
 
 /// Arguments of `recs data`.
@@ -46,8 +46,47 @@ struct Location {
 
 impl Location {
     fn resolver(&self) -> Resolver {
-        let r = Resolver::from_env().with_data_dir(self.data_dir.clone()).with_progress(true);
+        let r = Resolver::from_env()
+            .with_data_dir(self.data_dir.clone())
+            .with_progress(DownloadBar::on_terminal());
         if self.offline { r.with_download(false) } else { r }
+    }
+}
+
+/// A download progress bar on standard error, drawn only when it is a terminal.
+#[derive(Debug)]
+pub(crate) struct DownloadBar(indicatif::ProgressBar);
+
+impl DownloadBar {
+    /// A bar for a resolver, or `None` when standard error is not a terminal.
+    pub(crate) fn on_terminal() -> Option<std::sync::Arc<dyn recs_data::DownloadProgress>> {
+        use std::io::IsTerminal;
+        if !std::io::stderr().is_terminal() {
+            return None;
+        }
+        let bar = indicatif::ProgressBar::new(0);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Some(std::sync::Arc::new(DownloadBar(bar)))
+    }
+}
+
+impl recs_data::DownloadProgress for DownloadBar {
+    fn start(&self, name: &str, total_bytes: Option<u64>) {
+        self.0.set_message(name.to_string());
+        self.0.set_length(total_bytes.unwrap_or(0));
+        self.0.set_position(0);
+    }
+
+    fn advance(&self, bytes: u64) {
+        self.0.inc(bytes);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
     }
 }
 
@@ -59,15 +98,9 @@ struct StatsArgs {
     /// A delimited interaction file instead of a registered dataset.
     #[arg(long)]
     file: Option<PathBuf>,
-    /// Field delimiter of --file (`\t` or `tab` for a tab).
-    #[arg(long, default_value = "tab")]
-    delimiter: String,
-    /// --file starts with a header line.
-    #[arg(long)]
-    header: bool,
-    /// --file has no rating column (every line is one event).
-    #[arg(long)]
-    implicit: bool,
+    /// Layout of --file.
+    #[command(flatten)]
+    format: crate::format::FileFormat,
     /// How --file treats a (user, item) pair seen twice: error, last, sum, max.
     #[arg(long, default_value = "error")]
     duplicates: String,
@@ -167,14 +200,6 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
 }
 
-fn delimiter(text: &str) -> &str {
-    match text {
-        "tab" | "\\t" => "\t",
-        "comma" => ",",
-        other => other,
-    }
-}
-
 fn stats(args: StatsArgs) -> anyhow::Result<()> {
     let dataset: Dataset = match (&args.name, &args.file) {
         (Some(name), _) => load_named(name, &args.location.resolver())?,
@@ -188,12 +213,7 @@ fn stats(args: StatsArgs) -> anyhow::Result<()> {
                     bail!("unknown duplicate policy `{other}` (expected error, last, sum or max)")
                 }
             };
-            let mut format = DelimitedFormat::new(delimiter(&args.delimiter))?
-                .header(args.header)
-                .duplicates(policy);
-            if args.implicit {
-                format = format.rating(None);
-            }
+            let format = args.format.delimited()?.duplicates(policy);
             load_delimited(file, &format)?
         }
         (None, None) => bail!("give a dataset name or --file"),
@@ -356,7 +376,7 @@ fn power_law(args: &SynthArgs) -> anyhow::Result<PowerLaw> {
 
 fn synth(args: SynthArgs) -> anyhow::Result<()> {
     let label = args.out.display().to_string();
-    let delimiter = delimiter(&args.delimiter);
+    let delimiter = recs_data::delimiter_from_name(&args.delimiter);
     // Parameters are checked and calibrated before the output file is created.
     let params = match args.kind.as_str() {
         "ignatov" => None,

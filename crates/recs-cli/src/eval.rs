@@ -39,16 +39,18 @@ pub(crate) struct Args {
     /// A candidate is relevant when its grade is at least this.
     #[arg(long, default_value_t = 1.0)]
     rel_threshold: f32,
-    /// Run file format (also of the --compare run).
-    #[arg(long, value_enum, default_value = "auto")]
-    format: FormatArg,
-    /// Order of equal scores: expected value over random orders, or by item id.
-    #[arg(long, value_enum, default_value = "expected")]
-    ties: TiesArg,
-    /// Users without a relevant candidate: excluded from means, counted as 0, or the
-    /// ignatov2010 conventions.
-    #[arg(long, value_enum, default_value = "exclude")]
-    zero: ZeroArg,
+    /// Run file format (also of the --compare run): `auto` (detected from the first
+    /// line), `tsv` or `trec`.
+    #[arg(long, default_value_t)]
+    format: RunFormat,
+    /// Order of equal scores: `expected` (expected value over random orders),
+    /// `item-ascending` or `item-descending` (by item index; also `item-asc`, `item-desc`).
+    #[arg(long, default_value_t)]
+    ties: TieBreak,
+    /// Users without a relevant candidate: `exclude` (from means), `zero` (counted as 0)
+    /// or `ignatov` (the ignatov2010 conventions).
+    #[arg(long, default_value_t)]
+    zero: ZeroPolicy,
     /// Upper false-alarm rate of the partial AUCs.
     #[arg(long, default_value_t = 0.3)]
     max_fpr: f64,
@@ -67,27 +69,6 @@ pub(crate) struct Args {
     /// paired t-test and Wilcoxon signed-rank test of (run − compare) over users.
     #[arg(long, value_name = "RUN2")]
     compare: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum FormatArg {
-    Auto,
-    Tsv,
-    Trec,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum TiesArg {
-    Expected,
-    ItemAsc,
-    ItemDesc,
-}
-
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-enum ZeroArg {
-    Exclude,
-    Zero,
-    Ignatov,
 }
 
 /// A cremonesi2008 technique asked for by name (`roc1@T`, `roc2@N`).
@@ -161,6 +142,16 @@ fn read_run_warned(
     Ok(run)
 }
 
+/// The value of `result`, or `None` after recording its error as a warning about `about`
+/// (an undefined interval or test is reported, not fatal).
+fn or_warn<T>(
+    result: recs_metrics::Result<T>,
+    about: &str,
+    warnings: &mut Vec<String>,
+) -> Option<T> {
+    result.map_err(|e| warnings.push(format!("{about}: {e}"))).ok()
+}
+
 /// The 95% intervals of one per-user mean.
 struct Intervals {
     key: String,
@@ -178,20 +169,9 @@ fn intervals(
         .map(|column| {
             let key = values.metrics()[column].to_string();
             let sample = values.column(column);
-            let t = match t_interval(&sample) {
-                Ok(i) => Some([i.lower, i.upper]),
-                Err(e) => {
-                    warnings.push(format!("{key}: {e}"));
-                    None
-                }
-            };
-            let bootstrap = match bootstrap_interval(&sample, resamples, seed) {
-                Ok(i) => Some([i.lower, i.upper]),
-                Err(e) => {
-                    warnings.push(format!("{key}: {e}"));
-                    None
-                }
-            };
+            let t = or_warn(t_interval(&sample), &key, warnings).map(|i| [i.lower, i.upper]);
+            let bootstrap = or_warn(bootstrap_interval(&sample, resamples, seed), &key, warnings)
+                .map(|i| [i.lower, i.upper]);
             Intervals { key, t, bootstrap }
         })
         .collect()
@@ -213,20 +193,11 @@ fn compare(a: &PerUser, b: &PerUser, warnings: &mut Vec<String>) -> Vec<Comparis
             let key = a.metrics()[column].to_string();
             let (x, y) = (a.column(column), b.column(column));
             let n_pairs = x.iter().zip(&y).filter(|(p, q)| !p.is_nan() && !q.is_nan()).count();
-            let t = match paired_t_test(&x, &y) {
-                Ok(r) => Some((r.statistic, r.p_value)),
-                Err(e) => {
-                    warnings.push(format!("compare {key}: {e}"));
-                    None
-                }
-            };
-            let wilcoxon = match wilcoxon_signed_rank(&x, &y) {
-                Ok(r) => Some((r.statistic, r.p_value, r.n)),
-                Err(e) => {
-                    warnings.push(format!("compare {key}: {e}"));
-                    None
-                }
-            };
+            let about = format!("compare {key}");
+            let t =
+                or_warn(paired_t_test(&x, &y), &about, warnings).map(|r| (r.statistic, r.p_value));
+            let wilcoxon = or_warn(wilcoxon_signed_rank(&x, &y), &about, warnings)
+                .map(|r| (r.statistic, r.p_value, r.n));
             Comparison {
                 key,
                 mean_run: a.summary(column).value,
@@ -293,25 +264,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--resamples must be at least 1");
     }
     let qrels = read_qrels(&args.qrels)?;
-    let format = match args.format {
-        FormatArg::Auto => RunFormat::Auto,
-        FormatArg::Tsv => RunFormat::Tsv,
-        FormatArg::Trec => RunFormat::Trec,
-    };
     let mut extra_warnings = Vec::new();
-    let run = read_run_warned(&args.run, &qrels, &args.qrels, format, &mut extra_warnings)?;
+    let run = read_run_warned(&args.run, &qrels, &args.qrels, args.format, &mut extra_warnings)?;
     let options = Options {
         threshold: args.rel_threshold,
-        ties: match args.ties {
-            TiesArg::Expected => TieBreak::Expected,
-            TiesArg::ItemAsc => TieBreak::ItemAscending,
-            TiesArg::ItemDesc => TieBreak::ItemDescending,
-        },
-        zero: match args.zero {
-            ZeroArg::Exclude => ZeroPolicy::Exclude,
-            ZeroArg::Zero => ZeroPolicy::Zero,
-            ZeroArg::Ignatov => ZeroPolicy::Ignatov,
-        },
+        ties: args.ties,
+        zero: args.zero,
         ..Options::default()
     };
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
@@ -336,7 +294,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let comparison = match (&values, &args.compare) {
         (Some(a), Some(path)) => {
-            let other = read_run_warned(path, &qrels, &args.qrels, format, &mut report.warnings)?;
+            let other =
+                read_run_warned(path, &qrels, &args.qrels, args.format, &mut report.warnings)?;
             if other.n_missing > 0 {
                 report.warnings.push(format!(
                     "{} of {} candidates have no score in {} and rank lowest",

@@ -6,6 +6,7 @@
 
 mod data;
 mod eval;
+mod format;
 mod run;
 mod score;
 mod split;

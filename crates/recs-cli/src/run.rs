@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use recs_bench::config::Config;
-use recs_bench::runner::{Progress, RunOptions, Silent};
+use recs_bench::{Config, Progress, RunOptions, Silent};
 
 /// Run an experiment from a TOML configuration and write its report.
 #[derive(Debug, clap::Args)]
@@ -34,6 +33,10 @@ pub(crate) struct Args {
     /// Folder holding `<dataset>/` folders, searched before RECS_DATA_DIR.
     #[arg(long)]
     data_dir: Option<PathBuf>,
+    /// Keep parsed registered datasets in the user cache (`<cache>/recs/parsed`), so the
+    /// next run skips parsing (worth it from MovieLens 1M up).
+    #[arg(long)]
+    cache_parsed: bool,
     /// No progress bar and no summary on standard error.
     #[arg(long)]
     quiet: bool,
@@ -55,14 +58,17 @@ impl Progress for Bar {
 
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
-    let config = Config::from_file(&args.config)?;
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("recs-runs").join(&config.name));
+    let mut plan = Config::from_file(&args.config)?.check(&args.config.display().to_string())?;
+    if let Some(seed) = args.seed {
+        plan = plan.with_seed(seed);
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("recs-runs").join(plan.name()));
     let terminal = std::io::stderr().is_terminal() && !args.quiet;
     let options = RunOptions {
         quick: args.quick,
-        seed: args.seed,
+        parsed_cache: args.cache_parsed,
         data_dir: args.data_dir.clone(),
-        download_progress: terminal,
+        download_progress: if terminal { crate::data::DownloadBar::on_terminal() } else { None },
     };
     let outcome = if terminal {
         let bar = ProgressBar::new(0).with_style(
@@ -70,20 +76,20 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 .context("progress bar template")?
                 .progress_chars("=> "),
         );
-        let outcome = recs_bench::runner::run(&config, &options, &Bar(bar.clone()));
+        let outcome = recs_bench::run(&plan, &options, &Bar(bar.clone()));
         bar.finish_and_clear();
         outcome?
     } else {
-        recs_bench::runner::run(&config, &options, &Silent)?
+        recs_bench::run(&plan, &options, &Silent)?
     };
-    recs_bench::output::write_report(&out, &outcome.report, &outcome.extras)
+    recs_bench::write_report(&out, &outcome.report, &outcome.extras)
         .with_context(|| format!("writing the report into {}", out.display()))?;
     if !args.quiet {
         eprintln!(
             "{}: {} split(s), {} model(s) in {:.1} s; report in {}",
-            config.name,
-            outcome.report.experiments[0].tables.get(1).map_or(0, |t| t.rows.len()),
-            config.models.len(),
+            plan.name(),
+            outcome.results.n_splits(),
+            plan.model_labels().len(),
             start.elapsed().as_secs_f64(),
             out.display()
         );

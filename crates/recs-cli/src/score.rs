@@ -23,8 +23,8 @@ use recs_core::{
     DuplicatePolicy, Event, IdMap, Interactions, ItemAttributes, Judgments, ParamValues,
     Recommender, TrainData,
 };
-use recs_data::{AttributeFilter, DelimitedFormat, load_delimited, load_item_attributes};
-use recs_metrics::io::{Qrels, read_qrels};
+use recs_data::{AttributeFilter, load_delimited, load_item_attributes};
+use recs_metrics::io::{Qrels, read_qrels, write_run};
 
 /// Fit a model on a training file and write `user<TAB>item<TAB>score` lines.
 #[derive(Debug, clap::Args)]
@@ -37,15 +37,9 @@ pub(crate) struct Args {
     /// `recs split`.
     #[arg(long, required_unless_present = "list")]
     train: Option<PathBuf>,
-    /// Field delimiter of the training file.
-    #[arg(long, default_value = "\t")]
-    delimiter: String,
-    /// The training file starts with a header line.
-    #[arg(long)]
-    header: bool,
-    /// Ignore the rating column: every training event counts as 1.
-    #[arg(long)]
-    implicit: bool,
+    /// Layout of the training file.
+    #[command(flatten)]
+    format: crate::format::FileFormat,
     /// Model name (see --list).
     #[arg(long, required_unless_present = "list")]
     model: Option<String>,
@@ -86,10 +80,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     else {
         bail!("--train, --model, --seed and --out are required");
     };
-    let mut format = DelimitedFormat::new(&args.delimiter)?.header(args.header);
-    if args.implicit {
-        format = format.rating(None);
-    }
+    let format = args.format.delimited()?;
     let train = load_delimited(train_path, &format)
         .with_context(|| format!("reading training file {}", train_path.display()))?;
     let qrels = args
@@ -258,6 +249,7 @@ fn build_model(
     fit.fit_dyn(&data).with_context(|| format!("fitting {name}"))
 }
 
+/// Scores every qrels candidate and writes them with [`write_run`], in the qrels' order.
 fn write_qrels_scores(
     writer: &mut impl Write,
     model: &dyn Recommender,
@@ -267,31 +259,24 @@ fn write_qrels_scores(
     interactions: &Interactions,
 ) -> anyhow::Result<usize> {
     let item_counts = interactions.item_counts();
-    let (mut written, mut new_items, mut new_users) = (0, 0, 0);
+    let (mut new_items, mut new_users) = (0, 0);
     let mut row = Vec::new();
-    let mut scores = Vec::new();
+    let mut scores = Vec::with_capacity(qrels.judgments.n_candidates());
     for judged in qrels.judgments.iter() {
-        let user_id = qrels.users.external(judged.user).unwrap_or_default();
         let user = union_index(users, &qrels.users, judged.user)?;
         row.clear();
         for &i in judged.items {
             row.push(union_index(items, &qrels.items, i)?);
         }
-        scores.clear();
-        scores.resize(row.len(), 0.0f32);
-        model.score(user, &row, &mut scores)?;
+        let start = scores.len();
+        scores.resize(start + row.len(), 0.0f32);
+        model.score(user, &row, &mut scores[start..])?;
         if interactions.user_items(user).is_empty() {
             new_users += row.len();
         }
-        for ((&item, &score), &i) in row.iter().zip(&scores).zip(judged.items) {
-            if item_counts[item as usize] == 0 {
-                new_items += 1;
-            }
-            let item_id = qrels.items.external(i).unwrap_or_default();
-            writeln!(writer, "{user_id}\t{item_id}\t{score}")?;
-            written += 1;
-        }
+        new_items += row.iter().filter(|&&item| item_counts[item as usize] == 0).count();
     }
+    write_run(writer, &qrels.judgments, &scores, &qrels.users, &qrels.items)?;
     if new_items > 0 {
         eprintln!(
             "warning: {new_items} candidates name items without training events; \
@@ -304,7 +289,8 @@ fn write_qrels_scores(
              they were scored as such"
         );
     }
-    Ok(written)
+    // A missing (`NaN`) score is written as no line.
+    Ok(scores.iter().filter(|s| !s.is_nan()).count())
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -7,11 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
 use recs_core::{IdMap, Interactions, Judgments};
-use recs_data::{Dataset, DelimitedFormat, Resolver, load_delimited, load_named};
-use recs_split::{
-    Amount, Generalization, Given, GradeScale, HistoryOrder, JudgedUsers, JudgmentOptions,
-    Protocol, Split, SplitId, TimeCut,
-};
+use recs_data::{Dataset, Resolver, load_delimited, load_named};
+use recs_split::{GradeScale, JudgedUsers, JudgmentOptions, Protocol, Split, SplitId};
 use serde_json::json;
 
 /// Version of the `split.json` layout; bumped on any incompatible change.
@@ -46,19 +43,9 @@ struct Options {
     /// With --file and `--protocol predefined`: the test file, in the same format.
     #[arg(long, requires = "file")]
     test_file: Option<PathBuf>,
-    /// Field delimiter of --file (`tab`, `,`, `::`, ...).
-    #[arg(long, default_value = "tab")]
-    delimiter: String,
-    /// --file starts with a header line.
-    #[arg(long)]
-    header: bool,
-    /// --file has no rating column (every line is one event of value 1).
-    #[arg(long)]
-    implicit: bool,
-    /// --file has a timestamp (an integer) after the rating (after the item with
-    /// --implicit); needed by the temporal protocols.
-    #[arg(long)]
-    timestamps: bool,
+    /// Layout of --file (and --test-file).
+    #[command(flatten)]
+    format: crate::format::FileFormat,
     /// Directory holding `<name>/` dataset folders, searched before RECS_DATA_DIR.
     #[arg(long)]
     data_dir: Option<PathBuf>,
@@ -68,7 +55,7 @@ struct Options {
     #[arg(long)]
     protocol: String,
     /// Seed of every random choice.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = recs_core::DEFAULT_SEED)]
     seed: u64,
     /// Repetition to write (each repetition draws anew).
     #[arg(long, default_value_t = 0)]
@@ -77,50 +64,52 @@ struct Options {
     #[arg(long, default_value_t = 0)]
     fold: u32,
 
-    /// holdout: fraction of all events held out.
-    #[arg(long, default_value_t = 0.2)]
-    test_fraction: f64,
-    /// leave-k-out: events held out per user (amount).
-    #[arg(long, default_value = "1")]
-    k: String,
-    /// leave-k-out, temporal --last-n: events kept in training per user, at least.
-    #[arg(long, default_value_t = 1)]
-    min_train: usize,
-    /// kfold-events, kfold-users, hidden-items: number of folds.
-    #[arg(long, default_value_t = 5)]
-    folds: usize,
+    /// holdout: fraction of all events held out [default: 0.2].
+    #[arg(long)]
+    test_fraction: Option<String>,
+    /// leave-k-out: events held out per user (amount) [default: 1].
+    #[arg(long)]
+    k: Option<String>,
+    /// leave-k-out, temporal --last-n: events kept in training per user, at least
+    /// [default: 1].
+    #[arg(long)]
+    min_train: Option<String>,
+    /// kfold-events, kfold-users, hidden-items: number of folds [default: 5].
+    #[arg(long)]
+    folds: Option<String>,
     /// kfold-users, strong: events each test user keeps visible (given-n); a number below 1
-    /// is a fraction of the user's events.
+    /// is a fraction of the user's events [default: 1].
     #[arg(long, conflicts_with = "all_but")]
     given: Option<String>,
     /// kfold-users, strong: every event visible but this many (all-but-n).
     #[arg(long)]
     all_but: Option<usize>,
     /// kfold-users, hidden-items: where visible events of test users go (weak: training;
-    /// strong: history.tsv).
-    #[arg(long, default_value = "weak")]
-    generalization: String,
-    /// hidden-items: hidden item columns (amount).
-    #[arg(long, default_value = "10")]
-    hidden: String,
-    /// cold-start-items: test items (amount).
-    #[arg(long, default_value = "0.2")]
-    test_items: String,
-    /// cold-start-items: minimum events for an item to be drawn.
-    #[arg(long, default_value_t = 0)]
-    min_item_events: usize,
-    /// strong, given-l: test users (amount).
-    #[arg(long, default_value = "0.2")]
-    test_users: String,
+    /// strong: history.tsv) [default: weak].
+    #[arg(long)]
+    generalization: Option<String>,
+    /// hidden-items: hidden item columns (amount) [default: 10].
+    #[arg(long)]
+    hidden: Option<String>,
+    /// cold-start-items: test items (amount) [default: 0.2].
+    #[arg(long)]
+    test_items: Option<String>,
+    /// cold-start-items: minimum events for an item to be drawn [default: 0].
+    #[arg(long)]
+    min_item_events: Option<String>,
+    /// strong, given-l: test users (amount) [default: 0.2].
+    #[arg(long)]
+    test_users: Option<String>,
     /// given-l: the history length L to write (1..=--max-l).
     #[arg(long, default_value_t = 1)]
     l: usize,
-    /// given-l: the largest L of the series.
-    #[arg(long, default_value_t = 50)]
-    max_l: usize,
-    /// given-l: order in which events become history (random, time).
-    #[arg(long, default_value = "random")]
-    order: String,
+    /// given-l: the largest L of the series [default: 50].
+    #[arg(long)]
+    max_l: Option<String>,
+    /// given-l: order in which events become history (random, timestamp) [default:
+    /// random].
+    #[arg(long)]
+    order: Option<String>,
     /// temporal: events at or after this timestamp are test events.
     #[arg(long, conflicts_with_all = ["cut_fraction", "last_n"])]
     cut: Option<i64>,
@@ -245,102 +234,57 @@ fn load(args: &Options) -> anyhow::Result<(Dataset, String)> {
         return Ok((dataset, name.clone()));
     }
     let Some(file) = &args.file else { bail!("give --dataset or --file") };
-    let format = delimited_format(args)?;
+    let format = args.format.delimited()?;
     let train = load_delimited(file, &format)?;
     let source = file.display().to_string();
     match &args.test_file {
         None => Ok((train, source)),
         Some(test_file) => {
             let test = load_delimited(test_file, &format)?;
-            Ok((recs_bench::data::join_predefined(train, test)?, source))
+            Ok((recs_data::join_predefined(train, test)?, source))
         }
     }
 }
 
-fn delimited_format(args: &Options) -> anyhow::Result<DelimitedFormat> {
-    Ok(recs_bench::data::delimited_format(
-        &args.delimiter,
-        args.header,
-        args.implicit,
-        args.timestamps,
-    )?)
-}
-
-/// `331` → a count, `0.2` → a fraction, `20%` → a fraction.
-fn amount(name: &str, text: &str) -> anyhow::Result<Amount> {
-    text.parse::<Amount>().with_context(|| format!("--{name} {text}"))
-}
-
-fn given(args: &Options) -> anyhow::Result<Given> {
-    if let Some(n) = args.all_but {
-        return Ok(Given::AllBut(n));
-    }
-    match args.given.as_deref() {
-        None => Ok(Given::N(1)),
-        Some(text) => Ok(match amount("given", text)? {
-            Amount::Count(n) => Given::N(n),
-            Amount::Fraction(f) => Given::Fraction(f),
-        }),
-    }
-}
-
-fn generalization(args: &Options) -> anyhow::Result<Generalization> {
-    match args.generalization.as_str() {
-        "weak" => Ok(Generalization::Weak),
-        "strong" => Ok(Generalization::Strong),
-        other => bail!("--generalization {other}: expected weak or strong"),
-    }
-}
-
+/// The protocol of `--protocol` with the flags given; flags not given take the defaults
+/// `recs-split` defines for every front end.
 fn protocol(args: &Options) -> anyhow::Result<Protocol> {
-    let protocol = match args.protocol.as_str() {
-        "holdout" => Protocol::Holdout { test_fraction: args.test_fraction },
-        "leave-k-out" => {
-            Protocol::LeaveKOut { k: amount("k", &args.k)?, min_train: args.min_train }
+    let mut name = args.protocol.as_str();
+    let mut values: Vec<(String, String)> = Vec::new();
+    let mut put = |key: &str, value: Option<String>| {
+        if let Some(value) = value {
+            values.push((key.to_string(), value));
         }
-        "leave-one-out" => Protocol::LeaveOneOut,
-        "kfold-events" => Protocol::KFoldEvents { folds: args.folds },
-        "kfold-users" => Protocol::KFoldUsers {
-            folds: args.folds,
-            given: given(args)?,
-            generalization: generalization(args)?,
-        },
-        "hidden-items" => Protocol::HiddenItems {
-            folds: args.folds,
-            hidden: amount("hidden", &args.hidden)?,
-            generalization: generalization(args)?,
-        },
-        "cold-start-items" => Protocol::ColdStartItems {
-            test_items: amount("test-items", &args.test_items)?,
-            min_item_events: args.min_item_events,
-        },
-        "strong" => Protocol::Strong {
-            test_users: amount("test-users", &args.test_users)?,
-            given: given(args)?,
-        },
-        "given-l" => Protocol::GivenL {
-            test_users: amount("test-users", &args.test_users)?,
-            max_l: args.max_l,
-            order: match args.order.as_str() {
-                "random" => HistoryOrder::Random,
-                "time" | "timestamp" => HistoryOrder::Timestamp,
-                other => bail!("--order {other}: expected random or time"),
-            },
-        },
-        "temporal" => match (args.cut, args.cut_fraction, args.last_n) {
-            (Some(t), _, _) => Protocol::TemporalCut { cut: TimeCut::At(t) },
-            (_, Some(f), _) => Protocol::TemporalCut { cut: TimeCut::Fraction(f) },
-            (_, _, Some(n)) => Protocol::TemporalLastN { n, min_train: args.min_train },
-            _ => bail!("temporal needs --cut, --cut-fraction or --last-n"),
-        },
-        other => bail!(
-            "unknown protocol `{other}`: expected holdout, leave-k-out, leave-one-out, \
-             kfold-events, kfold-users, hidden-items, cold-start-items, predefined, strong, \
-             given-l or temporal"
-        ),
     };
-    protocol.validate()?;
-    Ok(protocol)
+    put("test_fraction", args.test_fraction.clone());
+    put("k", args.k.clone());
+    put("min_train", args.min_train.clone());
+    put("folds", args.folds.clone());
+    put("given", args.all_but.map(|n| format!("all-but:{n}")).or_else(|| args.given.clone()));
+    put("generalization", args.generalization.clone());
+    put("hidden", args.hidden.clone());
+    put("test_items", args.test_items.clone());
+    put("min_item_events", args.min_item_events.clone());
+    put("test_users", args.test_users.clone());
+    put("max_l", args.max_l.clone());
+    put("order", args.order.clone());
+    if name == "temporal" {
+        match (args.cut, args.cut_fraction, args.last_n) {
+            (Some(t), _, _) => put("cut", Some(format!("at:{t}"))),
+            (_, Some(f), _) => put("cut", Some(format!("fraction:{f}"))),
+            (_, _, Some(n)) => {
+                name = "temporal-last-n";
+                put("n", Some(n.to_string()));
+            }
+            _ => bail!("temporal needs --cut, --cut-fraction or --last-n"),
+        }
+    }
+    // Flags are shared by several protocols: pass on only the keys this one reads.
+    let keys = recs_split::protocol_keys(name).with_context(|| {
+        format!("unknown protocol `{name}`: expected predefined, {}", recs_split::protocol_names())
+    })?;
+    values.retain(|(key, _)| keys.iter().any(|k| k.name == key));
+    Protocol::from_keys(name, &values).with_context(|| format!("--protocol {name}"))
 }
 
 /// `implicit`, `rating:T` or `conditional:T`, plus the judging options.
@@ -385,25 +329,7 @@ fn write_events(path: &Path, events: &Interactions, dataset: &Dataset) -> anyhow
 /// `user<TAB>item<TAB>grade`, one line per candidate, with the original ids.
 fn write_qrels(path: &Path, judgments: &Judgments, dataset: &Dataset) -> anyhow::Result<()> {
     let mut out = create(path)?;
-    for row in judgments.iter() {
-        let user = external(&dataset.users, row.user)?;
-        for (&item, &grade) in row.items.iter().zip(row.grades) {
-            writeln!(out, "{user}\t{}\t{grade}", external(&dataset.items, item)?)?;
-        }
-    }
-    out.flush().with_context(|| format!("cannot write {}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn amounts_parse_as_counts_fractions_and_percentages() {
-        assert_eq!(amount("x", "331").unwrap(), Amount::Count(331));
-        assert_eq!(amount("x", "0.2").unwrap(), Amount::Fraction(0.2));
-        assert_eq!(amount("x", "20%").unwrap(), Amount::Fraction(0.2));
-        assert!(amount("x", "1.5").is_err());
-        assert!(amount("x", "many").is_err());
-    }
+    recs_metrics::io::write_qrels(&mut out, judgments, &dataset.users, &dataset.items)
+        .and_then(|()| out.flush())
+        .with_context(|| format!("cannot write {}", path.display()))
 }

@@ -1,10 +1,16 @@
 //! End-to-end checks of the `recs` binary's basic surface.
 
+use std::process::Output;
+
 use assert_cmd::Command;
+
+fn recs(arg: &str) -> Output {
+    Command::cargo_bin("recs").unwrap().arg(arg).output().unwrap()
+}
 
 #[test]
 fn version_flag_prints_the_crate_version() {
-    let out = Command::cargo_bin("recs").unwrap().arg("--version").output().unwrap();
+    let out = recs("--version");
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text.trim(), format!("recs {}", env!("CARGO_PKG_VERSION")));
@@ -12,13 +18,12 @@ fn version_flag_prints_the_crate_version() {
 
 #[test]
 fn help_lists_subcommands() {
-    let out = Command::cargo_bin("recs").unwrap().arg("--help").output().unwrap();
+    let out = recs("--help");
     assert!(out.status.success());
     assert!(String::from_utf8(out.stdout).unwrap().contains("Usage: recs"));
 }
 
 #[test]
 fn unknown_subcommand_is_an_error() {
-    let out = Command::cargo_bin("recs").unwrap().arg("no-such-command").output().unwrap();
-    assert!(!out.status.success());
+    assert!(!recs("no-such-command").status.success());
 }

@@ -1,16 +1,20 @@
 //! `recs eval` end to end on small files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
 
 const QRELS: &str = "u1\ta\t1\nu1\tb\t0\nu1\tc\t0\nu2\ta\t0\nu2\tb\t2\n";
 
-fn write(dir: &tempfile::TempDir, name: &str, text: &str) -> std::path::PathBuf {
-    let path = dir.path().join(name);
-    std::fs::write(&path, text).unwrap();
-    path
+/// A temporary directory holding the qrels `q.tsv` (`qrels`) and the run `run_name`
+/// (`run`), with their paths; the files live as long as the directory.
+fn inputs(qrels: &str, run_name: &str, run: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let (qrels_path, run_path) = (dir.path().join("q.tsv"), dir.path().join(run_name));
+    std::fs::write(&qrels_path, qrels).unwrap();
+    std::fs::write(&run_path, run).unwrap();
+    (dir, qrels_path, run_path)
 }
 
 fn recs() -> Command {
@@ -35,11 +39,10 @@ fn eval_ok(qrels: &Path, run: &Path, extra: &[&str]) -> Output {
 
 #[test]
 fn json_output_has_the_documented_keys_and_values() {
-    let dir = tempfile::tempdir().unwrap();
-    let qrels = write(&dir, "q.tsv", QRELS);
     // u1: a 0.9 (rel), b 0.5, c missing; u2: a 0.8, b 0.7 (rel). A line for an unknown
     // pair is ignored.
-    let run = write(&dir, "r.tsv", "u1\ta\t0.9\nu1\tb\t0.5\nu2\ta\t0.8\nu2\tb\t0.7\nu3\ta\t1\n");
+    let run = "u1\ta\t0.9\nu1\tb\t0.5\nu2\ta\t0.8\nu2\tb\t0.7\nu3\ta\t1\n";
+    let (_dir, qrels, run) = inputs(QRELS, "r.tsv", run);
     let out = eval_ok(&qrels, &run, &["--json", "--metrics", "roc,croc,p@1,r@1,map,mrr,ndcg@2"]);
     let v = json_of(&out.stdout);
     // Pooled: positives 0.9, 0.7; negatives 0.5, 0.8, missing → 5 of 6 pairs won.
@@ -62,13 +65,8 @@ fn json_output_has_the_documented_keys_and_values() {
 
 #[test]
 fn trec_run_and_curves() {
-    let dir = tempfile::tempdir().unwrap();
-    let qrels = write(&dir, "q.tsv", QRELS);
-    let run = write(
-        &dir,
-        "r.trec",
-        "u1 Q0 a 1 0.9 sys\nu1 Q0 b 2 0.5 sys\nu1 Q0 c 3 0.1 sys\nu2 Q0 a 1 0.8 sys\nu2 Q0 b 2 0.7 sys\n",
-    );
+    let run = "u1 Q0 a 1 0.9 sys\nu1 Q0 b 2 0.5 sys\nu1 Q0 c 3 0.1 sys\nu2 Q0 a 1 0.8 sys\nu2 Q0 b 2 0.7 sys\n";
+    let (dir, qrels, run) = inputs(QRELS, "r.trec", run);
     let curves = dir.path().join("curves");
     let out = eval_ok(
         &qrels,
@@ -83,13 +81,17 @@ fn trec_run_and_curves() {
     let croc = std::fs::read_to_string(curves.join("croc.csv")).unwrap();
     // k = 0..=3 for a user with 3 candidates: four points plus the header.
     assert_eq!(croc.lines().count(), 5);
+    // Forcing the format: `trec` reads the file, `tsv` refuses it naming the line.
+    eval_ok(&qrels, &run, &["--format", "trec"]);
+    let out = eval(&qrels, &run, &["--format", "tsv"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("r.trec:1:"));
 }
 
 #[test]
 fn human_table_lists_metrics() {
-    let dir = tempfile::tempdir().unwrap();
-    let qrels = write(&dir, "q.tsv", QRELS);
-    let run = write(&dir, "r.tsv", "u1\ta\t0.9\nu1\tb\t0.5\nu1\tc\t0.1\nu2\ta\t0.8\nu2\tb\t0.7\n");
+    let run = "u1\ta\t0.9\nu1\tb\t0.5\nu1\tc\t0.1\nu2\ta\t0.8\nu2\tb\t0.7\n";
+    let (_dir, qrels, run) = inputs(QRELS, "r.tsv", run);
     let out = eval_ok(&qrels, &run, &["--metrics", "map"]);
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
@@ -99,9 +101,7 @@ fn human_table_lists_metrics() {
 
 #[test]
 fn parse_errors_name_file_and_line() {
-    let dir = tempfile::tempdir().unwrap();
-    let qrels = write(&dir, "q.tsv", QRELS);
-    let run = write(&dir, "r.tsv", "u1\ta\t0.9\nu1\tb\toops\n");
+    let (_dir, qrels, run) = inputs(QRELS, "r.tsv", "u1\ta\t0.9\nu1\tb\toops\n");
     let out = eval(&qrels, &run, &[]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
@@ -109,6 +109,52 @@ fn parse_errors_name_file_and_line() {
     let out = eval(&qrels, &run, &["--metrics", "ndcg@zero"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown metric"));
+}
+
+#[test]
+fn tie_and_zero_policies_are_spelled_as_in_the_library() {
+    // u1 ties its relevant a with b; u2 ranks its non-relevant a first; u3 has no
+    // relevant candidate.
+    let qrels = format!("{QRELS}u3\ta\t0\n");
+    let run = "u1\ta\t0.5\nu1\tb\t0.5\nu1\tc\t0.1\nu2\ta\t0.8\nu2\tb\t0.7\nu3\ta\t1\n";
+    let (_dir, qrels, run) = inputs(&qrels, "r.tsv", run);
+    let p1 = |extra: &[&str]| {
+        let mut args = vec!["--json", "--metrics", "p@1"];
+        args.extend_from_slice(extra);
+        json_of(&eval_ok(&qrels, &run, &args).stdout)["p@1"].as_f64().unwrap()
+    };
+    // p@1 of u1 is 1/2 in expectation, 1 with a (index 0) first, 0 with b first.
+    assert_eq!(p1(&[]), 0.25);
+    for (names, expected) in [
+        (["expected", "expected"], 0.25),
+        (["item-ascending", "item-asc"], 0.5),
+        (["item-descending", "item-desc"], 0.0),
+    ] {
+        for name in names {
+            assert_eq!(p1(&["--ties", name]), expected, "--ties {name}");
+        }
+    }
+    // u3 is left out by default and counts as 0 with `--zero zero`.
+    assert_eq!(p1(&["--zero", "exclude"]), 0.25);
+    assert_eq!(p1(&["--zero", "zero"]), 0.5 / 3.0);
+    // Every name the library prints is one the command line reads.
+    for t in recs_metrics::TieBreak::ALL {
+        eval_ok(&qrels, &run, &["--ties", &t.to_string()]);
+    }
+    for z in recs_metrics::ZeroPolicy::ALL {
+        eval_ok(&qrels, &run, &["--zero", &z.to_string()]);
+    }
+    // An unknown name is refused with the allowed ones.
+    let out = eval(&qrels, &run, &["--ties", "random"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("expected, item-ascending, item-descending"), "{err}");
+    let out = eval(&qrels, &run, &["--zero", "none"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("exclude, zero, ignatov"));
+    // The help shows the defaults by their names.
+    let help = recs().args(["eval", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(help.contains("[default: expected]") && help.contains("[default: exclude]"), "{help}");
 }
 
 /// The committed fixture `tests/fixtures/eval/<name>`: six users with four candidates

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use recs_bench::report::{CurveKind, Report};
+use recs_metrics::trapezoid;
 use recs_testkit::real_data_dir;
 use serde_json::Value;
 
@@ -44,10 +45,6 @@ fn run(config: &Path, out: &Path, extra: &[&str]) {
         config.display(),
         String::from_utf8_lossy(&output.stderr)
     );
-}
-
-fn trapezoid(points: &[[f64; 2]]) -> f64 {
-    points.windows(2).map(|w| (w[1][0] - w[0][0]) * (w[0][1] + w[1][1]) / 2.0).sum()
 }
 
 /// Polylines drawn in a colour: the curves (axes and ticks are black).
@@ -163,7 +160,7 @@ fn every_example_runs_and_meets_the_report_contract() {
 
 /// The `evaluation.metrics` of a configuration, comma-joined.
 fn report_metrics(config: &Path) -> String {
-    let parsed = recs_bench::config::Config::from_file(config).unwrap();
+    let parsed = recs_bench::Config::from_file(config).unwrap();
     parsed.evaluation.metrics.join(",")
 }
 
@@ -295,4 +292,31 @@ name = "random"
     assert_eq!(results.rows.len(), 2);
     // Three splits give a t interval for every defined metric.
     assert!(results.rows.iter().all(|r| r[3].is_number()), "{results:?}");
+}
+
+#[test]
+fn a_parsed_dataset_cache_is_written_and_gives_the_same_report() {
+    if real_data_dir().is_none() {
+        return;
+    }
+    let config = workspace_root().join("examples/ml100k-strong.toml");
+    let tmp = tempfile::tempdir().unwrap();
+    let cache = tmp.path().join("cache");
+    let report = |out: &Path| {
+        let output = recs()
+            .env("XDG_CACHE_HOME", &cache)
+            .args(["run", "--quiet", "--quick", "--cache-parsed"])
+            .arg(&config)
+            .arg("--out")
+            .arg(out)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        std::fs::read(out.join("report.json")).unwrap()
+    };
+    let first = report(&tmp.path().join("first"));
+    let stored: Vec<_> = std::fs::read_dir(cache.join("recs/parsed")).unwrap().collect();
+    assert_eq!(stored.len(), 1, "one parsed dataset stored");
+    let second = report(&tmp.path().join("second"));
+    assert_eq!(first, second, "the cached dataset gives the same report");
 }

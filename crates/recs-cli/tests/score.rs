@@ -35,8 +35,22 @@ fn recs(args: &[&str]) -> std::process::Output {
     Command::cargo_bin("recs").unwrap().args(args).output().unwrap()
 }
 
+/// `recs score` of `model` trained on `train.tsv` with seed 7, writing `out`, plus `extra`.
 fn score(files: &Files, model: &str, extra: &[&str], out: &str) -> std::process::Output {
-    let (train, out) = (files.path("train.tsv"), files.path(out));
+    score_from(files, "train.tsv", model, "7", extra, out)
+}
+
+/// `recs score` of `model` trained on the file `train` of `files` with `seed`, writing
+/// `out`, plus `extra`.
+fn score_from(
+    files: &Files,
+    train: &str,
+    model: &str,
+    seed: &str,
+    extra: &[&str],
+    out: &str,
+) -> std::process::Output {
+    let (train, out) = (files.path(train), files.path(out));
     let mut args = vec![
         "score",
         "--train",
@@ -44,7 +58,7 @@ fn score(files: &Files, model: &str, extra: &[&str], out: &str) -> std::process:
         "--model",
         model,
         "--seed",
-        "7",
+        seed,
         "--out",
         out.to_str().unwrap(),
     ];
@@ -150,22 +164,8 @@ fn same_seed_gives_identical_bytes_and_another_seed_differs() {
     assert_success(&score(&files, "random", &q, "r2.tsv"));
     let a = std::fs::read(files.path("r1.tsv")).unwrap();
     assert_eq!(a, std::fs::read(files.path("r2.tsv")).unwrap());
-    let (train, other) = (files.path("train.tsv"), files.path("r3.tsv"));
-    let out = recs(&[
-        "score",
-        "--train",
-        train.to_str().unwrap(),
-        "--model",
-        "random",
-        "--seed",
-        "8",
-        "--out",
-        other.to_str().unwrap(),
-        "--qrels",
-        qrels.to_str().unwrap(),
-    ]);
-    assert_success(&out);
-    assert_ne!(a, std::fs::read(other).unwrap());
+    assert_success(&score_from(&files, "train.tsv", "random", "8", &q, "r3.tsv"));
+    assert_ne!(a, std::fs::read(files.path("r3.tsv")).unwrap());
 }
 
 #[test]
@@ -224,20 +224,7 @@ fn bad_input_is_an_error_naming_the_problem() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("damping"));
     std::fs::write(files.path("bad.tsv"), "u1\ta\t5\nu1\tb\n").unwrap();
-    let (bad, out_path) = (files.path("bad.tsv"), files.path("x.tsv"));
-    let out = recs(&[
-        "score",
-        "--train",
-        bad.to_str().unwrap(),
-        "--model",
-        "item-pop",
-        "--seed",
-        "1",
-        "--out",
-        out_path.to_str().unwrap(),
-        "--top",
-        "3",
-    ]);
+    let out = score_from(&files, "bad.tsv", "item-pop", "1", &["--top", "3"], "x.tsv");
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.tsv") && stderr.contains('2'), "{stderr}");

@@ -129,7 +129,10 @@ fn bad_options_are_reported() {
     let out = dir.path().join("out");
     for (args, message) in [
         (vec!["--protocol", "nonsense"], "unknown protocol"),
-        (vec!["--protocol", "cold-start-items", "--test-items", "many"], "--test-items many"),
+        (
+            vec!["--protocol", "cold-start-items", "--test-items", "many"],
+            "value many for parameter `test_items`",
+        ),
         (vec!["--protocol", "cold-start-items", "--test-items", "9"], "at most 4"),
         (vec!["--protocol", "holdout", "--judgments", "rating"], "--judgments rating"),
         (vec!["--protocol", "predefined"], "no predefined test part"),

@@ -12,6 +12,7 @@
 //! - the model traits [`Fit`], [`FitDyn`], [`Recommender`] and the capabilities
 //!   [`PredictRating`], [`ScoreNewItems`], [`FoldInUser`];
 //! - [`ModelEntry`]: how a model crate lists its models for the runner and the CLI;
+//! - seeds: [`DEFAULT_SEED`] and [`mix64`], the one mixer streams are derived with;
 //! - one error type, [`RecsError`]. Nothing here panics on bad input.
 //!
 //! The crate depends on no other `recs` crate and on nothing heavy.
@@ -45,6 +46,7 @@ mod ids;
 mod interactions;
 mod judgments;
 mod model;
+mod seed;
 
 pub use attributes::ItemAttributes;
 pub use catalog::{ModelEntry, ParamSpec, ParamValues};
@@ -56,3 +58,4 @@ pub use model::{
     Fit, FitDyn, FoldInUser, PredictRating, Recommender, ScoreNewItems, TrainData, check_items,
     check_score_args,
 };
+pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};

@@ -36,6 +36,7 @@ mod lines;
 mod movielens;
 mod msweb;
 mod named;
+mod options;
 mod registry;
 mod resolve;
 mod stats;
@@ -57,10 +58,11 @@ pub use msweb::{
     parse_msweb, read_msweb_file,
 };
 pub use named::{load_cast, load_named, load_named_with};
+pub use options::{delimiter_from_name, join_predefined};
 pub use registry::{DatasetKind, DatasetSpec, RegistryFile, registry, spec};
 #[cfg(feature = "download")]
 pub use resolve::download;
-pub use resolve::{DATA_DIR_ENV, Resolved, Resolver, extract};
+pub use resolve::{DATA_DIR_ENV, DownloadProgress, Resolved, Resolver, extract};
 pub use stats::{
     Distribution, Group, Head, Stats, gini, popularity_head, profile_groups,
     profile_length_histogram,

@@ -3,6 +3,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::dataset::SourceFile;
 use crate::error::{DataError, Result};
@@ -33,7 +34,18 @@ pub struct Resolver {
     env_dir: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
     download: bool,
-    progress: bool,
+    progress: Option<Arc<dyn DownloadProgress>>,
+}
+
+/// Receives the progress of a download. This crate never prints: a front end that wants a
+/// progress bar implements this and hands it to [`Resolver::with_progress`].
+pub trait DownloadProgress: Send + Sync + std::fmt::Debug {
+    /// A download of `name` starts; `total_bytes` when the server announced a length.
+    fn start(&self, name: &str, total_bytes: Option<u64>);
+    /// `bytes` more have arrived.
+    fn advance(&self, bytes: u64);
+    /// The download ended (successfully or not).
+    fn finish(&self);
 }
 
 /// A dataset's files located on disk and verified.
@@ -52,14 +64,15 @@ impl Resolver {
     }
 
     /// The usual resolver: `RECS_DATA_DIR` if set, the user cache directory
-    /// (`<cache>/recs`), downloads on when the `download` feature is built, no progress bar.
+    /// (`<cache>/recs`), downloads on when the `download` feature is built, no progress
+    /// reported.
     pub fn from_env() -> Self {
         Resolver {
             data_dir: None,
             env_dir: std::env::var_os(DATA_DIR_ENV).filter(|v| !v.is_empty()).map(PathBuf::from),
             cache_dir: dirs::cache_dir().map(|d| d.join("recs")),
             download: cfg!(feature = "download"),
-            progress: false,
+            progress: None,
         }
     }
 
@@ -87,9 +100,8 @@ impl Resolver {
         self
     }
 
-    /// Whether downloads show a progress bar on standard error (hidden when it is not a
-    /// terminal).
-    pub fn with_progress(mut self, progress: bool) -> Self {
+    /// Where download progress is reported (nowhere by default).
+    pub fn with_progress(mut self, progress: Option<Arc<dyn DownloadProgress>>) -> Self {
         self.progress = progress;
         self
     }
@@ -120,7 +132,7 @@ impl Resolver {
         match (&spec.url, &self.cache_dir) {
             (Some(url), Some(cache)) if self.download => {
                 let dir = cache.join(&spec.name);
-                download_dataset(url, spec, &dir, self.progress)?;
+                download_dataset(url, spec, &dir, self.progress.as_deref())?;
                 verify(spec, &dir)
             }
             _ => Err(self.not_found(spec)),
@@ -185,7 +197,7 @@ fn verify(spec: &DatasetSpec, dir: &Path) -> Result<Resolved> {
 fn spool(
     reader: &mut dyn Read,
     dir: &Path,
-    progress: &indicatif::ProgressBar,
+    progress: Option<&dyn DownloadProgress>,
 ) -> std::io::Result<(tempfile::NamedTempFile, String, u64)> {
     use sha2::Digest;
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
@@ -202,7 +214,9 @@ fn spool(
         hasher.update(&buf[..n]);
         tmp.write_all(&buf[..n])?;
         total += n as u64;
-        progress.inc(n as u64);
+        if let Some(progress) = progress {
+            progress.advance(n as u64);
+        }
     }
     tmp.as_file().sync_all()?;
     Ok((tmp, crate::hex(&hasher.finalize()), total))
@@ -224,7 +238,6 @@ pub fn extract(archive: &Path, spec: &DatasetSpec, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| DataError::io(dir, e))?;
     let names: Vec<String> =
         zip.file_names().filter_map(|name| name.ok()).map(|name| name.into_owned()).collect();
-    let hidden = indicatif::ProgressBar::hidden();
     for f in &spec.files {
         let member = names
             .iter()
@@ -238,7 +251,7 @@ pub fn extract(archive: &Path, spec: &DatasetSpec, dir: &Path) -> Result<()> {
             message: format!("member {member}: {e}"),
         })?;
         let target = dir.join(&f.name);
-        let (tmp, actual, _) = spool(&mut entry, dir, &hidden).map_err(|e| DataError::Archive {
+        let (tmp, actual, _) = spool(&mut entry, dir, None).map_err(|e| DataError::Archive {
             archive: archive.to_path_buf(),
             message: format!("member {member}: {e}"),
         })?;
@@ -253,7 +266,12 @@ pub fn extract(archive: &Path, spec: &DatasetSpec, dir: &Path) -> Result<()> {
 }
 
 #[cfg(feature = "download")]
-fn download_dataset(url: &str, spec: &DatasetSpec, dir: &Path, progress: bool) -> Result<()> {
+fn download_dataset(
+    url: &str,
+    spec: &DatasetSpec,
+    dir: &Path,
+    progress: Option<&dyn DownloadProgress>,
+) -> Result<()> {
     let parent = dir.parent().unwrap_or(dir);
     std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
     let archive = download(url, parent, None, progress)?;
@@ -261,7 +279,12 @@ fn download_dataset(url: &str, spec: &DatasetSpec, dir: &Path, progress: bool) -
 }
 
 #[cfg(not(feature = "download"))]
-fn download_dataset(url: &str, _spec: &DatasetSpec, _dir: &Path, _progress: bool) -> Result<()> {
+fn download_dataset(
+    url: &str,
+    _spec: &DatasetSpec,
+    _dir: &Path,
+    _progress: Option<&dyn DownloadProgress>,
+) -> Result<()> {
     Err(DataError::Download {
         url: url.to_string(),
         message: "this build lacks the `download` feature".into(),
@@ -280,7 +303,7 @@ pub fn download(
     url: &str,
     dir: &Path,
     sha256: Option<&str>,
-    progress: bool,
+    progress: Option<&dyn DownloadProgress>,
 ) -> Result<tempfile::NamedTempFile> {
     let fail = |message: String| DataError::Download { url: url.to_string(), message };
     let response = ureq::get(url).call().map_err(|e| fail(e.to_string()))?;
@@ -289,22 +312,16 @@ pub fn download(
         .get("content-length")
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse().ok());
-    let bar = if progress {
-        let bar = indicatif::ProgressBar::new(length.unwrap_or(0));
-        if let Ok(style) = indicatif::ProgressStyle::with_template(
-            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec}",
-        ) {
-            bar.set_style(style);
-        }
-        bar.set_message(url.rsplit('/').next().unwrap_or(url).to_string());
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    if let Some(progress) = progress {
+        progress.start(url.rsplit('/').next().unwrap_or(url), length);
+    }
     let mut reader = response.into_body().into_reader();
+    let spooled = spool(&mut reader, dir, progress);
+    if let Some(progress) = progress {
+        progress.finish();
+    }
     let (tmp, actual, received) =
-        spool(&mut reader, dir, &bar).map_err(|e| fail(format!("while reading the body: {e}")))?;
-    bar.finish_and_clear();
+        spooled.map_err(|e| fail(format!("while reading the body: {e}")))?;
     if let Some(expected) = length
         && expected != received
     {
@@ -456,6 +473,23 @@ mod tests {
             format!("http://{addr}")
         }
 
+        /// Progress events as text, in order.
+        #[derive(Debug, Default)]
+        struct Recorded(std::sync::Mutex<Vec<String>>);
+
+        impl DownloadProgress for Recorded {
+            fn start(&self, name: &str, total_bytes: Option<u64>) {
+                let total = total_bytes.map_or("?".to_string(), |t| t.to_string());
+                self.0.lock().unwrap().push(format!("start {name} {total}"));
+            }
+            fn advance(&self, bytes: u64) {
+                self.0.lock().unwrap().push(format!("advance {bytes}"));
+            }
+            fn finish(&self) {
+                self.0.lock().unwrap().push("finish".to_string());
+            }
+        }
+
         fn ok(body: &[u8]) -> Vec<u8> {
             let mut r = format!(
                 "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
@@ -472,9 +506,20 @@ mod tests {
             let url = format!("{}/toy.zip", serve(vec![ok(&body)]));
             let cache = tempfile::tempdir().unwrap();
             let s = spec(&[("f", b"1")], Some(url));
-            let r = Resolver::new().with_cache_dir(Some(cache.path().into())).with_download(true);
+            let seen = Arc::new(Recorded::default());
+            let r = Resolver::new()
+                .with_cache_dir(Some(cache.path().into()))
+                .with_download(true)
+                .with_progress(Some(seen.clone()));
             let found = r.resolve(&s).unwrap();
             assert_eq!(found.dir, cache.path().join("toy"));
+            // The front end heard of the download from start to finish, every byte of it.
+            let events = seen.0.lock().unwrap().clone();
+            assert_eq!(events.first(), Some(&format!("start toy.zip {}", body.len())));
+            assert_eq!(events.last().map(String::as_str), Some("finish"));
+            let bytes: u64 =
+                events.iter().filter_map(|e| e.strip_prefix("advance ")?.parse::<u64>().ok()).sum();
+            assert_eq!(bytes, body.len() as u64);
             assert_eq!(std::fs::read(found.dir.join("f")).unwrap(), b"1");
             // Only the extracted dataset remains: the archive was a temporary file.
             let entries: Vec<_> =
@@ -519,8 +564,8 @@ mod tests {
             assert!(!cache.path().join("toy/f").exists());
             // Archive-level digest check as well.
             let url = format!("{}/x", serve(vec![ok(b"abc")]));
-            let e = download(&url, cache.path(), Some(&crate::sha256_bytes(b"abd")), false)
-                .unwrap_err();
+            let e =
+                download(&url, cache.path(), Some(&crate::sha256_bytes(b"abd")), None).unwrap_err();
             assert!(matches!(e, DataError::Checksum { .. }));
         }
 
@@ -534,7 +579,7 @@ mod tests {
                 ])
             );
             let cache = tempfile::tempdir().unwrap();
-            let e = download(&url, cache.path(), None, false).unwrap_err().to_string();
+            let e = download(&url, cache.path(), None, None).unwrap_err().to_string();
             assert!(e.contains("404"), "{e}");
         }
     }

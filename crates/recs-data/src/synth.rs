@@ -126,12 +126,9 @@ impl Default for PowerLaw {
     }
 }
 
-/// SplitMix64 finaliser: a well-mixed 64-bit function of its input.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// A well-mixed 64-bit function of its input (one SplitMix64 step from it).
+fn mix(z: u64) -> u64 {
+    recs_core::splitmix64(&mut { z })
 }
 
 fn unit(rng: &mut Xoshiro256PlusPlus) -> f64 {

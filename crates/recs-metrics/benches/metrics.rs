@@ -7,20 +7,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use recs_core::Judgments;
 use recs_metrics::{Metric, Options, Scored, croc, evaluate, roc_auc};
 
-struct Stream(u64);
+#[path = "../tests/support/mod.rs"]
+mod support;
 
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+use support::Stream;
 
 /// `users` users with 100 candidates each, 10% relevant, scores mildly informative.
 fn ranking_data(users: usize) -> (Judgments, Vec<f32>) {

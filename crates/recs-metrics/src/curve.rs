@@ -72,17 +72,17 @@ impl Curve {
         [self.fp[i] / self.n_negatives as f64, self.tp[i] / self.n_positives as f64]
     }
 
-    /// Area under the curve: the trapezoid rule over the stored points.
+    /// Area under the curve: [`trapezoid`] of the stored points.
     pub fn auc(&self) -> f64 {
-        trapezoid(&self.points(), f64::INFINITY)
+        trapezoid(&self.points())
     }
 
     /// Area under the curve for false-alarm rates in `[0, max_fpr]` (schein2005 §3.3:
     /// "truncated the curve at a low false-alarm rate such as 0.3"), not rescaled: divide
     /// by `max_fpr` for a value in `[0, 1]`. The segment crossing `max_fpr` is cut by
-    /// linear interpolation.
+    /// linear interpolation ([`partial_trapezoid`] of the stored points).
     pub fn partial_auc(&self, max_fpr: f64) -> f64 {
-        trapezoid(&self.points(), max_fpr)
+        partial_trapezoid(&self.points(), max_fpr)
     }
 
     /// Points at `k = 0, step, 2·step, …` and at the last `k` (schein2005 §3.1: "incrementing
@@ -123,22 +123,55 @@ impl Curve {
     }
 }
 
-/// Trapezoid area under `points` (x non-decreasing) for `x <= limit`.
-pub(crate) fn trapezoid(points: &[[f64; 2]], limit: f64) -> f64 {
+/// The trapezoid area of the polyline through `points`, taken in the order given:
+/// `Σ_i (x_{i+1} − x_i) · (y_i + y_{i+1}) / 2` over consecutive points, summed from the
+/// first segment to the last. This is how every AUC of `docs/metrics.md` is defined on a
+/// curve's points (the ROC and CROC `auc`, [`Curve::auc`]). Points are not sorted: a
+/// segment that goes left (`x_{i+1} < x_i`) subtracts its area. Fewer than two points
+/// give 0.
+///
+/// ```
+/// use recs_metrics::trapezoid;
+/// // The random-guess diagonal, and a curve through (0.25, 0.5).
+/// assert_eq!(trapezoid(&[[0.0, 0.0], [1.0, 1.0]]), 0.5);
+/// assert_eq!(trapezoid(&[[0.0, 0.0], [0.25, 0.5], [1.0, 1.0]]), 0.625);
+/// ```
+pub fn trapezoid(points: &[[f64; 2]]) -> f64 {
+    points.windows(2).fold(0.0, |area, w| area + segment_area(w[0], w[1]))
+}
+
+/// The trapezoid area of the polyline through `points` for `x ≤ max_x`: the partial AUC
+/// of `docs/metrics.md` (`roc_pauc@0.3`, `croc_pauc@0.3`, [`Curve::partial_auc`]), not
+/// rescaled (divide by `max_x` for a value in `[0, 1]`).
+///
+/// Segments are summed in order as in [`trapezoid`] until the first that reaches beyond
+/// `max_x`, which is cut there by linear interpolation; the sum stops at the first point
+/// with `x ≥ max_x`. With every `x ≤ max_x` this is [`trapezoid`], bit for bit.
+///
+/// ```
+/// use recs_metrics::partial_trapezoid;
+/// // Up to 0.3 on the diagonal: 0.3 · 0.3 / 2.
+/// assert!((partial_trapezoid(&[[0.0, 0.0], [1.0, 1.0]], 0.3) - 0.045).abs() < 1e-15);
+/// // A perfect curve: the whole strip of width 0.3.
+/// assert!((partial_trapezoid(&[[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]], 0.3) - 0.3).abs() < 1e-15);
+/// ```
+pub fn partial_trapezoid(points: &[[f64; 2]], max_x: f64) -> f64 {
     let mut area = 0.0;
     for w in points.windows(2) {
         let ([x0, y0], [x1, y1]) = (w[0], w[1]);
-        if x0 >= limit {
+        if x0 >= max_x {
             break;
         }
-        if x1 <= limit {
-            area += (x1 - x0) * (y0 + y1) / 2.0;
-        } else {
-            let y = y0 + (y1 - y0) * (limit - x0) / (x1 - x0);
-            area += (limit - x0) * (y0 + y) / 2.0;
-        }
+        let end =
+            if x1 <= max_x { w[1] } else { [max_x, y0 + (y1 - y0) * (max_x - x0) / (x1 - x0)] };
+        area += segment_area(w[0], end);
     }
     area
+}
+
+/// The signed trapezoid area between `[x0, y0]` and `[x1, y1]` down to `y = 0`.
+fn segment_area([x0, y0]: [f64; 2], [x1, y1]: [f64; 2]) -> f64 {
+    (x1 - x0) * (y0 + y1) / 2.0
 }
 
 #[cfg(test)]
@@ -154,5 +187,41 @@ mod tests {
             c.at_increments(1.0),
             vec![[0.0, 0.0], [0.25, 0.25], [0.5, 0.5], [0.75, 0.75], [1.0, 1.0]]
         );
+    }
+
+    /// Hand-computed areas: `(polyline, max_x, full area, area up to max_x)`.
+    #[test]
+    fn trapezoid_areas_of_hand_computed_polylines() {
+        let cases: &[(&[[f64; 2]], f64, f64, f64)] = &[
+            // No segment.
+            (&[], 0.3, 0.0, 0.0),
+            (&[[0.5, 0.5]], 0.3, 0.0, 0.0),
+            // The diagonal: 1/2; up to 0.3: 0.3 · 0.3 / 2.
+            (&[[0.0, 0.0], [1.0, 1.0]], 0.3, 0.5, 0.045),
+            // The omniscient curve: the unit square; up to 0.3: the strip 0.3 × 1.
+            (&[[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]], 0.3, 1.0, 0.3),
+            // Through (0.25, 0.5): 0.25 · 0.5 / 2 + 0.75 · 1.5 / 2 = 0.0625 + 0.5625;
+            // up to 0.5: 0.0625 + 0.25 · (0.5 + 2/3) / 2.
+            (&[[0.0, 0.0], [0.25, 0.5], [1.0, 1.0]], 0.5, 0.625, 0.0625 + 0.25 * (7.0 / 6.0) / 2.0),
+            // Cut exactly on a point: 0.3 · 0.6 / 2 (+ 0.7 · 1.6 / 2 for the whole).
+            (&[[0.0, 0.0], [0.3, 0.6], [1.0, 1.0]], 0.3, 0.65, 0.09),
+            // A vertical step in the middle: 0.5 · 0.2 + 0.5 · 1; up to 0.5: 0.1.
+            (&[[0.0, 0.2], [0.5, 0.2], [0.5, 1.0], [1.0, 1.0]], 0.5, 0.6, 0.1),
+            // A limit beyond the last point: the whole area.
+            (&[[0.0, 0.0], [1.0, 1.0]], 2.0, 0.5, 0.5),
+            // A limit at the first point: nothing.
+            (&[[0.0, 0.0], [1.0, 1.0]], 0.0, 0.5, 0.0),
+            // Taken in order: going back left subtracts: 1/2 − 1/2 · (1 + 1) / 2.
+            (&[[0.0, 0.0], [1.0, 1.0], [0.5, 1.0]], 2.0, 0.0, 0.0),
+        ];
+        for &(points, max_x, full, partial) in cases {
+            assert!((trapezoid(points) - full).abs() < 1e-15, "{points:?}");
+            assert!((partial_trapezoid(points, max_x) - partial).abs() < 1e-15, "{points:?}");
+            assert_eq!(
+                partial_trapezoid(points, f64::INFINITY).to_bits(),
+                trapezoid(points).to_bits(),
+                "{points:?}"
+            );
+        }
     }
 }

@@ -36,6 +36,17 @@ pub enum MetricsError {
         /// What would have been accepted.
         expected: &'static str,
     },
+    /// A name that is not one of an option's spellings (a [`crate::TieBreak`],
+    /// [`crate::ZeroPolicy`] or [`crate::io::RunFormat`]).
+    #[error("unknown {what} `{value}` (allowed: {allowed})")]
+    UnknownName {
+        /// What the name should have named (`tie policy`, `zero policy`, `run format`).
+        what: &'static str,
+        /// The rejected text.
+        value: String,
+        /// The accepted names.
+        allowed: String,
+    },
     /// A metric name that is not known (see [`crate::Metric`]).
     #[error(
         "unknown metric `{0}` (known: roc, croc, p@N, r@N, f1@N, hit@N, ndcg@K, ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N, user_auc)"

@@ -1,4 +1,4 @@
-//! Reading qrels (judgments) and run (score) files, with external ids.
+//! Reading and writing qrels (judgments) and run (score) files, with external ids.
 //!
 //! **Qrels**: one candidate per line, `user<TAB>item<TAB>grade` (grade 0 = not relevant),
 //! or the four-column TREC form `qid iter doc grade`; fields may be separated by tabs or
@@ -12,14 +12,32 @@
 //! a `NaN` score (missing, ranked lowest) and are counted.
 //!
 //! Every parse error names the file and the 1-based line.
+//!
+//! [`write_qrels`] and [`write_run`] write the tab-separated forms, one line per
+//! candidate in the judgments' order, which [`parse_qrels`] and [`parse_run`] read back
+//! to the same grades and scores, bit for bit.
+//!
+//! ```
+//! use recs_metrics::io::{RunFormat, parse_qrels, parse_run, write_run};
+//! let qrels = parse_qrels("u1\ta\t1\nu1\tb\t0\n".as_bytes(), "q".as_ref())?;
+//! let mut text = Vec::new();
+//! write_run(&mut text, &qrels.judgments, &[0.1, f32::NAN], &qrels.users, &qrels.items)?;
+//! // A missing score is written as no line.
+//! assert_eq!(text, b"u1\ta\t0.1\n");
+//! let run = parse_run(&text[..], "r".as_ref(), &qrels, RunFormat::Auto)?;
+//! assert_eq!(run.scores[0], 0.1);
+//! assert!(run.scores[1].is_nan());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use recs_core::{IdMap, Judgments};
 
 use crate::error::{MetricsError, Result};
+use crate::names::named;
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]
@@ -77,18 +95,22 @@ impl<'a> Positions<'a> {
     }
 }
 
-/// Run file layouts.
+/// Run file layouts; as text (`FromStr`, `Display`, serde, `recs eval --format`):
+/// `auto`, `tsv` or `trec`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RunFormat {
-    /// Detect from the first data line: six fields with `Q0` second → TREC, three → TSV.
+    /// `auto`: detect from the first data line: six fields with `Q0` second → TREC,
+    /// three → TSV.
     #[default]
     Auto,
-    /// `user<TAB>item<TAB>score`.
+    /// `tsv`: `user<TAB>item<TAB>score`.
     Tsv,
-    /// `qid Q0 doc rank score tag`.
+    /// `trec`: `qid Q0 doc rank score tag`.
     Trec,
 }
+
+named!(RunFormat, "run format", [Auto => "auto", Tsv => "tsv", Trec => "trec"]);
 
 /// Scores read from a run file, aligned with a [`Qrels`]' candidates.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +133,11 @@ fn open(path: &Path) -> Result<BufReader<File>> {
 
 fn parse_error(path: &Path, line: usize, message: impl Into<String>) -> MetricsError {
     MetricsError::Parse { path: path.to_path_buf(), line, message: message.into() }
+}
+
+/// A line with the wrong number of fields for the `expected` layout.
+fn fields_error(path: &Path, line: usize, expected: &str, fields: &[&str]) -> MetricsError {
+    parse_error(path, line, format!("expected {expected}, found {} fields", fields.len()))
 }
 
 /// Calls `f(line number, fields)` for every data line.
@@ -172,14 +199,8 @@ pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
             [u, i, g] => (u, i, g),
             [u, _, i, g] => (u, i, g),
             _ => {
-                return Err(parse_error(
-                    path,
-                    line,
-                    format!(
-                        "expected `user<TAB>item<TAB>grade` or `qid iter doc grade`, found {} fields",
-                        fields.len()
-                    ),
-                ));
+                let expected = "`user<TAB>item<TAB>grade` or `qid iter doc grade`";
+                return Err(fields_error(path, line, expected, fields));
             }
         };
         let grade: f32 =
@@ -272,14 +293,9 @@ pub fn parse_run(
                 [_, q0, _, _, _, _] if q0.eq_ignore_ascii_case("q0") => RunFormat::Trec,
                 [_, _, _] => RunFormat::Tsv,
                 _ => {
-                    return Err(parse_error(
-                        path,
-                        line,
-                        format!(
-                            "cannot detect the run format: expected 3 fields (user item score) or 6 (qid Q0 doc rank score tag), found {}",
-                            fields.len()
-                        ),
-                    ));
+                    let expected = "3 fields (user item score) or 6 (qid Q0 doc rank score tag) \
+                                    to detect the run format";
+                    return Err(fields_error(path, line, expected, fields));
                 }
             };
         }
@@ -287,19 +303,9 @@ pub fn parse_run(
             (RunFormat::Tsv, [u, i, s]) => (u, i, s),
             (RunFormat::Trec, [u, _, i, _, s, _]) => (u, i, s),
             (RunFormat::Tsv, _) => {
-                return Err(parse_error(
-                    path,
-                    line,
-                    format!("expected `user<TAB>item<TAB>score`, found {} fields", fields.len()),
-                ));
+                return Err(fields_error(path, line, "`user<TAB>item<TAB>score`", fields));
             }
-            _ => {
-                return Err(parse_error(
-                    path,
-                    line,
-                    format!("expected `qid Q0 doc rank score tag`, found {} fields", fields.len()),
-                ));
-            }
+            _ => return Err(fields_error(path, line, "`qid Q0 doc rank score tag`", fields)),
         };
         let score: f32 =
             score.parse().ok().filter(|s: &f32| !s.is_nan()).ok_or_else(|| {
@@ -332,6 +338,102 @@ pub fn parse_run(
     Ok(Run { scores, n_missing, n_ignored, format })
 }
 
+/// Writes `judgments` as a qrels file: `user<TAB>item<TAB>grade`, one line per candidate
+/// in the judgments' order (users, then items, by increasing index), with the external
+/// ids of `users` and `items` and each grade in its shortest round-trip form.
+/// [`parse_qrels`] reads it back to the same candidates and grades (with indices in the
+/// canonical order of the ids). Wrap a file in a `BufWriter`.
+///
+/// ```
+/// use recs_core::{IdMap, Judgments};
+/// use recs_metrics::io::write_qrels;
+/// let users = IdMap::from_ids_sorted(["u1"])?;
+/// let items = IdMap::from_ids_sorted(["a", "b"])?;
+/// let mut builder = Judgments::builder(1, 2);
+/// builder.push_user(0, &[1, 0], &[2.5, 0.0])?;
+/// let mut text = Vec::new();
+/// write_qrels(&mut text, &builder.build()?, &users, &items)?;
+/// assert_eq!(text, b"u1\ta\t0\nu1\tb\t2.5\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`std::io::ErrorKind::InvalidData`] when a user or item index has no external id in
+/// `users` or `items`, or its id cannot be read back (empty, holding whitespace, or a
+/// user id starting with `#`, which would read as a comment); otherwise the errors of
+/// `out`. Lines before the error have been written.
+pub fn write_qrels<W: Write>(
+    out: &mut W,
+    judgments: &Judgments,
+    users: &IdMap,
+    items: &IdMap,
+) -> std::io::Result<()> {
+    for user in judgments.iter() {
+        let user_id = external_id(users, "user", true, user.user)?;
+        for (&item, &grade) in user.items.iter().zip(user.grades) {
+            writeln!(out, "{user_id}\t{}\t{grade}", external_id(items, "item", false, item)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `scores` as a run file: `user<TAB>item<TAB>score`, one line per candidate of
+/// `judgments` in their order (users, then items, by increasing index), with the external
+/// ids of `users` and `items`. Each score is printed in its shortest round-trip form
+/// (`0.1`, `-0`, `inf`, `0.33333334`), so [`parse_run`] against the same candidates reads
+/// back the same bits. A `NaN` score (missing) is written as no line, which [`parse_run`]
+/// reads as missing again. Wrap a file in a `BufWriter`.
+///
+/// # Errors
+/// [`std::io::ErrorKind::InvalidInput`], before anything is written, when `scores` does
+/// not hold one score per candidate; [`std::io::ErrorKind::InvalidData`] as in
+/// [`write_qrels`]; otherwise the errors of `out`.
+pub fn write_run<W: Write>(
+    out: &mut W,
+    judgments: &Judgments,
+    scores: &[f32],
+    users: &IdMap,
+    items: &IdMap,
+) -> std::io::Result<()> {
+    if scores.len() != judgments.n_candidates() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            MetricsError::ScoreLength { expected: judgments.n_candidates(), found: scores.len() },
+        ));
+    }
+    let mut scores = scores.iter();
+    for user in judgments.iter() {
+        let user_id = external_id(users, "user", true, user.user)?;
+        for (&item, &score) in user.items.iter().zip(scores.by_ref()) {
+            if !score.is_nan() {
+                writeln!(out, "{user_id}\t{}\t{score}", external_id(items, "item", false, item)?)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The external id of `index` in `ids` (the `what` of the line, first on the line when
+/// `leads`), if it reads back as one field naming it.
+fn external_id<'a>(
+    ids: &'a IdMap,
+    what: &str,
+    leads: bool,
+    index: u32,
+) -> std::io::Result<&'a str> {
+    let invalid = |message: String| std::io::Error::new(std::io::ErrorKind::InvalidData, message);
+    let id = ids.external(index).ok_or_else(|| {
+        invalid(format!("{what} index {index} has no external id ({} ids known)", ids.len()))
+    })?;
+    // The readers split lines at whitespace and skip lines starting with `#`.
+    if id.is_empty() || id.contains(char::is_whitespace) || (leads && id.starts_with('#')) {
+        return Err(invalid(format!(
+            "{what} index {index} has the id {id:?}, which a qrels or run file cannot hold"
+        )));
+    }
+    Ok(id)
+}
+
 /// Writes curve points as CSV (`fpr,tpr` per line with a header) to `path`.
 ///
 /// # Errors
@@ -349,6 +451,7 @@ pub fn write_points_csv(path: impl AsRef<Path>, points: &[[f64; 2]]) -> Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn qrels(text: &str) -> Result<Qrels> {
         parse_qrels(text.as_bytes(), Path::new("q.tsv"))
@@ -391,5 +494,178 @@ mod tests {
     #[test]
     fn missing_file_is_an_io_error() {
         assert!(matches!(read_qrels("/nonexistent/q.tsv"), Err(MetricsError::Io { .. })));
+    }
+
+    /// A candidate: `(user, item, grade, score)`.
+    type Row = (u32, u32, f32, f32);
+
+    /// Judgments over `users × items` from `(user, item, grade, score)` rows (a repeated
+    /// pair keeps its first row), with the scores in the judgments' order.
+    fn judged(users: &IdMap, items: &IdMap, rows: &[Row]) -> (Judgments, Vec<f32>) {
+        let mut by_pair = std::collections::BTreeMap::new();
+        for &(user, item, grade, score) in rows {
+            by_pair.entry((user, item)).or_insert((grade, score));
+        }
+        let mut builder = Judgments::builder(users.len(), items.len());
+        for user in 0..users.len() as u32 {
+            let row: Vec<_> = by_pair.range((user, 0)..=(user, u32::MAX)).collect();
+            let candidates: Vec<u32> = row.iter().map(|(pair, _)| pair.1).collect();
+            let grades: Vec<f32> = row.iter().map(|(_, v)| v.0).collect();
+            builder.push_user(user, &candidates, &grades).unwrap();
+        }
+        let judgments = builder.build().unwrap();
+        let scores = judgments
+            .iter()
+            .flat_map(|u| u.items.iter().map(move |&i| (u.user, i)))
+            .map(|pair| by_pair[&pair].1)
+            .collect();
+        (judgments, scores)
+    }
+
+    /// `(user id, item id) → value` of every candidate, through the external ids.
+    fn by_ids(
+        judgments: &Judgments,
+        values: &[f32],
+        users: &IdMap,
+        items: &IdMap,
+    ) -> std::collections::BTreeMap<(String, String), f32> {
+        let pairs = judgments.iter().flat_map(|u| u.items.iter().map(move |&i| (u.user, i)));
+        pairs
+            .zip(values)
+            .map(|((u, i), &v)| {
+                let id = |ids: &IdMap, index| ids.external(index).unwrap().to_string();
+                ((id(users, u), id(items, i)), v)
+            })
+            .collect()
+    }
+
+    /// Writes qrels and run, reads both back, and checks that every candidate keeps its
+    /// grade and its score bit for bit (a `NaN` score comes back as missing).
+    fn check_round_trip(users: &IdMap, items: &IdMap, judgments: &Judgments, scores: &[f32]) {
+        let mut qrels_text = Vec::new();
+        write_qrels(&mut qrels_text, judgments, users, items).unwrap();
+        let mut run_text = Vec::new();
+        write_run(&mut run_text, judgments, scores, users, items).unwrap();
+        let back = parse_qrels(&qrels_text[..], Path::new("q.tsv")).unwrap();
+        let run = parse_run(&run_text[..], Path::new("r.tsv"), &back, RunFormat::Auto).unwrap();
+        let grades = |j: &Judgments| j.iter().flat_map(|u| u.grades.to_vec()).collect::<Vec<_>>();
+        let bits = |m: std::collections::BTreeMap<(String, String), f32>| -> Vec<_> {
+            m.into_iter()
+                .map(|(k, v)| (k, if v.is_nan() { None } else { Some(v.to_bits()) }))
+                .collect()
+        };
+        assert_eq!(
+            bits(by_ids(&back.judgments, &grades(&back.judgments), &back.users, &back.items)),
+            bits(by_ids(judgments, &grades(judgments), users, items))
+        );
+        assert_eq!(
+            bits(by_ids(&back.judgments, &run.scores, &back.users, &back.items)),
+            bits(by_ids(judgments, scores, users, items))
+        );
+        assert_eq!(run.n_missing, scores.iter().filter(|s| s.is_nan()).count());
+        assert_eq!(run.n_ignored, 0);
+    }
+
+    #[test]
+    fn written_files_read_back_identically() {
+        // Canonical id maps holding only judged ids: the judgments come back equal.
+        let users = IdMap::from_ids_sorted(["2", "10"]).unwrap();
+        let items = IdMap::from_ids_sorted(["a", "b", "c"]).unwrap();
+        let rows = [
+            (0, 2, 1.0, 0.1),
+            (0, 0, 0.0, -0.0),
+            (1, 1, 4.5, f32::INFINITY),
+            (1, 2, 1e-40, f32::NAN),
+            (1, 0, 0.0, 1.0 / 3.0),
+        ];
+        let (judgments, scores) = judged(&users, &items, &rows);
+        let mut text = Vec::new();
+        write_qrels(&mut text, &judgments, &users, &items).unwrap();
+        assert_eq!(
+            String::from_utf8(text.clone()).unwrap(),
+            // Numeric ids in numeric order; 1e-40 (subnormal) in positional notation.
+            format!("2\ta\t0\n2\tc\t1\n10\ta\t0\n10\tb\t4.5\n10\tc\t0.{}1\n", "0".repeat(39))
+        );
+        let back = parse_qrels(&text[..], Path::new("q.tsv")).unwrap();
+        assert_eq!(
+            (back.judgments.clone(), &back.users, &back.items),
+            (judgments.clone(), &users, &items)
+        );
+        let mut text = Vec::new();
+        write_run(&mut text, &judgments, &scores, &users, &items).unwrap();
+        assert_eq!(
+            String::from_utf8(text.clone()).unwrap(),
+            "2\ta\t-0\n2\tc\t0.1\n10\ta\t0.33333334\n10\tb\tinf\n"
+        );
+        let run = parse_run(&text[..], Path::new("r.tsv"), &back, RunFormat::Auto).unwrap();
+        let bits = |s: &[f32]| s.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&run.scores[..4]), bits(&scores[..4]));
+        assert!(run.scores[4].is_nan());
+        check_round_trip(&users, &items, &judgments, &scores);
+    }
+
+    #[test]
+    fn writers_refuse_what_cannot_be_read_back() {
+        let users = IdMap::from_ids_sorted(["u"]).unwrap();
+        let items = IdMap::from_ids_sorted(["a"]).unwrap();
+        let (judgments, scores) = judged(&users, &items, &[(0, 0, 1.0, 0.5)]);
+        let mut sink = Vec::new();
+        // Judgments over a larger index space than the ids name.
+        let mut builder = Judgments::builder(1, 2);
+        builder.push_user(0, &[1], &[1.0]).unwrap();
+        let e = write_qrels(&mut sink, &builder.build().unwrap(), &users, &items).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidData);
+        assert_eq!(e.to_string(), "item index 1 has no external id (1 ids known)");
+        let e = write_run(&mut sink, &judgments, &[0.5, 0.5], &users, &items).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+        assert!(e.to_string().contains("1 candidates in the judgments but 2 scores"), "{e}");
+        assert!(sink.is_empty());
+        for (user, item) in [("u", "a b"), ("u", ""), ("#u", "a"), ("u\tv", "a")] {
+            let users = IdMap::from_ids_sorted([user]).unwrap();
+            let items = IdMap::from_ids_sorted([item]).unwrap();
+            let e = write_run(&mut sink, &judgments, &scores, &users, &items).unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidData, "{user:?} {item:?}");
+            assert!(e.to_string().contains("cannot hold"), "{e}");
+        }
+        // `#` only matters at the start of a line.
+        let items = IdMap::from_ids_sorted(["#a"]).unwrap();
+        check_round_trip(&users, &items, &judgments, &scores);
+    }
+
+    /// Ids in a shuffled (non-canonical) order, some numeric, some not.
+    fn ids() -> impl Strategy<Value = IdMap> {
+        proptest::collection::btree_set("[0-9]{1,2}|[a-c0-9_.-]{1,3}", 1..6)
+            .prop_map(|set| set.into_iter().collect::<Vec<_>>())
+            .prop_shuffle()
+            .prop_map(|ids| {
+                let mut map = IdMap::new();
+                for id in &ids {
+                    map.insert(id).unwrap();
+                }
+                map
+            })
+    }
+
+    fn grade() -> impl Strategy<Value = f32> {
+        use proptest::num::f32::{NORMAL, POSITIVE, SUBNORMAL, ZERO};
+        prop_oneof![Just(0.0), Just(-0.0), 0.0f32..5.0, POSITIVE | NORMAL | SUBNORMAL | ZERO]
+    }
+
+    /// Id maps and `(user, item, grade, score)` rows over them; scores of every kind
+    /// (`NaN`, infinities, both zeros, subnormals).
+    fn case() -> impl Strategy<Value = (IdMap, IdMap, Vec<Row>)> {
+        (ids(), ids()).prop_flat_map(|(users, items)| {
+            let (n_users, n_items) = (users.len() as u32, items.len() as u32);
+            let row = (0..n_users, 0..n_items, grade(), proptest::num::f32::ANY);
+            (Just(users), Just(items), proptest::collection::vec(row, 0..40))
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn writing_then_reading_keeps_every_grade_and_score((users, items, rows) in case()) {
+            let (judgments, scores) = judged(&users, &items, &rows);
+            check_round_trip(&users, &items, &judgments, &scores);
+        }
     }
 }

@@ -23,7 +23,10 @@
 //!   (MAE, MSE, RMSE).
 //! - [`t_interval`], [`bootstrap_interval`], [`paired_t_test`],
 //!   [`wilcoxon_signed_rank`], [`group_means`]: aggregation over users or folds.
-//! - [`io`]: qrels and run files (tab-separated or TREC) with external ids.
+//! - [`trapezoid`] / [`partial_trapezoid`]: the area under a polyline that every AUC
+//!   and partial AUC of a curve's points is.
+//! - [`io`]: qrels and run files (tab-separated or TREC) with external ids, read and
+//!   written.
 //!
 //! Every definition, with its tie, empty-user and zero-denominator rules, is written
 //! in `docs/metrics.md`.
@@ -56,6 +59,7 @@ mod croc;
 mod curve;
 mod error;
 pub mod io;
+mod names;
 mod radix;
 mod report;
 mod roc;
@@ -75,7 +79,7 @@ pub use croc::{
     CrocAccumulator, SimulatedCroc, croc, croc_accumulator, omniscient_croc, random_croc,
     simulated_croc,
 };
-pub use curve::Curve;
+pub use curve::{Curve, partial_trapezoid, trapezoid};
 pub use error::{MetricsError, Result};
 pub use report::{Report, evaluate};
 pub use roc::{

@@ -1,5 +1,7 @@
 //! The pooled ROC curve (schein2005 §3.1): one ranked list of every (user, candidate) pair.
 
+use std::ops::Range;
+
 use rayon::prelude::*;
 
 use crate::curve::Curve;
@@ -75,12 +77,11 @@ impl RocAccumulator {
     /// Both key arrays bucketed by one common digit.
     fn bucketed(self) -> Result<Bucketed> {
         check_classes(self.positives.len(), self.negatives.len())?;
-        let n = self.positives.len() + self.negatives.len();
-        let part_len = n.div_ceil(n_parts_for(n));
+        let parts = Parts::of(self.positives.len() + self.negatives.len());
         Ok(bucket_pairs(&KeyPairs {
             positives: &self.positives,
             negatives: &self.negatives,
-            part_len,
+            parts,
         }))
     }
 
@@ -338,47 +339,69 @@ fn walk_groups(positives: &[u32], negatives: &[u32], mut f: impl FnMut(u64, u64)
     }
 }
 
+/// `len` pairs cut into parts of consecutive pairs, as many as [`n_parts_for`] asks for
+/// (the last part may be shorter).
+#[derive(Debug, Clone, Copy)]
+struct Parts {
+    len: usize,
+    part_len: usize,
+}
+
+impl Parts {
+    fn of(len: usize) -> Self {
+        Parts { len, part_len: len.div_ceil(n_parts_for(len)) }
+    }
+
+    fn count(self) -> usize {
+        self.len.div_ceil(self.part_len.max(1))
+    }
+
+    /// The pairs of part `part`.
+    fn range(self, part: usize) -> Range<usize> {
+        let start = part * self.part_len;
+        start.min(self.len)..(start + self.part_len).min(self.len)
+    }
+}
+
 /// The keys held by an accumulator, in parts of the concatenation positives ++ negatives.
 struct KeyPairs<'a> {
     positives: &'a [u32],
     negatives: &'a [u32],
-    part_len: usize,
+    parts: Parts,
 }
 
 impl Pairs for KeyPairs<'_> {
     fn n_parts(&self) -> usize {
-        (self.positives.len() + self.negatives.len()).div_ceil(self.part_len.max(1))
+        self.parts.count()
     }
 
     fn visit(&self, part: usize, mut f: impl FnMut(u32, bool)) {
-        let start = part * self.part_len;
-        let end = start + self.part_len;
+        let Range { start, end } = self.parts.range(part);
         let p = self.positives.len();
         for &k in &self.positives[start.min(p)..end.min(p)] {
             f(k, true);
         }
-        for &k in &self.negatives[start.max(p) - p..(end.max(p) - p).min(self.negatives.len())] {
+        for &k in &self.negatives[start.max(p) - p..end.max(p) - p] {
             f(k, false);
         }
     }
 }
 
-/// Plain `(score, label)` slices of equal length, in parts of `part_len`.
+/// Plain `(score, label)` slices of equal length, in parts.
 struct FlatPairs<'a> {
     scores: &'a [f32],
     labels: &'a [bool],
-    part_len: usize,
+    parts: Parts,
 }
 
 impl Pairs for FlatPairs<'_> {
     fn n_parts(&self) -> usize {
-        self.scores.len().div_ceil(self.part_len.max(1))
+        self.parts.count()
     }
 
     fn visit(&self, part: usize, mut f: impl FnMut(u32, bool)) {
-        let start = part * self.part_len;
-        let end = (start + self.part_len).min(self.scores.len());
-        for (&s, &l) in self.scores[start..end].iter().zip(&self.labels[start..end]) {
+        let range = self.parts.range(part);
+        for (&s, &l) in self.scores[range.clone()].iter().zip(&self.labels[range]) {
             f(score_key(s), l);
         }
     }
@@ -468,9 +491,7 @@ pub fn roc_auc(scores: &[f32], labels: &[bool]) -> Result<f64> {
     if scores.len() != labels.len() {
         return Err(MetricsError::ScoreLength { expected: labels.len(), found: scores.len() });
     }
-    let n = scores.len();
-    let part_len = n.div_ceil(n_parts_for(n));
-    let pairs = FlatPairs { scores, labels, part_len };
+    let pairs = FlatPairs { scores, labels, parts: Parts::of(scores.len()) };
     Ok(summary_of(bucket_pairs(&pairs), 1.0)?.auc)
 }
 

@@ -3,6 +3,7 @@
 use recs_core::{Judgments, UserJudgments};
 
 use crate::error::{MetricsError, Result};
+use crate::names::named;
 
 /// Judgments together with one score per candidate, in the judgments' own order (users
 /// ascending, candidates ascending within a user).
@@ -99,19 +100,44 @@ pub(crate) fn score_key(score: f32) -> u32 {
 }
 
 /// How candidates with equal scores are ordered.
+///
+/// As text (`FromStr`, `Display`, serde, `recs eval --ties`): `expected`,
+/// `item-ascending` (also `item-asc`) or `item-descending` (also `item-desc`).
+///
+/// ```
+/// use recs_metrics::TieBreak;
+/// assert_eq!("item-desc".parse::<TieBreak>()?, TieBreak::ItemDescending);
+/// assert_eq!(TieBreak::ItemDescending.to_string(), "item-descending");
+/// assert!("random".parse::<TieBreak>().is_err());
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum TieBreak {
-    /// The expected value under a uniformly random order within each group of equal
-    /// scores (the default; a group cut by a top-k boundary contributes fractionally).
+    /// `expected`: the expected value under a uniformly random order within each group
+    /// of equal scores (the default; a group cut by a top-k boundary contributes
+    /// fractionally).
     #[default]
     Expected,
-    /// Equal scores ordered by increasing item index.
+    /// `item-ascending`: equal scores ordered by increasing item index.
     ItemAscending,
-    /// Equal scores ordered by decreasing item index (trec_eval orders ties by
-    /// decreasing document id; this matches it when item indices follow the ids' order).
+    /// `item-descending`: equal scores ordered by decreasing item index (trec_eval orders
+    /// ties by decreasing document id; this matches it when item indices follow the ids'
+    /// order).
     ItemDescending,
 }
+
+named!(
+    TieBreak,
+    "tie policy",
+    [
+        Expected => "expected",
+        ItemAscending => "item-ascending",
+        ItemDescending => "item-descending",
+    ],
+    // The spellings `recs eval --ties` accepted before the names were spelled out.
+    aliases ["item-asc" => ItemAscending, "item-desc" => ItemDescending],
+);
 
 /// A user's candidates in decreasing score order, cut into tie groups.
 #[derive(Debug, Clone, Default)]

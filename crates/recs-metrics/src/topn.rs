@@ -10,23 +10,36 @@
 use rayon::prelude::*;
 
 use crate::error::{MetricsError, Result};
+use crate::names::named;
 use crate::scored::{Ranking, Scored, TieBreak, score_key};
 use crate::spec::Metric;
 
 /// What to do with a user who has no relevant candidate (a zero denominator for recall,
 /// AP, NDCG, MRR).
+///
+/// As text (`FromStr`, `Display`, serde, `recs eval --zero`): `exclude`, `zero` or
+/// `ignatov`.
+///
+/// ```
+/// use recs_metrics::ZeroPolicy;
+/// assert_eq!("ignatov".parse::<ZeroPolicy>()?, ZeroPolicy::Ignatov);
+/// assert_eq!(ZeroPolicy::default().to_string(), "exclude");
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ZeroPolicy {
-    /// Leave the user out of every per-user mean and count it (the default).
+    /// `exclude`: leave the user out of every per-user mean and count it (the default).
     #[default]
     Exclude,
-    /// Count every metric of that user as 0.
+    /// `zero`: count every metric of that user as 0.
     Zero,
-    /// ignatov2010 §4: recall = 1; precision = 1 if nothing was recommended (no
-    /// candidate) and 0 otherwise; the other metrics leave the user out.
+    /// `ignatov`: ignatov2010 §4: recall = 1; precision = 1 if nothing was recommended
+    /// (no candidate) and 0 otherwise; the other metrics leave the user out.
     Ignatov,
 }
+
+named!(ZeroPolicy, "zero policy", [Exclude => "exclude", Zero => "zero", Ignatov => "ignatov"]);
 
 /// Options of the per-user metrics.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -285,6 +298,24 @@ struct Group {
     gain_half_life: f64,
 }
 
+impl Group {
+    /// A group of `len` candidates from rank position `start`, after `before` relevant
+    /// ones, with no member summed yet.
+    fn new(start: usize, len: usize, before: usize) -> Self {
+        Group { start, len, relevant: 0, before, gain: 0.0, gain_exp: 0.0, gain_half_life: 0.0 }
+    }
+
+    /// Adds a member with `grade` to the sums (the exponential gain only with `exp_gains`).
+    fn add(&mut self, grade: f32, options: &Options, exp_gains: bool) {
+        self.relevant += usize::from(grade >= options.threshold);
+        self.gain += f64::from(grade);
+        if exp_gains {
+            self.gain_exp += f64::from(grade).exp2() - 1.0;
+        }
+        self.gain_half_life += f64::from((grade - options.neutral).max(0.0));
+    }
+}
+
 /// Reused per-thread storage of the per-user work.
 #[derive(Debug, Default)]
 struct Work {
@@ -342,23 +373,9 @@ fn graded_groups(work: &mut Work, grades: &[f32], scores: &[f32], options: &Opti
     let n = packed.len();
     let mut before = 0;
     let mut push = |start: usize, len: usize, members: &mut dyn Iterator<Item = usize>| {
-        let mut g = Group {
-            start,
-            len,
-            relevant: 0,
-            before,
-            gain: 0.0,
-            gain_exp: 0.0,
-            gain_half_life: 0.0,
-        };
+        let mut g = Group::new(start, len, before);
         for i in members {
-            let grade = grades[i];
-            g.relevant += usize::from(grade >= options.threshold);
-            g.gain += f64::from(grade);
-            if exp_gains {
-                g.gain_exp += f64::from(grade).exp2() - 1.0;
-            }
-            g.gain_half_life += f64::from((grade - options.neutral).max(0.0));
+            g.add(grades[i], options, exp_gains);
         }
         before += g.relevant;
         groups.push(g);
@@ -816,23 +833,12 @@ mod tests {
         let mut before = 0;
         let mut out = Vec::new();
         for &(start, len) in &ranking.groups {
-            let mut g = Group {
-                start,
-                len,
-                relevant: 0,
-                before,
-                gain: 0.0,
-                gain_exp: 0.0,
-                gain_half_life: 0.0,
-            };
+            let mut g = Group::new(start, len, before);
             let mut graded = false;
             for &i in &ranking.order[start..start + len] {
                 let grade = grades[i as usize];
                 graded |= grade > 0.0;
-                g.relevant += usize::from(grade >= options.threshold);
-                g.gain += f64::from(grade);
-                g.gain_exp += f64::from(grade).exp2() - 1.0;
-                g.gain_half_life += f64::from((grade - options.neutral).max(0.0));
+                g.add(grade, options, true);
             }
             before += g.relevant;
             if graded {
@@ -852,7 +858,7 @@ mod tests {
         ) {
             let options = Options {
                 threshold: f32::from(threshold),
-                ties: [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending][ties],
+                ties: TieBreak::ALL[ties],
                 neutral: f32::from(neutral),
                 ..Options::default()
             };

@@ -6,21 +6,9 @@ use recs_metrics::{
     Metric, Options, Report, RocAccumulator, Scored, evaluate, roc, roc_auc, roc_summary,
 };
 
-/// A xorshift stream: the test needs no dependency for its data.
-struct Stream(u64);
+mod support;
 
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32
-    }
-}
+use support::Stream;
 
 /// `users` users with 20..120 candidates each. Scores mix a continuous part (distinct
 /// values), a coarse part (many ties across and within users), negative values, zeros of

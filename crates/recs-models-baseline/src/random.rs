@@ -15,11 +15,8 @@ const STREAM_FOLD_IN: u64 = 3;
 
 /// The splitmix64 finaliser (Steele, Lea & Flood 2014): a bijection of `u64` whose output
 /// bits all depend on all input bits.
-pub(crate) fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+pub(crate) fn mix(z: u64) -> u64 {
+    recs_core::splitmix64(&mut { z })
 }
 
 /// A uniform number in `[0, 1)` with 24 random bits (exactly representable in `f32`).

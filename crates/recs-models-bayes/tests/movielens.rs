@@ -28,12 +28,9 @@ fn auc(scores: &[f32], positive: &[bool]) -> f64 {
     (rank_sum - n_pos * (n_pos + 1.0) / 2.0) / (n_pos * n_neg)
 }
 
-/// The splitmix64 finaliser: consecutive inputs give unrelated outputs.
+/// Consecutive inputs give unrelated outputs (one SplitMix64 step).
 fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    recs_core::splitmix64(&mut { x })
 }
 
 #[test]

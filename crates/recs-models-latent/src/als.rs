@@ -612,10 +612,4 @@ mod tests {
         assert_eq!(a.user_factors(), b.user_factors());
         assert_eq!(a.item_factors(), b.item_factors());
     }
-
-    recs_testkit::conformance_test!(explicit_als_conforms, AlsParams::explicit(3, 0.1).unwrap());
-    recs_testkit::conformance_test!(
-        implicit_als_conforms,
-        AlsParams::implicit(3, 0.1, 40.0).unwrap()
-    );
 }

@@ -1244,14 +1244,4 @@ mod tests {
         assert!(AspectParams::new(2).unwrap().with_beta_schedule(0.9, 0.0).is_err());
         assert!(AspectParams::new(2).unwrap().with_iterations(0, 1e-3).is_err());
     }
-
-    recs_testkit::conformance_test!(aspect_conforms, AspectParams::new(2).unwrap());
-    recs_testkit::conformance_test!(
-        aspect_asymmetric_conforms,
-        AspectParams::new(3).unwrap().with_form(AspectForm::Asymmetric)
-    );
-    recs_testkit::conformance_test!(
-        aspect_attr_conforms,
-        AspectAttrParams::new(AspectParams::new(2).unwrap())
-    );
 }

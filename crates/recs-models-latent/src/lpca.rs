@@ -770,11 +770,4 @@ mod tests {
         assert!(LpcaParams::new(2).with_iterations(0, 1e-3).is_err());
         assert!(LpcaParams::new(2).with_iterations(5, -1.0).is_err());
     }
-
-    recs_testkit::conformance_test!(lpca_conforms, LpcaParams::new(2));
-    recs_testkit::conformance_test!(lpca_popularity_conforms, LpcaParams::new(0));
-    recs_testkit::conformance_test!(
-        lpca_joint_conforms,
-        LpcaParams::new(2).with_fit(LpcaFit::Joint)
-    );
 }

@@ -522,16 +522,10 @@ mod tests {
         assert_eq!((model.rank(), model.report().requested_rank), (5, 50));
     }
 
-    recs_testkit::conformance_test!(puresvd_conforms, PureSvdParams::new(3).unwrap());
     #[test]
     fn small_problems_fall_back_to_the_dense_solver() {
         let params = PureSvdParams::new(2).unwrap().with_solver(SvdSolver::Lanczos);
         let model = params.fit(&TrainData::new(&small(), 1)).unwrap();
         assert!(model.report().dense);
     }
-
-    recs_testkit::conformance_test!(
-        puresvd_lanczos_conforms,
-        PureSvdParams::new(3).unwrap().with_solver(SvdSolver::Lanczos)
-    );
 }

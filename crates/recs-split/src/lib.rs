@@ -55,10 +55,12 @@
 #![deny(missing_docs)]
 
 mod judge;
+mod keys;
 mod protocol;
 mod rng;
 mod split;
 
 pub use judge::{CandidateSet, GradeScale, JudgedUsers, JudgmentOptions, Relevance};
+pub use keys::{PROTOCOL_KEYS, ProtocolKey, protocol_keys, protocol_names};
 pub use protocol::{Amount, Generalization, Given, HistoryOrder, Protocol, SplitId, TimeCut};
 pub use split::{Split, SplitSummary};

@@ -847,6 +847,8 @@ mod tests {
         for p in every {
             let value = serde_json::to_value(&p).unwrap();
             assert_eq!(value["protocol"], p.name());
+            // Every protocol is in the key table front ends read.
+            assert!(crate::protocol_keys(p.name()).is_some(), "{} has no key table", p.name());
         }
     }
 }

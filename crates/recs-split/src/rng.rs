@@ -27,14 +27,7 @@ pub(crate) enum Purpose {
     Validation = 6,
 }
 
-/// One step of SplitMix64 (Steele, Lea and Flood 2014): a bijective mixer of 64-bit words.
-fn splitmix64(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use recs_core::splitmix64;
 
 /// Folds a purpose path into one 64-bit word, each component mixed before the next.
 fn mix(seed: u64, path: &[u64]) -> u64 {

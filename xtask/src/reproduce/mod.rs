@@ -1,5 +1,7 @@
-//! Shared machinery of the reproductions: options, data location, fitting models by
-//! catalog name, turning scores into report curves and figures, writing the outputs.
+//! What every reproduction shares: options, progress lines, reading a paper's experiment
+//! files, and writing the report folder. Loading, splitting, model selection, scoring,
+//! evaluation, figures and report assembly are the runner's (`recs_bench`); a paper
+//! module holds only its experiment list, its own tables and claims, and its check.
 
 pub(crate) mod schein2005;
 
@@ -7,10 +9,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use recs_bench::curves::ModelCurve;
-use recs_bench::evaluation::Figure;
 use recs_bench::report::Report;
-use recs_core::Judgments;
+use recs_bench::{Config, Extras, Plan, RunOptions, Session};
 
 /// Command-line options shared by every reproduction.
 #[derive(Debug, Clone)]
@@ -30,7 +30,7 @@ impl Options {
         let mut options = Options {
             quick: false,
             out: PathBuf::from("target/reproduce"),
-            seed: 42,
+            seed: recs_core::DEFAULT_SEED,
             data_dir: None,
         };
         let mut it = args.iter();
@@ -55,21 +55,61 @@ impl Options {
         Ok(options)
     }
 
-    /// Where datasets are found: `--data-dir`, then `RECS_DATA_DIR`, then the user cache,
-    /// then the official download (verified by sha256).
+    /// A runner session: datasets from `--data-dir`, then `RECS_DATA_DIR`, then the user
+    /// cache, then the official download (verified by sha256).
+    pub(crate) fn session(&self) -> Session {
+        Session::new(&RunOptions {
+            quick: self.quick,
+            data_dir: self.data_dir.clone(),
+            download_progress: Some(std::sync::Arc::new(DownloadLines)),
+            ..RunOptions::default()
+        })
+    }
+
+    /// The same resolution order, for reading a dataset outside a runner session.
     pub(crate) fn resolver(&self) -> recs_data::Resolver {
-        recs_data::Resolver::from_env().with_data_dir(self.data_dir.clone()).with_progress(true)
+        recs_data::Resolver::from_env().with_data_dir(self.data_dir.clone())
+    }
+
+    /// The experiment `xtask/experiments/<paper>/<name>.toml`, checked, with this run's
+    /// seed.
+    pub(crate) fn plan(&self, paper: &str, name: &str) -> Result<Plan> {
+        let path = experiments_dir().join(paper).join(format!("{name}.toml"));
+        let plan = Config::from_file(&path)?.check(&path.display().to_string())?;
+        Ok(plan.with_seed(self.seed))
+    }
+}
+
+/// `xtask/experiments/`: each paper's experiments as `recs run` configurations.
+fn experiments_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments")
+}
+
+/// Downloads announced on standard error (a reproduction's log, not a terminal bar).
+#[derive(Debug)]
+struct DownloadLines;
+
+impl recs_data::DownloadProgress for DownloadLines {
+    fn start(&self, name: &str, total_bytes: Option<u64>) {
+        let size = total_bytes.map_or(String::new(), |b| format!(" ({:.1} MB)", b as f64 / 1e6));
+        eprintln!("downloading {name}{size}");
+    }
+
+    fn advance(&self, _bytes: u64) {}
+
+    fn finish(&self) {
+        eprintln!("download finished");
     }
 }
 
 /// Progress lines on standard error, with elapsed time.
-pub(crate) struct Progress {
+pub(crate) struct Lines {
     start: Instant,
 }
 
-impl Progress {
+impl Lines {
     pub(crate) fn new() -> Self {
-        Progress { start: Instant::now() }
+        Lines { start: Instant::now() }
     }
 
     pub(crate) fn say(&self, what: impl std::fmt::Display) {
@@ -81,38 +121,23 @@ impl Progress {
     }
 }
 
-pub(crate) use recs_bench::evaluation::{Evaluated, References, evaluate, fit};
-
-/// The omniscient and random references of both kinds (grade ≥ 1 is relevant).
-pub(crate) fn references(judgments: &Judgments) -> Result<References> {
-    Ok(recs_bench::evaluation::references(judgments, 1.0)?)
+impl recs_bench::Progress for Lines {
+    fn step(&self, what: &str) {
+        self.say(what);
+    }
 }
 
-/// Writes `report.json`, one SVG per figure, the tables as CSV and `report.md` into `dir`.
-pub(crate) fn write_outputs(
-    dir: &Path,
-    report: &Report,
-    figures: &[Figure],
-    extra_markdown: &str,
-) -> Result<()> {
-    let extras = recs_bench::output::Extras {
-        figures: figures.to_vec(),
-        notes: extra_markdown.to_string(),
-        ..Default::default()
-    };
-    recs_bench::output::write_report(dir, report, &extras)
+/// Writes the report folder `dir` and prints the claims.
+pub(crate) fn write_outputs(dir: &Path, report: &Report, extras: &Extras) -> Result<()> {
+    recs_bench::write_report(dir, report, extras)
         .with_context(|| format!("writing {}", dir.display()))?;
+    for claim in &report.claims {
+        eprintln!(
+            "  {} {:<5} {}",
+            claim.id,
+            if claim.holds { "holds" } else { "FAILS" },
+            claim.measured
+        );
+    }
     Ok(())
-}
-
-/// A ROC and a CROC figure for one experiment.
-pub(crate) fn figures_for(
-    experiment: &str,
-    title: &str,
-    models: &[&Evaluated],
-    references: &References,
-) -> Vec<Figure> {
-    let roc: Vec<ModelCurve> = models.iter().map(|m| m.roc.clone()).collect();
-    let croc: Vec<ModelCurve> = models.iter().map(|m| m.croc.clone()).collect();
-    recs_bench::evaluation::roc_croc_figures(experiment, title, &roc, &croc, references)
 }

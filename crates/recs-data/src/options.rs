@@ -1,39 +1,49 @@
-//! Putting datasets together for experiments.
+//! Dataset-file options as front ends spell them, and two files joined into one dataset:
+//! the terms `recs run` configurations and `recs split` / `recs data` flags share.
 
 use recs_core::{DuplicatePolicy, Event, IdMap, Interactions};
-use recs_data::{Dataset, DelimitedFormat};
 
+use crate::dataset::Dataset;
+use crate::delimited::DelimitedFormat;
 use crate::error::Result;
 
-/// The format of a delimited interaction file: `delimiter` (`tab`, `comma`, or the
-/// characters themselves: `,`, `::`), an optional header line, `user item rating` columns
-/// (`user item` when `implicit`), and a timestamp column after them when `timestamps`.
-///
-/// # Errors
-/// An empty delimiter or one containing a line break.
-pub fn delimited_format(
-    delimiter: &str,
-    header: bool,
-    implicit: bool,
-    timestamps: bool,
-) -> Result<DelimitedFormat> {
-    let delimiter = match delimiter {
+/// The field delimiter a name stands for: `tab` (or `\t` written as two characters) is a
+/// tab, `comma` a comma; anything else is the delimiter itself (`,`, `::`, `;`).
+pub fn delimiter_from_name(name: &str) -> &str {
+    match name {
         "tab" | "\\t" => "\t",
         "comma" => ",",
         other => other,
-    };
-    let mut format = DelimitedFormat::new(delimiter)?.header(header);
-    if implicit {
-        format = format.rating(None);
     }
-    if timestamps {
-        format = format.timestamp(Some(if implicit { 2 } else { 3 }));
+}
+
+impl DelimitedFormat {
+    /// The format of a delimited interaction file as front ends describe it: a delimiter
+    /// name ([`delimiter_from_name`]), an optional header line, `user item rating` columns
+    /// (`user item` when `implicit`), and a timestamp column after them when `timestamps`.
+    ///
+    /// # Errors
+    /// An empty delimiter or one containing a line break.
+    pub fn from_options(
+        delimiter: &str,
+        header: bool,
+        implicit: bool,
+        timestamps: bool,
+    ) -> Result<DelimitedFormat> {
+        let mut format = DelimitedFormat::new(delimiter_from_name(delimiter))?.header(header);
+        if implicit {
+            format = format.rating(None);
+        }
+        if timestamps {
+            format = format.timestamp(Some(if implicit { 2 } else { 3 }));
+        }
+        Ok(format)
     }
-    Ok(format)
 }
 
 /// Two files read separately, put into one index space (ids in canonical order, as every
-/// loader orders them), the second as the predefined test part.
+/// loader orders them), the second as the predefined test part; the sources of both are
+/// kept.
 ///
 /// # Errors
 /// Duplicate events within one part.
@@ -61,23 +71,31 @@ pub fn join_predefined(train: Dataset, test: Dataset) -> Result<Dataset> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use recs_data::parse_delimited;
+    use crate::parse_delimited;
+
+    #[test]
+    fn delimiter_names_stand_for_their_characters() {
+        assert_eq!(delimiter_from_name("tab"), "\t");
+        assert_eq!(delimiter_from_name("\\t"), "\t");
+        assert_eq!(delimiter_from_name("comma"), ",");
+        assert_eq!(delimiter_from_name("::"), "::");
+    }
 
     #[test]
     fn formats_read_the_columns_they_describe() {
-        let implicit = delimited_format("comma", true, true, true).unwrap();
+        let implicit = DelimitedFormat::from_options("comma", true, true, true).unwrap();
         let d = parse_delimited(b"user,item,time\nu1,a,17\nu2,a,18\n", "f", &implicit).unwrap();
         assert_eq!(d.interactions.n_events(), 2);
         assert!(d.interactions.has_timestamps());
-        let explicit = delimited_format("tab", false, false, false).unwrap();
+        let explicit = DelimitedFormat::from_options("tab", false, false, false).unwrap();
         let d = parse_delimited(b"u1\ta\t4.5\n", "f", &explicit).unwrap();
         assert_eq!(d.interactions.get(0, 0), Some(4.5));
-        assert!(delimited_format("", false, false, false).is_err());
+        assert!(DelimitedFormat::from_options("", false, false, false).is_err());
     }
 
     #[test]
     fn both_parts_share_one_index_space() {
-        let format = delimited_format("tab", false, false, false).unwrap();
+        let format = DelimitedFormat::from_options("tab", false, false, false).unwrap();
         let train = parse_delimited(b"u2\ta\t5\nu1\tb\t3\n", "train", &format).unwrap();
         let test = parse_delimited(b"u3\tb\t4\nu1\tc\t1\n", "test", &format).unwrap();
         let joined = join_predefined(train, test).unwrap();

@@ -1,0 +1,268 @@
+//! A checked experiment: the only thing the runner runs.
+//!
+//! A [`Plan`] is what a [`Config`](crate::Config) becomes once every name, key and value
+//! has been parsed and cross-checked ([`Config::check`](crate::Config::check)): protocols
+//! are [`recs_split::Protocol`] values, the test mode a [`JudgmentOptions`], metrics are
+//! [`Metric`]s, model parameters have been validated by the model's own catalog entry, and
+//! claims point at model and metric positions. Its fields are private, so a plan cannot be
+//! built around the checks, and the runner needs no `expect("checked")`.
+//!
+//! Programmatic front ends (the paper reproductions) add what a text file cannot say:
+//! [`Measure`]s, extra numbers computed from each model's test scores.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use recs_core::Judgments;
+use recs_data::DelimitedFormat;
+use recs_metrics::{Metric, Options};
+use recs_split::{JudgmentOptions, Protocol};
+
+use crate::error::{BenchError, Result};
+
+/// Parameters of one fit as `(key, text value)` pairs, in grid order.
+pub type Params = Vec<(String, String)>;
+
+/// Where the events come from.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum DatasetSource {
+    /// A registered dataset, found by the resolver.
+    Named(String),
+    /// Delimited files (the test file, when given, is the predefined test part).
+    Files { train: PathBuf, test: Option<PathBuf>, format: DelimitedFormat },
+}
+
+/// Where item attributes come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AttributeSource {
+    /// The dataset's own item attributes (MovieLens genres).
+    Genres,
+    /// The MovieLens 100K cast file, top-10 billing, actors in at least two movies.
+    Cast,
+}
+
+/// How events are divided into training and test parts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProtocolChoice {
+    /// The dataset's shipped training/test division (MS Web, or `dataset.test_file`).
+    Predefined,
+    /// A protocol drawn from the events.
+    Generated(Protocol),
+}
+
+impl ProtocolChoice {
+    /// The protocol's name as written in configurations.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ProtocolChoice::Predefined => "predefined",
+            ProtocolChoice::Generated(p) => p.name(),
+        }
+    }
+
+    /// Whether test items are kept out of training (scored from attributes when the model
+    /// can).
+    pub(crate) fn is_cold_start(&self) -> bool {
+        matches!(self, ProtocolChoice::Generated(Protocol::ColdStartItems { .. }))
+    }
+}
+
+/// Model selection for models with a grid.
+#[derive(Debug, Clone)]
+pub(crate) struct Selection {
+    /// The report key maximised.
+    pub(crate) key: String,
+    /// The protocol drawing validation data inside each training part.
+    pub(crate) protocol: Protocol,
+}
+
+/// One model of the experiment with every parameter combination to try.
+#[derive(Debug, Clone)]
+pub(crate) struct ModelPlan {
+    /// Catalog name.
+    pub(crate) name: String,
+    /// Unique label in tables and legends.
+    pub(crate) label: String,
+    /// Every combination (one without a grid), validated by the catalog entry.
+    pub(crate) combinations: Vec<Params>,
+    /// The same with `quick_grid` applied (for `--quick` runs).
+    pub(crate) quick_combinations: Vec<Params>,
+    /// The one grid key with several values, when there is exactly one (validation figure).
+    pub(crate) varying: Option<String>,
+}
+
+/// A statement checked on the results: the mean of key `key` of model `better` beats that
+/// of `worse` by more than `margin`.
+#[derive(Debug, Clone)]
+pub(crate) struct ClaimPlan {
+    pub(crate) id: String,
+    pub(crate) statement: String,
+    pub(crate) key: usize,
+    pub(crate) better: usize,
+    pub(crate) worse: usize,
+    pub(crate) margin: f64,
+}
+
+/// The signature of a [`Measure`]'s computation.
+type MeasureFn = dyn Fn(&Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync;
+
+/// A number computed from a model's test scores by the caller's code: a paper's side
+/// metric the metric crate does not define. It appears as one more report key (a column
+/// of the results tables, usable in claims, never a selection metric).
+#[derive(Clone)]
+pub struct Measure {
+    key: String,
+    lower_is_better: bool,
+    compute: Arc<MeasureFn>,
+}
+
+impl fmt::Debug for Measure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Measure")
+            .field("key", &self.key)
+            .field("lower_is_better", &self.lower_is_better)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Measure {
+    /// A measure reported under `key`; `compute` receives the judgments and the scores
+    /// aligned with them, and returns `None` when the measure is undefined.
+    pub fn new(
+        key: impl Into<String>,
+        lower_is_better: bool,
+        compute: impl Fn(&Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync + 'static,
+    ) -> Self {
+        Measure { key: key.into(), lower_is_better, compute: Arc::new(compute) }
+    }
+
+    pub(crate) fn compute(&self, judgments: &Judgments, scores: &[f32]) -> Result<Option<f64>> {
+        (self.compute)(judgments, scores)
+    }
+}
+
+/// A checked experiment, ready to run. Built by [`Config::check`](crate::Config::check).
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) description: String,
+    pub(crate) seed: u64,
+    pub(crate) repetitions: u32,
+    pub(crate) dataset: DatasetSource,
+    pub(crate) attributes: Option<AttributeSource>,
+    pub(crate) protocol: ProtocolChoice,
+    pub(crate) judging: JudgmentOptions,
+    pub(crate) mode: String,
+    pub(crate) metrics: Vec<Metric>,
+    pub(crate) options: Options,
+    pub(crate) max_fpr: f64,
+    pub(crate) rating_errors: bool,
+    pub(crate) user_groups: Vec<usize>,
+    /// The per-user metric broken down by group (present when `user_groups` is not empty).
+    pub(crate) group_metric: Option<Metric>,
+    pub(crate) save_scores: bool,
+    pub(crate) markers: [f64; 2],
+    pub(crate) selection: Option<Selection>,
+    pub(crate) models: Vec<ModelPlan>,
+    pub(crate) claims: Vec<ClaimPlan>,
+    pub(crate) measures: Vec<Measure>,
+    pub(crate) keep_judgments: bool,
+}
+
+/// The report keys of the rating errors (`evaluation.rating_errors`); lower is better.
+pub const RATING_ERROR_KEYS: [&str; 2] = ["mae", "rmse"];
+
+impl Plan {
+    /// The experiment's name (its id in the report).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The seed every random choice derives from.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Model labels, in report order.
+    pub fn model_labels(&self) -> Vec<&str> {
+        self.models.iter().map(|m| m.label.as_str()).collect()
+    }
+
+    /// Replaces the seed (a command line's `--seed`).
+    #[must_use]
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    /// Keeps the first split's test judgments in the run's
+    /// [`Results`](crate::Results), for computations beyond the report.
+    #[must_use]
+    pub fn keep_judgments(mut self) -> Self {
+        self.keep_judgments = true;
+        self
+    }
+
+    /// Adds a measure computed from every model's test scores.
+    ///
+    /// # Errors
+    /// A key that another metric or measure already produces.
+    pub fn with_measure(mut self, measure: Measure) -> Result<Self> {
+        if self.keys().contains(&measure.key) {
+            return Err(BenchError::Experiment(format!(
+                "{}: the measure key `{}` is already a report key",
+                self.name, measure.key
+            )));
+        }
+        self.measures.push(measure);
+        Ok(self)
+    }
+
+    /// The report keys, in order: the metrics' keys (`roc` gives `roc_auc` and
+    /// `roc_pauc@0.3`), then the rating errors when asked, then the measures.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys = metric_keys(&self.metrics, self.max_fpr);
+        if self.rating_errors {
+            keys.extend(RATING_ERROR_KEYS.map(String::from));
+        }
+        keys.extend(self.measures.iter().map(|m| m.key.clone()));
+        keys
+    }
+
+    /// Whether a smaller value of report key `key` is better.
+    pub fn lower_is_better(&self, key: &str) -> bool {
+        RATING_ERROR_KEYS.contains(&key)
+            || self.measures.iter().any(|m| m.key == key && m.lower_is_better)
+    }
+
+    /// Whether the ROC or CROC curves are computed (and drawn).
+    pub(crate) fn wants_curves(&self) -> bool {
+        self.metrics.iter().any(|m| matches!(m, Metric::Roc | Metric::Croc))
+    }
+}
+
+/// The keys `metrics` produce, in order.
+pub(crate) fn metric_keys(metrics: &[Metric], max_fpr: f64) -> Vec<String> {
+    let mut keys = Vec::new();
+    for m in metrics {
+        match m {
+            Metric::Roc | Metric::Croc => {
+                keys.push(format!("{m}_auc"));
+                keys.push(format!("{m}_pauc@{max_fpr}"));
+            }
+            other => keys.push(other.to_string()),
+        }
+    }
+    keys
+}
+
+/// The per-user metrics of a list (everything but the pooled curves and per-user AUC).
+pub(crate) fn per_user_metrics(metrics: &[Metric]) -> Vec<Metric> {
+    metrics
+        .iter()
+        .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
+        .copied()
+        .collect()
+}

@@ -1,0 +1,107 @@
+//! Loading a plan's dataset and item attributes.
+
+use recs_core::ItemAttributes;
+use recs_data::{AttributeFilter, Dataset, Resolver};
+
+use crate::error::{BenchError, Result};
+use crate::plan::{AttributeSource, DatasetSource, Plan};
+
+/// What identifies a loaded dataset within a session.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Key {
+    source: DatasetSource,
+    attributes: Option<AttributeSource>,
+}
+
+impl Key {
+    pub(crate) fn of(plan: &Plan) -> Key {
+        Key { source: plan.dataset.clone(), attributes: plan.attributes }
+    }
+}
+
+/// The dataset with its item attributes.
+#[derive(Debug)]
+pub(crate) struct Loaded {
+    pub(crate) key: Key,
+    pub(crate) dataset: Dataset,
+    pub(crate) attributes: Option<ItemAttributes>,
+    /// The attributes in words, for the report.
+    pub(crate) attribute_note: Option<String>,
+}
+
+/// Loads the plan's dataset (through `parsed`, the parsed-dataset cache, when given) and
+/// its attributes.
+pub(crate) fn load(
+    plan: &Plan,
+    resolver: &Resolver,
+    parsed: Option<&recs_data::DatasetCache>,
+) -> Result<Loaded> {
+    let dataset = match (&plan.dataset, parsed) {
+        (DatasetSource::Named(name), Some(cache)) => {
+            let options = recs_data::MsWebOptions::default();
+            recs_data::load_named_cached(name, resolver, &options, cache)?.0
+        }
+        (DatasetSource::Named(name), None) => recs_data::load_named(name, resolver)?,
+        (DatasetSource::Files { train, test, format }, _) => {
+            let train = recs_data::load_delimited(train, format)?;
+            match test {
+                None => train,
+                Some(test) => {
+                    let test = recs_data::load_delimited(test, format)?;
+                    recs_data::join_predefined(train, test)?
+                }
+            }
+        }
+    };
+    let (attributes, attribute_note) = match plan.attributes {
+        None => (None, None),
+        Some(AttributeSource::Genres) => {
+            let attributes = dataset.item_attributes.clone().ok_or_else(|| {
+                BenchError::Experiment(format!(
+                    "dataset.attributes = \"genres\": {} has no item attributes",
+                    dataset.name
+                ))
+            })?;
+            let note = format!("the dataset's {} genres", attributes.n_attributes());
+            (Some(attributes), Some(note))
+        }
+        Some(AttributeSource::Cast) => {
+            let filter = AttributeFilter { top_n: Some(10), min_items: 2 };
+            let attributes = recs_data::load_cast(resolver, &dataset, &filter)?;
+            let note = format!(
+                "the top-10 billed actors of each movie, actors in at least two movies ({} actors)",
+                attributes.n_attributes()
+            );
+            (Some(attributes), Some(note))
+        }
+    };
+    Ok(Loaded { key: Key::of(plan), dataset, attributes, attribute_note })
+}
+
+impl Loaded {
+    /// The judgments as a qrels file (`user<TAB>item<TAB>grade`, external ids).
+    pub(crate) fn qrels_lines(&self, judgments: &recs_core::Judgments) -> Result<String> {
+        let (users, items) = (&self.dataset.users, &self.dataset.items);
+        text("scores/qrels.tsv", |out| recs_metrics::io::write_qrels(out, judgments, users, items))
+    }
+
+    /// Scores as a run file (`user<TAB>item<TAB>score`, each score in its shortest
+    /// round-trip form, so `recs eval` reads back the same bits).
+    pub(crate) fn run_lines(
+        &self,
+        judgments: &recs_core::Judgments,
+        scores: &[f32],
+    ) -> Result<String> {
+        let (users, items) = (&self.dataset.users, &self.dataset.items);
+        text("scores/<model>.tsv", |out| {
+            recs_metrics::io::write_run(out, judgments, scores, users, items)
+        })
+    }
+}
+
+/// What `write` writes, as text; errors name `file`.
+fn text(file: &str, write: impl FnOnce(&mut Vec<u8>) -> std::io::Result<()>) -> Result<String> {
+    let mut out = Vec::new();
+    write(&mut out).map_err(|e| BenchError::io(file, e))?;
+    String::from_utf8(out).map_err(|e| BenchError::io(file, std::io::Error::other(e)))
+}

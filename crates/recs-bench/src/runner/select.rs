@@ -1,0 +1,65 @@
+//! Model selection: every grid combination fitted and scored on validation data drawn
+//! inside the training part; the best value of the selection key wins.
+
+use recs_metrics::Scored;
+
+use super::assess::Scoring;
+use super::split::Judged;
+use crate::error::{BenchError, Result};
+use crate::plan::{ModelPlan, Params};
+
+/// Every combination with the value of each report key on validation.
+type ValidationRows = Vec<(Params, Vec<Option<f64>>)>;
+
+impl Scoring<'_, '_> {
+    /// Tries every combination of `model` on `validation` and keeps the one with the
+    /// largest selection key (the first on ties); every report key is recorded for each.
+    pub(crate) fn select(
+        &self,
+        model: &ModelPlan,
+        combinations: &[Params],
+        validation: &Judged,
+    ) -> Result<(Params, ValidationRows)> {
+        let plan = self.context.plan;
+        let selection = plan.selection.as_ref().ok_or_else(|| {
+            BenchError::Experiment(format!("`{}` has a grid but no selection", model.label))
+        })?;
+        let keys = plan.keys();
+        let key = keys.iter().position(|k| *k == selection.key).ok_or_else(|| {
+            BenchError::Experiment(format!("the selection key `{}` is not computed", selection.key))
+        })?;
+        let mut rows = Vec::with_capacity(combinations.len());
+        let mut best: Option<(f64, usize)> = None;
+        for (index, combination) in combinations.iter().enumerate() {
+            let fitted = self.fit(model, combination, validation.split.train())?;
+            let scores = self.score(model, fitted.as_ref(), validation).map_err(|e| {
+                BenchError::Experiment(format!("validating `{}`: {e}", model.label))
+            })?;
+            let scored = Scored::new(&validation.judgments, &scores.scores)?;
+            let report =
+                recs_metrics::evaluate(&scored, &plan.metrics, &plan.options, plan.max_fpr, false)?;
+            let values = self.values(&report, fitted.as_ref(), &scores)?;
+            if let Some(v) = values.get(key).copied().flatten()
+                && best.is_none_or(|(b, _)| v > b)
+            {
+                best = Some((v, index));
+            }
+            self.context.progress.step(&format!(
+                "{} split {}/{}: validating {} {}",
+                plan.name,
+                self.id.repetition,
+                self.id.fold,
+                model.label,
+                super::assemble::params_text(combination)
+            ));
+            rows.push((combination.clone(), values));
+        }
+        let Some((_, chosen)) = best else {
+            return Err(BenchError::Experiment(format!(
+                "`{}`: the validation {} is undefined for every grid value",
+                model.label, selection.key
+            )));
+        };
+        Ok((rows[chosen].0.clone(), rows))
+    }
+}

@@ -1,0 +1,161 @@
+//! One split of a plan: draw it, judge it, and run every model on it.
+
+use recs_core::{Interactions, Judgments};
+use recs_split::{Split, SplitId};
+
+use super::Progress;
+use super::assess::{Assessment, Scoring};
+use super::load::Loaded;
+use crate::curves::References;
+use crate::error::{BenchError, Result};
+use crate::plan::{ModelPlan, Params, Plan, ProtocolChoice};
+
+/// The purposes a split's seeds are derived for: adding a purpose never shifts another.
+#[derive(Debug, Clone, Copy)]
+#[repr(u64)]
+pub(crate) enum Purpose {
+    /// Model initialisation (every fit of the split).
+    Model = 1,
+    /// The validation split drawn inside the training part.
+    Validation = 2,
+}
+
+/// A seed for one purpose of one split, mixed so that nearby inputs give unrelated
+/// streams.
+pub(crate) fn derive_seed(seed: u64, id: SplitId, purpose: Purpose) -> u64 {
+    recs_core::mix64(
+        seed ^ (u64::from(id.repetition) << 40)
+            ^ (u64::from(id.fold) << 20)
+            ^ (purpose as u64).wrapping_mul(recs_core::GOLDEN_GAMMA),
+    )
+}
+
+/// The splits to run, in report order.
+pub(crate) fn split_ids(plan: &Plan, quick: bool) -> Vec<SplitId> {
+    let folds = match &plan.protocol {
+        ProtocolChoice::Predefined => return vec![SplitId::new(0, 0)],
+        ProtocolChoice::Generated(p) => p.n_folds() as u32,
+    };
+    let repetitions = if quick { 1 } else { plan.repetitions };
+    let mut ids: Vec<SplitId> =
+        (0..repetitions).flat_map(|r| (0..folds).map(move |f| SplitId::new(r, f))).collect();
+    if quick {
+        ids.truncate(1);
+    }
+    ids
+}
+
+/// The parameter combinations a model tries.
+pub(crate) fn combinations(model: &ModelPlan, quick: bool) -> &[Params] {
+    if quick { &model.quick_combinations } else { &model.combinations }
+}
+
+/// What one split produced.
+#[derive(Debug)]
+pub(crate) struct SplitResult {
+    pub(crate) id: SplitId,
+    pub(crate) train_events: usize,
+    pub(crate) test_events: usize,
+    pub(crate) judged_users: usize,
+    pub(crate) candidates: usize,
+    pub(crate) positives: usize,
+    /// One assessment per model, in plan order.
+    pub(crate) models: Vec<Assessment>,
+    /// References of the first split (when curves are computed).
+    pub(crate) references: Option<References>,
+    /// qrels lines of the first split, when saving scores.
+    pub(crate) qrels: Option<String>,
+    /// The first split's judgments, when the plan keeps them.
+    pub(crate) judgments: Option<Judgments>,
+}
+
+/// Everything a split needs from its run.
+pub(crate) struct Context<'a> {
+    pub(crate) plan: &'a Plan,
+    pub(crate) data: &'a Loaded,
+    pub(crate) quick: bool,
+    pub(crate) progress: &'a dyn Progress,
+}
+
+/// A drawn split with its judgments.
+pub(crate) struct Judged {
+    pub(crate) split: Split,
+    pub(crate) judgments: Judgments,
+    /// Test items are kept out of training.
+    pub(crate) cold: bool,
+}
+
+impl Context<'_> {
+    fn draw(&self, data: &Interactions, id: SplitId) -> Result<Split> {
+        match &self.plan.protocol {
+            ProtocolChoice::Predefined => {
+                let test = self.data.dataset.test.clone().ok_or_else(|| {
+                    BenchError::Experiment(format!(
+                        "protocol `predefined`: {} has no test part (give dataset.test_file, \
+                         or use a registered dataset that ships one, such as msweb)",
+                        self.data.dataset.name
+                    ))
+                })?;
+                Ok(Split::predefined(data.clone(), test)?)
+            }
+            ProtocolChoice::Generated(p) => Ok(p.split(data, self.plan.seed, id)?),
+        }
+    }
+
+    pub(crate) fn run_split(&self, id: SplitId, first: bool) -> Result<SplitResult> {
+        let plan = self.plan;
+        let split = self.draw(&self.data.dataset.interactions, id)?;
+        let judgments = split.judgments(&plan.judging)?;
+        if judgments.n_judged_users() == 0 {
+            return Err(BenchError::Experiment(format!(
+                "split {}/{}: no user is judged (mode `{}`)",
+                id.repetition, id.fold, plan.mode
+            )));
+        }
+        let test = Judged { split, judgments, cold: plan.protocol.is_cold_start() };
+        let validation = self.validation(&test.split, id)?;
+        let scoring = Scoring { context: self, id, first };
+        let models = plan
+            .models
+            .iter()
+            .map(|model| scoring.assess(model, &test, validation.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        let threshold = plan.options.threshold;
+        let curves = first && plan.wants_curves();
+        let references = if curves {
+            Some(crate::curves::references(&test.judgments, threshold)?)
+        } else {
+            None
+        };
+        let qrels = (first && plan.save_scores)
+            .then(|| self.data.qrels_lines(&test.judgments))
+            .transpose()?;
+        let Judged { split, judgments, .. } = test;
+        Ok(SplitResult {
+            id,
+            train_events: split.train().n_events(),
+            test_events: split.test().n_events(),
+            judged_users: judgments.n_judged_users(),
+            candidates: judgments.n_candidates(),
+            positives: judgments.n_relevant(threshold),
+            models,
+            references,
+            qrels,
+            judgments: (first && plan.keep_judgments).then_some(judgments),
+        })
+    }
+
+    /// The validation split drawn inside the training part, when a model has a grid.
+    fn validation(&self, split: &Split, id: SplitId) -> Result<Option<Judged>> {
+        let plan = self.plan;
+        let needs = plan.models.iter().any(|m| combinations(m, self.quick).len() > 1);
+        let Some(selection) = plan.selection.as_ref().filter(|_| needs) else {
+            return Ok(None);
+        };
+        let seed = derive_seed(plan.seed, id, Purpose::Validation);
+        let validation = split.validation(&selection.protocol, seed, SplitId::new(0, 0))?;
+        let judgments = validation.judgments(&plan.judging)?;
+        let cold = matches!(selection.protocol, recs_split::Protocol::ColdStartItems { .. });
+        Ok(Some(Judged { split: validation, judgments, cold }))
+    }
+}
