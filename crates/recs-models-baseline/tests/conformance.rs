@@ -28,3 +28,5 @@ fn synthetic_judgments() -> Judgments {
     }
     builder.build().expect("valid judgments")
 }
+
+recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_baseline::catalog());

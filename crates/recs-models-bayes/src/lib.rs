@@ -70,7 +70,7 @@ fn naive_bayes_from(values: &ParamValues) -> Result<NaiveBayesParams> {
             return Err(RecsError::invalid_parameter("unseen", other, "smoothed or ignored"));
         }
     };
-    if let Some(text) = values.raw("classes") {
+    if let Some(text) = values.raw("classes").filter(|t| t.trim() != "distinct") {
         let classes = text
             .split(',')
             .map(|c| c.trim().parse::<f32>())
@@ -112,8 +112,9 @@ pub fn catalog() -> Vec<ModelEntry> {
                 },
                 ParamSpec {
                     name: "classes",
-                    default: "distinct training ratings",
-                    help: "rating classes, comma-separated, e.g. 1,2,3,4,5 (ours)",
+                    default: "distinct",
+                    help: "rating classes, comma-separated, e.g. 1,2,3,4,5, or `distinct`: \
+                           the distinct training ratings (ours)",
                 },
             ],
             needs_attributes: true,
@@ -154,6 +155,7 @@ mod tests {
         let entries = catalog();
         let bayes = entries.iter().find(|e| e.name == "naive-bayes").unwrap();
         let ok = ParamValues::parse(["score=expected", "classes=1, 2,3", "unseen=ignored"]);
+        assert!(bayes.build_checked(&ParamValues::parse(["classes=distinct"]).unwrap()).is_ok());
         assert!(bayes.build_checked(&ok.unwrap()).is_ok());
         for bad in ["score=mode", "classes=1,x", "unseen=maybe", "threshold=nan", "classes=2,2"] {
             let values = ParamValues::parse([bad]).unwrap();

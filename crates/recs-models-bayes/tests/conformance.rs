@@ -14,3 +14,5 @@ conformance_test!(
 );
 conformance_test!(nbn_conforms, NaiveBayesianNetworkParams::new());
 conformance_test!(nbn_laplace_conforms, NaiveBayesianNetworkParams::new().alpha(1.0));
+
+recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_bayes::catalog());

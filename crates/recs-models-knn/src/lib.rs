@@ -80,6 +80,11 @@ pub const PARAMS: &[ParamSpec] = &[
         help: "drop neighbours less similar than this number (none: no threshold)",
     },
     ParamSpec {
+        name: "min-support",
+        default: "1",
+        help: "drop neighbour pairs sharing fewer than this many co-rated dimensions, >= 1 (ours; raise it for Pearson on sparse data)",
+    },
+    ParamSpec {
         name: "positive-only",
         default: "true",
         help: "keep only neighbours with similarity > 0 (ours)",
@@ -130,4 +135,35 @@ pub fn catalog() -> Vec<ModelEntry> {
             build: build_item_knn,
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every parameter the models read is in the catalog (a documented parameter missing
+    /// there would be refused by configurations), and the catalog's defaults, given as
+    /// text, build exactly the builder's default parameters.
+    #[test]
+    fn the_catalog_lists_every_parameter_with_the_builder_defaults() {
+        let every = [
+            "k=7",
+            "similarity=adjusted-cosine",
+            "ties=cut",
+            "min-similarity=0.25",
+            "min-support=4",
+            "positive-only=false",
+            "alpha=0.3",
+        ];
+        let read: Vec<&str> = every.iter().map(|p| p.split('=').next().unwrap_or(p)).collect();
+        let listed: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+        assert_eq!(read, listed);
+        for entry in catalog() {
+            assert!(entry.build_checked(&ParamValues::parse(every).unwrap()).is_ok());
+            assert!(entry.build_checked(&ParamValues::parse(["min-support=0"]).unwrap()).is_err());
+        }
+        let defaults =
+            ParamValues::parse(PARAMS.iter().map(|p| format!("{}={}", p.name, p.default))).unwrap();
+        assert_eq!(KnnParams::from_values(&defaults).unwrap(), KnnParams::new());
+    }
 }

@@ -64,3 +64,5 @@ fn catalog_builds_both_models_and_refuses_bad_values() {
         }
     }
 }
+
+recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_knn::catalog());

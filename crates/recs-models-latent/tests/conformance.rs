@@ -22,3 +22,5 @@ conformance_test!(
     puresvd_lanczos_conforms,
     PureSvdParams::new(3).unwrap().with_solver(SvdSolver::Lanczos)
 );
+
+recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_latent::catalog());

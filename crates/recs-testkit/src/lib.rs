@@ -49,8 +49,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use recs_core::{
-    DuplicatePolicy, Event, Fit, IdMap, Interactions, ItemAttributes, Recommender, Result,
-    TrainData,
+    DuplicatePolicy, Event, FitDyn, IdMap, Interactions, ItemAttributes, ModelEntry, ParamValues,
+    Recommender, Result, TrainData,
 };
 
 /// Number of users in the synthetic training data.
@@ -164,16 +164,13 @@ fn all_scores(model: &dyn Recommender, failures: &mut Vec<String>) -> Option<Vec
 ///
 /// # Errors
 /// [`Failures`] listing every check that failed.
-pub fn check_model<P>(params: &P) -> std::result::Result<(), Failures>
-where
-    P: Fit + Send + Sync,
-    P::Model: Send + Sync,
-{
+pub fn check_model(params: &dyn FitDyn) -> std::result::Result<(), Failures> {
     let mut failures = Vec::new();
     let (interactions, attributes) = synthetic_data();
     let data = TrainData::new(&interactions, 7).with_attributes(&attributes).expect("same items");
 
-    let fit = |failures: &mut Vec<String>| match guarded("fit", failures, || params.fit(&data)) {
+    let fit = |failures: &mut Vec<String>| match guarded("fit", failures, || params.fit_dyn(&data))
+    {
         Some(Ok(model)) => Some(model),
         Some(Err(e)) => {
             failures.push(format!("fit on synthetic data failed: {e}"));
@@ -190,7 +187,8 @@ where
         ));
     }
 
-    if let Some(scores) = all_scores(&model, &mut failures) {
+    let model = model.as_ref();
+    if let Some(scores) = all_scores(model, &mut failures) {
         if let Some(k) = scores.iter().position(|s| !s.is_finite()) {
             failures.push(format!(
                 "score of user {} item {} is {} (scores must be finite)",
@@ -199,13 +197,14 @@ where
                 scores[k]
             ));
         }
-        if let Some(again) = fit(&mut failures).and_then(|m| all_scores(&m, &mut failures)) {
+        if let Some(again) = fit(&mut failures).and_then(|m| all_scores(m.as_ref(), &mut failures))
+        {
             let same = scores.iter().zip(&again).all(|(a, b)| a.to_bits() == b.to_bits());
             if !same {
                 failures.push("two fits with the same seed gave different scores".to_string());
             }
         }
-        check_subsets(&model, &scores, &mut failures);
+        check_subsets(model, &scores, &mut failures);
     }
 
     let items = [0u32, 1];
@@ -219,12 +218,12 @@ where
     expect_err("score with a short buffer", &mut failures, || {
         model.score(0, &items, &mut out[..1])
     });
-    check_capabilities(&model, &interactions, &attributes, &mut failures);
+    check_capabilities(model, &interactions, &attributes, &mut failures);
 
     let empty = Interactions::from_events(N_USERS, N_ITEMS, [], DuplicatePolicy::Error)
         .expect("empty is valid");
     let empty_data = TrainData::new(&empty, 7).with_attributes(&attributes).expect("same items");
-    expect_err("fit on data without events", &mut failures, || params.fit(&empty_data));
+    expect_err("fit on data without events", &mut failures, || params.fit_dyn(&empty_data));
 
     if failures.is_empty() { Ok(()) } else { Err(Failures(failures)) }
 }
@@ -297,6 +296,77 @@ fn check_capabilities(
             fold_in.score_history(history, &[N_ITEMS as u32], &mut out[..1])
         });
     }
+}
+
+/// Runs [`check_model`] on every entry of a model crate's catalog, built from an empty
+/// parameter list (so with the defaults the crate applies), and checks that the defaults
+/// the catalog documents ([`ParamSpec::default`](recs_core::ParamSpec), given explicitly as
+/// text) build a model with bit-identical scores: the documented defaults cannot drift
+/// from the applied ones.
+///
+/// # Errors
+/// [`Failures`] listing every failed check, each line starting with the model's name.
+pub fn check_catalog(entries: &[ModelEntry]) -> std::result::Result<(), Failures> {
+    let mut failures = Vec::new();
+    let (interactions, attributes) = synthetic_data();
+    let data = TrainData::new(&interactions, 7).with_attributes(&attributes).expect("same items");
+    for entry in entries {
+        let name = entry.name;
+        let implicit = match entry.build_checked(&ParamValues::new()) {
+            Ok(built) => built,
+            Err(e) => {
+                failures.push(format!("{name}: building with no parameters failed: {e}"));
+                continue;
+            }
+        };
+        if let Err(Failures(lines)) = check_model(implicit.as_ref()) {
+            failures.extend(lines.into_iter().map(|l| format!("{name}: {l}")));
+            continue;
+        }
+        let documented =
+            ParamValues::parse(entry.params.iter().map(|p| format!("{}={}", p.name, p.default)))
+                .and_then(|values| entry.build_checked(&values));
+        let explicit = match documented {
+            Ok(built) => built,
+            Err(e) => {
+                failures.push(format!("{name}: its documented defaults are refused: {e}"));
+                continue;
+            }
+        };
+        let mut lines = Vec::new();
+        let scores = |built: &dyn FitDyn, lines: &mut Vec<String>| {
+            let model = guarded("fit", lines, || built.fit_dyn(&data))?.ok()?;
+            all_scores(model.as_ref(), lines)
+        };
+        match (scores(implicit.as_ref(), &mut lines), scores(explicit.as_ref(), &mut lines)) {
+            (Some(a), Some(b)) if a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()) => {}
+            (Some(_), Some(_)) => lines.push(
+                "the documented defaults give other scores than the applied ones".to_string(),
+            ),
+            _ => lines.push("fitting with the documented defaults failed".to_string()),
+        }
+        failures.extend(lines.into_iter().map(|l| format!("{name}: {l}")));
+    }
+    if failures.is_empty() { Ok(()) } else { Err(Failures(failures)) }
+}
+
+/// Generates a `#[test]` named `$name` that runs [`check_catalog`] on `$catalog` (a
+/// crate's `catalog()`): every catalogued model conforms, and its documented defaults are
+/// the ones it applies.
+///
+/// ```text
+/// recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_baseline::catalog());
+/// ```
+#[macro_export]
+macro_rules! catalog_conformance_test {
+    ($name:ident, $catalog:expr) => {
+        #[test]
+        fn $name() {
+            if let Err(failures) = $crate::check_catalog(&$catalog) {
+                panic!("{failures}");
+            }
+        }
+    };
 }
 
 /// Generates a `#[test]` named `$name` that runs [`check_model`] on `$params` and fails
