@@ -7,6 +7,7 @@
 //! stand out; markers show the paper's increment points when given. Each series is exactly
 //! one `<polyline>` in the SVG.
 
+use plotters::chart::MeshStyle;
 use plotters::coord::Shift;
 use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
@@ -110,6 +111,25 @@ fn area<'a, 'b>(
         .map_err(|e| e.to_string())
 }
 
+/// The axes: tick labels, axis titles and a light grid; `extra` adjusts the mesh first.
+fn mesh<'a, 'b: 'a, 'c>(
+    chart: &'c mut Area<'a, 'b>,
+    x_label: &str,
+    y_label: &str,
+    extra: impl FnOnce(&mut MeshStyle<'a, 'c, RangedCoordf64, RangedCoordf64, SVGBackend<'b>>),
+) -> Result<(), String> {
+    let mut style = chart.configure_mesh();
+    extra(&mut style);
+    style
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
 /// The legend, on a translucent background with a light border.
 fn legend<'a, 'b: 'a>(
     chart: &mut Area<'a, 'b>,
@@ -154,15 +174,7 @@ impl Chart {
             return Err(format!("empty range x {x0}..{x1}, y {y0}..{y1}"));
         }
         let mut chart = area(root, &self.title, x0..x1, y0..y1)?;
-        chart
-            .configure_mesh()
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| err(&e))?;
+        mesh(&mut chart, &self.x_label, &self.y_label, |_| {})?;
         let (mut models, mut references) = (0usize, 0usize);
         for series in &self.series {
             let points = series.points.iter().map(|p| (p[0], p[1]));
@@ -244,27 +256,19 @@ impl BarChart {
         let y_max = if top > 0.0 { top * (1.25 + 0.06 * n_series as f64) } else { 1.0 };
         let mut chart = area(root, &self.title, 0.0..n_categories as f64, 0.0..y_max)?;
         let categories = self.categories.clone();
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_labels(n_categories * 2 + 1)
-            .x_label_formatter(&move |x| {
-                // Label only the centre of each category.
-                let centre = x - x.floor();
-                let index = x.floor() as usize;
-                if (centre - 0.5).abs() < 1e-6 && index < categories.len() {
-                    categories[index].clone()
-                } else {
-                    String::new()
-                }
-            })
-            .x_desc(&self.x_label)
-            .y_desc(&self.y_label)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| err(&e))?;
+        // Label only the centre of each category.
+        let label = move |x: &f64| {
+            let centre = x - x.floor();
+            let index = x.floor() as usize;
+            if (centre - 0.5).abs() < 1e-6 && index < categories.len() {
+                categories[index].clone()
+            } else {
+                String::new()
+            }
+        };
+        mesh(&mut chart, &self.x_label, &self.y_label, |m| {
+            m.disable_x_mesh().x_labels(n_categories * 2 + 1).x_label_formatter(&label);
+        })?;
         let width = 0.8 / n_series as f64;
         for (s, (label, values)) in self.series.iter().enumerate() {
             let color = PALETTE[s % PALETTE.len()];

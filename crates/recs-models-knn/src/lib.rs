@@ -146,15 +146,7 @@ mod tests {
     /// text, build exactly the builder's default parameters.
     #[test]
     fn the_catalog_lists_every_parameter_with_the_builder_defaults() {
-        let every = [
-            "k=7",
-            "similarity=adjusted-cosine",
-            "ties=cut",
-            "min-similarity=0.25",
-            "min-support=4",
-            "positive-only=false",
-            "alpha=0.3",
-        ];
+        let every = params::EVERY_PARAMETER;
         let read: Vec<&str> = every.iter().map(|p| p.split('=').next().unwrap_or(p)).collect();
         let listed: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
         assert_eq!(read, listed);

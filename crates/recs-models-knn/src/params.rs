@@ -392,6 +392,18 @@ impl From<KnnValidParams> for ItemKnnParams {
     }
 }
 
+/// A value other than the default for every parameter the models read, in catalog order.
+#[cfg(test)]
+pub(crate) const EVERY_PARAMETER: [&str; 7] = [
+    "k=7",
+    "similarity=adjusted-cosine",
+    "ties=cut",
+    "min-similarity=0.25",
+    "min-support=4",
+    "positive-only=false",
+    "alpha=0.3",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,16 +461,7 @@ mod tests {
 
     #[test]
     fn from_values_reads_every_parameter() {
-        let values = ParamValues::parse([
-            "k=7",
-            "similarity=adjusted-cosine",
-            "ties=cut",
-            "min-similarity=0.25",
-            "min-support=4",
-            "positive-only=false",
-            "alpha=0.3",
-        ])
-        .unwrap();
+        let values = ParamValues::parse(EVERY_PARAMETER).unwrap();
         let params = KnnParams::from_values(&values).unwrap().check().unwrap();
         assert_eq!(params.k(), 7);
         assert_eq!(params.similarity(), Similarity::AdjustedCosine);
