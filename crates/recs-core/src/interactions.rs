@@ -219,26 +219,25 @@ impl Interactions {
 
     /// The users who met `item`, in increasing order (computed once, on first use).
     pub fn item_users(&self, item: u32) -> &[u32] {
-        let csc = self.item_major();
-        let raw = csc.indptr();
-        let raw = raw.raw_storage();
-        let i = item as usize;
-        if i >= self.n_items() {
-            return &[];
-        }
-        &csc.indices()[raw[i]..raw[i + 1]]
+        let range = self.item_range(item);
+        &self.item_major().indices()[range]
     }
 
     /// The values of `item`'s events, aligned with [`Interactions::item_users`].
     pub fn item_values(&self, item: u32) -> &[f32] {
-        let csc = self.item_major();
-        let raw = csc.indptr();
-        let raw = raw.raw_storage();
+        let range = self.item_range(item);
+        &self.item_major().data()[range]
+    }
+
+    /// Where `item`'s events lie in the item-major arrays (empty out of range).
+    fn item_range(&self, item: u32) -> std::ops::Range<usize> {
         let i = item as usize;
         if i >= self.n_items() {
-            return &[];
+            return 0..0;
         }
-        &csc.data()[raw[i]..raw[i + 1]]
+        let indptr = self.item_major().indptr();
+        let raw = indptr.raw_storage();
+        raw[i]..raw[i + 1]
     }
 
     /// Number of events of each user.

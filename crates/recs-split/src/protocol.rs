@@ -418,22 +418,10 @@ impl Protocol {
             }
             Protocol::KFoldUsers { folds, given, generalization } => {
                 let fold_users = users_of_fold(data, seed, rep, folds, id.fold as usize);
-                let visible_part = history_part(generalization);
                 let mut parts = vec![Part::Train; n_events];
-                let mut test_users = Vec::new();
-                for &user in &fold_users {
-                    let range = offsets[user as usize]..offsets[user as usize + 1];
-                    let visible = given.visible(range.len());
-                    let mut local: Vec<usize> = range.clone().collect();
-                    let mut rng = stream(seed, Purpose::UserEvents, &[rep, u64::from(user)]);
-                    choose_front(&mut rng, &mut local, visible);
-                    for (k, &p) in local.iter().enumerate() {
-                        parts[p] = if k < visible { visible_part } else { Part::Test };
-                    }
-                    if visible < range.len() {
-                        test_users.push(user);
-                    }
-                }
+                let given_events = GivenEvents { offsets: &offsets, seed, rep, given };
+                let test_users =
+                    given_events.mark(&fold_users, history_part(generalization), &mut parts);
                 let with_history = generalization == Generalization::Strong;
                 Split::assemble(data, &parts, with_history, Some(test_users), None)
             }
@@ -484,20 +472,8 @@ impl Protocol {
             Protocol::Strong { test_users, given } => {
                 let chosen = draw_users(data, seed, rep, test_users, 1)?;
                 let mut parts = vec![Part::Train; n_events];
-                let mut judged = Vec::new();
-                for &user in &chosen {
-                    let range = offsets[user as usize]..offsets[user as usize + 1];
-                    let visible = given.visible(range.len());
-                    let mut local: Vec<usize> = range.clone().collect();
-                    let mut rng = stream(seed, Purpose::UserEvents, &[rep, u64::from(user)]);
-                    choose_front(&mut rng, &mut local, visible);
-                    for (k, &p) in local.iter().enumerate() {
-                        parts[p] = if k < visible { Part::History } else { Part::Test };
-                    }
-                    if visible < range.len() {
-                        judged.push(user);
-                    }
-                }
+                let given_events = GivenEvents { offsets: &offsets, seed, rep, given };
+                let judged = given_events.mark(&chosen, Part::History, &mut parts);
                 Split::assemble(data, &parts, true, Some(judged), None)
             }
             Protocol::GivenL { test_users, order, .. } => {
@@ -579,6 +555,37 @@ fn all_timestamps(data: &Interactions, what: &str) -> Result<Vec<i64>> {
         return Err(no_timestamps(what));
     }
     Ok(data.events().map(|e| e.timestamp.unwrap_or(i64::MIN)).collect())
+}
+
+/// Given-n / all-but-n over users' events: each user's events are shuffled by the user's
+/// own stream and the first `given.visible(n)` are shown.
+struct GivenEvents<'a> {
+    offsets: &'a [usize],
+    seed: u64,
+    rep: u64,
+    given: Given,
+}
+
+impl GivenEvents<'_> {
+    /// Marks each user's visible events `visible_part` and the others test events; returns
+    /// the users left with a test event.
+    fn mark(&self, users: &[u32], visible_part: Part, parts: &mut [Part]) -> Vec<u32> {
+        let mut tested = Vec::new();
+        for &user in users {
+            let range = self.offsets[user as usize]..self.offsets[user as usize + 1];
+            let visible = self.given.visible(range.len());
+            let mut local: Vec<usize> = range.clone().collect();
+            let mut rng = stream(self.seed, Purpose::UserEvents, &[self.rep, u64::from(user)]);
+            choose_front(&mut rng, &mut local, visible);
+            for (k, &p) in local.iter().enumerate() {
+                parts[p] = if k < visible { visible_part } else { Part::Test };
+            }
+            if visible < range.len() {
+                tested.push(user);
+            }
+        }
+        tested
+    }
 }
 
 fn history_part(generalization: Generalization) -> Part {
