@@ -193,6 +193,58 @@ pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
     Ok(())
 }
 
+/// Declares the capabilities a model offers, inside its `impl Recommender` block: each of
+/// `rating` ([`PredictRating`]), `new_items` ([`ScoreNewItems`]) and `fold_in`
+/// ([`FoldInUser`]) becomes the `as_*` method returning `Some(self)`. A capability offered
+/// only sometimes is written out by hand instead.
+///
+/// ```
+/// use recs_core::{PredictRating, Recommender, Result, check_score_args};
+///
+/// struct Constant;
+///
+/// impl Recommender for Constant {
+///     fn n_users(&self) -> usize { 1 }
+///     fn n_items(&self) -> usize { 2 }
+///     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+///         check_score_args(1, 2, user, items, out)?;
+///         out.fill(3.0);
+///         Ok(())
+///     }
+///     recs_core::capabilities!(rating);
+/// }
+///
+/// impl PredictRating for Constant {
+///     fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+///         self.score(user, items, out)
+///     }
+/// }
+///
+/// assert!(Constant.as_rating_predictor().is_some());
+/// assert!(Constant.as_user_fold_in().is_none());
+/// ```
+#[macro_export]
+macro_rules! capabilities {
+    ($($capability:ident),+ $(,)?) => {
+        $( $crate::capabilities!(@one $capability); )+
+    };
+    (@one rating) => {
+        fn as_rating_predictor(&self) -> Option<&dyn $crate::PredictRating> {
+            Some(self)
+        }
+    };
+    (@one new_items) => {
+        fn as_new_item_scorer(&self) -> Option<&dyn $crate::ScoreNewItems> {
+            Some(self)
+        }
+    };
+    (@one fold_in) => {
+        fn as_user_fold_in(&self) -> Option<&dyn $crate::FoldInUser> {
+            Some(self)
+        }
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -68,18 +68,7 @@ impl Recommender for UserMeanRating {
         out.fill(self.means[user as usize]);
         Ok(())
     }
-
-    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
-        Some(self)
-    }
-
-    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(rating, new_items, fold_in);
 }
 
 impl PredictRating for UserMeanRating {
@@ -230,14 +219,7 @@ impl Recommender for ItemMeanRating {
         self.pick(items, out);
         Ok(())
     }
-
-    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(rating, fold_in);
 }
 
 impl PredictRating for ItemMeanRating {

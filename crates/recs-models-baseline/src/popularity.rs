@@ -161,14 +161,7 @@ impl Recommender for UserPopularity {
         out.fill(self.shares[user as usize]);
         Ok(())
     }
-
-    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(new_items, fold_in);
 }
 
 impl ScoreNewItems for UserPopularity {

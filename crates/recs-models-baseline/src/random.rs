@@ -91,14 +91,7 @@ impl Recommender for Random {
         }
         Ok(())
     }
-
-    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(new_items, fold_in);
 }
 
 impl ScoreNewItems for Random {

@@ -135,10 +135,7 @@ impl Recommender for UserItemPopularity {
         self.score_share(self.user_shares[user as usize], items, out);
         Ok(())
     }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(fold_in);
 }
 
 impl FoldInUser for UserItemPopularity {

@@ -387,18 +387,7 @@ impl Recommender for NaiveBayes {
         self.fill(&self.users[user as usize], &self.attributes, items, self.score, out);
         Ok(())
     }
-
-    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
-        Some(self)
-    }
-
-    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(rating, new_items, fold_in);
 }
 
 impl PredictRating for NaiveBayes {

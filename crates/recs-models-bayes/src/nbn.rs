@@ -234,10 +234,7 @@ impl Recommender for NaiveBayesianNetwork {
         self.score_profile(self.profiles.user_items(user), items, out);
         Ok(())
     }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(fold_in);
 }
 
 impl FoldInUser for NaiveBayesianNetwork {

@@ -229,14 +229,7 @@ impl Recommender for ItemKnn {
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
         self.for_user(user, items, out, Output::Score)
     }
-
-    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(rating, fold_in);
 }
 
 impl PredictRating for ItemKnn {
@@ -403,14 +396,7 @@ impl Recommender for UserKnn {
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
         self.for_user(user, items, out, Output::Score)
     }
-
-    fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
-        Some(self)
-    }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(rating, fold_in);
 }
 
 impl PredictRating for UserKnn {

@@ -461,10 +461,7 @@ impl Recommender for Als {
             AlsLoss::Implicit { .. } => None,
         }
     }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(fold_in);
 }
 
 impl PredictRating for Als {

@@ -770,10 +770,7 @@ impl Recommender for Aspect {
         }
         Ok(())
     }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(fold_in);
 }
 
 impl FoldInUser for Aspect {
@@ -904,10 +901,7 @@ impl Recommender for AspectAttr {
         );
         Ok(())
     }
-
-    fn as_new_item_scorer(&self) -> Option<&dyn ScoreNewItems> {
-        Some(self)
-    }
+    recs_core::capabilities!(new_items);
 }
 
 impl ScoreNewItems for AspectAttr {

@@ -592,10 +592,7 @@ impl Recommender for Lpca {
         }
         Ok(())
     }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(fold_in);
 }
 
 impl FoldInUser for Lpca {

@@ -346,10 +346,7 @@ impl Recommender for PureSvd {
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
         self.factors.score(user, items, out)
     }
-
-    fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-        Some(self)
-    }
+    recs_core::capabilities!(fold_in);
 }
 
 impl FoldInUser for PureSvd {
