@@ -68,6 +68,7 @@ impl Recommender for UserMeanRating {
         out.fill(self.means[user as usize]);
         Ok(())
     }
+
     recs_core::capabilities!(rating, new_items, fold_in);
 }
 
@@ -219,6 +220,7 @@ impl Recommender for ItemMeanRating {
         self.pick(items, out);
         Ok(())
     }
+
     recs_core::capabilities!(rating, fold_in);
 }
 

@@ -161,6 +161,7 @@ impl Recommender for UserPopularity {
         out.fill(self.shares[user as usize]);
         Ok(())
     }
+
     recs_core::capabilities!(new_items, fold_in);
 }
 

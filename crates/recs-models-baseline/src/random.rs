@@ -91,6 +91,7 @@ impl Recommender for Random {
         }
         Ok(())
     }
+
     recs_core::capabilities!(new_items, fold_in);
 }
 

@@ -135,6 +135,7 @@ impl Recommender for UserItemPopularity {
         self.score_share(self.user_shares[user as usize], items, out);
         Ok(())
     }
+
     recs_core::capabilities!(fold_in);
 }
 

@@ -387,6 +387,7 @@ impl Recommender for NaiveBayes {
         self.fill(&self.users[user as usize], &self.attributes, items, self.score, out);
         Ok(())
     }
+
     recs_core::capabilities!(rating, new_items, fold_in);
 }
 

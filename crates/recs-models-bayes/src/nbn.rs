@@ -234,6 +234,7 @@ impl Recommender for NaiveBayesianNetwork {
         self.score_profile(self.profiles.user_items(user), items, out);
         Ok(())
     }
+
     recs_core::capabilities!(fold_in);
 }
 

@@ -229,6 +229,7 @@ impl Recommender for ItemKnn {
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
         self.for_user(user, items, out, Output::Score)
     }
+
     recs_core::capabilities!(rating, fold_in);
 }
 
@@ -396,6 +397,7 @@ impl Recommender for UserKnn {
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
         self.for_user(user, items, out, Output::Score)
     }
+
     recs_core::capabilities!(rating, fold_in);
 }
 

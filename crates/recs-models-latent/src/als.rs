@@ -461,6 +461,7 @@ impl Recommender for Als {
             AlsLoss::Implicit { .. } => None,
         }
     }
+
     recs_core::capabilities!(fold_in);
 }
 

@@ -770,6 +770,7 @@ impl Recommender for Aspect {
         }
         Ok(())
     }
+
     recs_core::capabilities!(fold_in);
 }
 
@@ -901,6 +902,7 @@ impl Recommender for AspectAttr {
         );
         Ok(())
     }
+
     recs_core::capabilities!(new_items);
 }
 

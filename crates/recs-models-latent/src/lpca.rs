@@ -592,6 +592,7 @@ impl Recommender for Lpca {
         }
         Ok(())
     }
+
     recs_core::capabilities!(fold_in);
 }
 

@@ -346,6 +346,7 @@ impl Recommender for PureSvd {
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
         self.factors.score(user, items, out)
     }
+
     recs_core::capabilities!(fold_in);
 }
 
