@@ -6,7 +6,9 @@
 //! is identical whatever the number of threads.
 
 use rayon::prelude::*;
-use recs_core::{Interactions, ItemAttributes, Judgments, Recommender, RecsError, Result};
+use recs_core::{
+    Interactions, ItemAttributes, Judgments, NewItems, Recommender, RecsError, Result,
+};
 
 /// How candidate items are scored.
 #[derive(Debug, Clone, Copy)]
@@ -54,7 +56,7 @@ pub(crate) fn score_judgments_with_history(
                 .ok_or_else(|| {
                     RecsError::Unsupported("the model cannot score items unseen in training".into())
                 })?
-                .score_new_items(user.user, attributes, user.items, out),
+                .score_new_items(user.user, NewItems::new(attributes, user.items)?, out),
             (Some(row), ItemSource::Trained) => model
                 .as_user_fold_in()
                 .ok_or_else(|| {

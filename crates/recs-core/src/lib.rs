@@ -55,7 +55,7 @@ pub use ids::IdMap;
 pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRow};
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{
-    Fit, FitDyn, FoldInUser, PredictRating, Recommender, ScoreNewItems, TrainData, check_items,
-    check_score_args,
+    Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender, ScoreNewItems, TrainData,
+    check_items, check_score_args,
 };
 pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};

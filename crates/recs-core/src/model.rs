@@ -130,20 +130,84 @@ pub trait PredictRating: Send + Sync {
 
 /// Scores items that had no training events, from their attributes (cold start).
 pub trait ScoreNewItems: Send + Sync {
-    /// Scores for `user` the items whose attribute rows in `attributes` are `items`.
-    /// `attributes` must use the vocabulary the model was fitted with (same number of
-    /// attributes); its row indices need not be training item indices.
+    /// Writes into `out` the scores for `user` of the new `items`.
     ///
     /// # Errors
-    /// A user out of range, rows out of range, a vocabulary of another size, or a length
-    /// mismatch.
-    fn score_new_items(
-        &self,
-        user: u32,
-        attributes: &ItemAttributes,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> Result<()>;
+    /// A user out of range, an attribute vocabulary of another size than the fitted
+    /// one, or `out.len() != items.len()` (see [`NewItems::check_args`]).
+    fn score_new_items(&self, user: u32, items: NewItems<'_>, out: &mut [f32]) -> Result<()>;
+}
+
+/// Items unseen in training, to be scored from their attributes: an attribute table and the
+/// rows of it to score, every row checked to be in range. The table must use the attribute
+/// vocabulary the model was fitted with; its row indices need not be training item indices.
+///
+/// ```
+/// use recs_core::{IdMap, ItemAttributes, NewItems};
+/// let vocabulary = IdMap::from_ids_sorted(["Comedy", "Drama"])?;
+/// let attributes = ItemAttributes::from_pairs(2, vocabulary, [(0, 1, 1.0), (1, 0, 1.0)])?;
+/// let items = NewItems::new(&attributes, &[1, 0])?;
+/// assert_eq!(items.rows(), &[1, 0]);
+/// assert!(NewItems::new(&attributes, &[2]).is_err());
+/// # Ok::<(), recs_core::RecsError>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct NewItems<'a> {
+    attributes: &'a ItemAttributes,
+    rows: &'a [u32],
+}
+
+impl<'a> NewItems<'a> {
+    /// The `rows` of `attributes`.
+    ///
+    /// # Errors
+    /// [`RecsError::IndexOutOfRange`] for a row that `attributes` does not have.
+    pub fn new(attributes: &'a ItemAttributes, rows: &'a [u32]) -> Result<Self> {
+        if let Some(&row) = rows.iter().find(|&&r| r as usize >= attributes.n_items()) {
+            return Err(RecsError::IndexOutOfRange {
+                what: "new item row",
+                index: row as usize,
+                len: attributes.n_items(),
+            });
+        }
+        Ok(NewItems { attributes, rows })
+    }
+
+    /// The attribute table.
+    pub fn attributes(&self) -> &'a ItemAttributes {
+        self.attributes
+    }
+
+    /// The rows of [`attributes`](Self::attributes) to score, in output order.
+    pub fn rows(&self) -> &'a [u32] {
+        self.rows
+    }
+
+    /// The argument checks of every [`ScoreNewItems::score_new_items`]: `user < n_users`
+    /// and one output slot per item.
+    ///
+    /// # Errors
+    /// The first violated check.
+    pub fn check_args(&self, n_users: usize, user: u32, out: &[f32]) -> Result<()> {
+        check_index("user", user as usize, n_users)?;
+        check_items(self.attributes.n_items(), self.rows, out)
+    }
+
+    /// Checks that the table has the `fitted` number of attributes, for models that
+    /// learned from attributes.
+    ///
+    /// # Errors
+    /// [`RecsError::LengthMismatch`] for a vocabulary of another size.
+    pub fn check_vocabulary(&self, fitted: usize) -> Result<()> {
+        if self.attributes.n_attributes() == fitted {
+            return Ok(());
+        }
+        Err(RecsError::LengthMismatch {
+            what: "attribute vocabulary",
+            expected: fitted,
+            found: self.attributes.n_attributes(),
+        })
+    }
 }
 
 /// Scores items for a user unseen in training, from that user's history, without refitting.
@@ -264,6 +328,25 @@ mod tests {
         assert!(matches!(
             check_score_args(2, 3, 0, &[0, 1], &[0.0]),
             Err(RecsError::LengthMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn new_item_arguments_are_checked() {
+        let vocabulary = IdMap::from_ids_sorted(["a", "b"]).unwrap();
+        let attributes = ItemAttributes::from_pairs(3, vocabulary, [(2, 1, 1.0)]).unwrap();
+        assert!(matches!(
+            NewItems::new(&attributes, &[0, 3]),
+            Err(RecsError::IndexOutOfRange { what: "new item row", index: 3, len: 3 })
+        ));
+        let items = NewItems::new(&attributes, &[2, 0]).unwrap();
+        assert!(items.check_args(4, 3, &[0.0, 0.0]).is_ok());
+        assert!(items.check_args(4, 4, &[0.0, 0.0]).is_err());
+        assert!(items.check_args(4, 0, &[0.0]).is_err());
+        assert!(items.check_vocabulary(2).is_ok());
+        assert!(matches!(
+            items.check_vocabulary(3),
+            Err(RecsError::LengthMismatch { expected: 3, found: 2, .. })
         ));
     }
 

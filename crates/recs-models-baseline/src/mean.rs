@@ -2,8 +2,8 @@
 //! "Average Recommender" of cremonesi2008 §5.2.
 
 use recs_core::{
-    Fit, FoldInUser, ItemAttributes, PredictRating, Recommender, RecsError, Result, ScoreNewItems,
-    TrainData, UserRow, check_index, check_items, check_score_args,
+    Fit, FoldInUser, NewItems, PredictRating, Recommender, RecsError, Result, ScoreNewItems,
+    TrainData, UserRow, check_items, check_score_args,
 };
 
 use crate::common::{global_mean, mean, require_events};
@@ -79,15 +79,8 @@ impl PredictRating for UserMeanRating {
 }
 
 impl ScoreNewItems for UserMeanRating {
-    fn score_new_items(
-        &self,
-        user: u32,
-        attributes: &ItemAttributes,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> Result<()> {
-        check_index("user", user as usize, self.means.len())?;
-        check_items(attributes.n_items(), items, out)?;
+    fn score_new_items(&self, user: u32, items: NewItems<'_>, out: &mut [f32]) -> Result<()> {
+        items.check_args(self.means.len(), user, out)?;
         out.fill(self.means[user as usize]);
         Ok(())
     }

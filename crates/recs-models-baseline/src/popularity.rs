@@ -1,8 +1,8 @@
 //! Counting models: item popularity, user popularity (schein2005 §4.4) and top rated.
 
 use recs_core::{
-    Fit, FoldInUser, ItemAttributes, Recommender, RecsError, Result, ScoreNewItems, TrainData,
-    UserRow, check_index, check_items, check_score_args,
+    Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems, TrainData, UserRow,
+    check_items, check_score_args,
 };
 
 use crate::common::require_events;
@@ -166,15 +166,8 @@ impl Recommender for UserPopularity {
 }
 
 impl ScoreNewItems for UserPopularity {
-    fn score_new_items(
-        &self,
-        user: u32,
-        attributes: &ItemAttributes,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> Result<()> {
-        check_index("user", user as usize, self.shares.len())?;
-        check_items(attributes.n_items(), items, out)?;
+    fn score_new_items(&self, user: u32, items: NewItems<'_>, out: &mut [f32]) -> Result<()> {
+        items.check_args(self.shares.len(), user, out)?;
         out.fill(self.shares[user as usize]);
         Ok(())
     }

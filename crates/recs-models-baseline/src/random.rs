@@ -1,8 +1,8 @@
 //! The seeded random recommender: the floor every model must clear.
 
 use recs_core::{
-    FoldInUser, ItemAttributes, Recommender, Result, ScoreNewItems, TrainData, UserRow,
-    check_index, check_items, check_score_args,
+    FoldInUser, NewItems, Recommender, Result, ScoreNewItems, TrainData, UserRow, check_items,
+    check_score_args,
 };
 
 use crate::common::require_events;
@@ -96,17 +96,10 @@ impl Recommender for Random {
 }
 
 impl ScoreNewItems for Random {
-    fn score_new_items(
-        &self,
-        user: u32,
-        attributes: &ItemAttributes,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> Result<()> {
-        check_index("user", user as usize, self.n_users)?;
-        check_items(attributes.n_items(), items, out)?;
+    fn score_new_items(&self, user: u32, items: NewItems<'_>, out: &mut [f32]) -> Result<()> {
+        items.check_args(self.n_users, user, out)?;
         let key = stream_key(self.seed, STREAM_NEW_ITEMS);
-        for (o, &item) in out.iter_mut().zip(items) {
+        for (o, &item) in out.iter_mut().zip(items.rows()) {
             *o = pair_score(key, u64::from(user), item);
         }
         Ok(())
@@ -129,7 +122,7 @@ impl FoldInUser for Random {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use recs_core::{DuplicatePolicy, Event, Fit, Interactions};
+    use recs_core::{DuplicatePolicy, Event, Fit, Interactions, ItemAttributes};
 
     fn model(seed: u64) -> Random {
         let m = Interactions::from_events(3, 50, [Event::new(0, 0, 1.0)], DuplicatePolicy::Error)
@@ -158,7 +151,7 @@ mod tests {
         let vocabulary = recs_core::IdMap::from_ids_sorted(["x"]).unwrap();
         let attrs = ItemAttributes::from_pairs(3, vocabulary, []).unwrap();
         let mut new = [0.0; 3];
-        m.score_new_items(0, &attrs, &items, &mut new).unwrap();
+        m.score_new_items(0, NewItems::new(&attrs, &items).unwrap(), &mut new).unwrap();
         assert_ne!(train, new);
     }
 

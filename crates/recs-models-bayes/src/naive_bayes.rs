@@ -3,8 +3,8 @@
 use rayon::prelude::*;
 
 use recs_core::{
-    Fit, FoldInUser, ItemAttributes, PredictRating, Recommender, RecsError, Result, ScoreNewItems,
-    TrainData, UserRow, check_index, check_items, check_score_args,
+    Fit, FoldInUser, ItemAttributes, NewItems, PredictRating, Recommender, RecsError, Result,
+    ScoreNewItems, TrainData, UserRow, check_index, check_items, check_score_args,
 };
 
 /// Most rating classes accepted: ratings are categories, not a continuum.
@@ -401,24 +401,12 @@ impl PredictRating for NaiveBayes {
 }
 
 impl ScoreNewItems for NaiveBayes {
-    fn score_new_items(
-        &self,
-        user: u32,
-        attributes: &ItemAttributes,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> Result<()> {
-        check_index("user", user as usize, self.users.len())?;
-        check_items(attributes.n_items(), items, out)?;
-        if attributes.n_attributes() != self.attributes.n_attributes() {
-            return Err(RecsError::LengthMismatch {
-                what: "attribute vocabulary",
-                expected: self.attributes.n_attributes(),
-                found: attributes.n_attributes(),
-            });
-        }
-        check_weights(attributes, items.iter().copied())?;
-        self.fill(&self.users[user as usize], attributes, items, self.score, out);
+    fn score_new_items(&self, user: u32, items: NewItems<'_>, out: &mut [f32]) -> Result<()> {
+        items.check_args(self.users.len(), user, out)?;
+        items.check_vocabulary(self.attributes.n_attributes())?;
+        let (attributes, rows) = (items.attributes(), items.rows());
+        check_weights(attributes, rows.iter().copied())?;
+        self.fill(&self.users[user as usize], attributes, rows, self.score, out);
         Ok(())
     }
 }
@@ -553,12 +541,12 @@ mod tests {
         let vocabulary = IdMap::from_ids_sorted(["x", "y", "z"]).unwrap();
         let new = ItemAttributes::from_pairs(1, vocabulary, [(0, 0, 1.0)]).unwrap();
         let (mut a, mut b) = ([0.0f32], [0.0f32]);
-        model.score_new_items(0, &new, &[0], &mut a).unwrap();
+        model.score_new_items(0, NewItems::new(&new, &[0]).unwrap(), &mut a).unwrap();
         model.score(0, &[0], &mut b).unwrap();
         assert_eq!(a, b);
         let other =
             ItemAttributes::from_pairs(1, IdMap::from_ids_sorted(["x"]).unwrap(), []).unwrap();
-        assert!(model.score_new_items(0, &other, &[0], &mut a).is_err());
+        assert!(model.score_new_items(0, NewItems::new(&other, &[0]).unwrap(), &mut a).is_err());
     }
 
     #[test]

@@ -26,8 +26,8 @@
 
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, ItemAttributes, Recommender, RecsError, Result, ScoreNewItems,
-    TrainData, UserRow, check_index, check_items, check_score_args,
+    FoldInUser, Interactions, ItemAttributes, NewItems, Recommender, RecsError, Result,
+    ScoreNewItems, TrainData, UserRow, check_index, check_items, check_score_args,
 };
 
 use crate::common::{Stream, check_history, require_events, rng, uniform};
@@ -907,23 +907,11 @@ impl Recommender for AspectAttr {
 }
 
 impl ScoreNewItems for AspectAttr {
-    fn score_new_items(
-        &self,
-        user: u32,
-        attributes: &ItemAttributes,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> Result<()> {
-        check_score_args(self.n_users(), attributes.n_items(), user, items, out)?;
-        let n_attributes = self.parameters.col_given_class.len() / self.parameters.k;
-        if attributes.n_attributes() != n_attributes {
-            return Err(RecsError::LengthMismatch {
-                what: "attribute vocabulary",
-                expected: n_attributes,
-                found: attributes.n_attributes(),
-            });
-        }
-        self.score_with(user, |j| fold_in_attributes(&self.parameters, attributes, items[j]), out);
+    fn score_new_items(&self, user: u32, items: NewItems<'_>, out: &mut [f32]) -> Result<()> {
+        items.check_args(self.n_users(), user, out)?;
+        items.check_vocabulary(self.parameters.col_given_class.len() / self.parameters.k)?;
+        let (attributes, rows) = (items.attributes(), items.rows());
+        self.score_with(user, |j| fold_in_attributes(&self.parameters, attributes, rows[j]), out);
         Ok(())
     }
 }
@@ -1214,19 +1202,19 @@ mod tests {
         )
         .unwrap();
         let mut out = [0.0f32; 2];
-        model.score_new_items(0, &new_items, &[0, 1], &mut out).unwrap();
+        model.score_new_items(0, NewItems::new(&new_items, &[0, 1]).unwrap(), &mut out).unwrap();
         assert!(out[0] > out[1], "{out:?}");
-        model.score_new_items(30, &new_items, &[0, 1], &mut out).unwrap();
+        model.score_new_items(30, NewItems::new(&new_items, &[0, 1]).unwrap(), &mut out).unwrap();
         assert!(out[1] > out[0], "{out:?}");
         // Scoring a training item through folding-in equals the precomputed score.
         let (mut a, mut b) = ([0.0f32; 1], [0.0f32; 1]);
         model.score(7, &[5], &mut a).unwrap();
-        model.score_new_items(7, &attributes, &[5], &mut b).unwrap();
+        model.score_new_items(7, NewItems::new(&attributes, &[5]).unwrap(), &mut b).unwrap();
         assert_eq!(a, b);
         let wrong =
             ItemAttributes::from_pairs(1, IdMap::from_ids_sorted(["x"]).unwrap(), [(0, 0, 1.0)])
                 .unwrap();
-        assert!(model.score_new_items(0, &wrong, &[0], &mut a).is_err());
+        assert!(model.score_new_items(0, NewItems::new(&wrong, &[0]).unwrap(), &mut a).is_err());
         let without = TrainData::new(&train, 3);
         assert!(params.fit(&without).is_err());
     }

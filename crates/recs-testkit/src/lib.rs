@@ -49,8 +49,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use recs_core::{
-    DuplicatePolicy, Event, FitDyn, IdMap, Interactions, ItemAttributes, ModelEntry, ParamValues,
-    Recommender, Result, TrainData,
+    DuplicatePolicy, Event, FitDyn, IdMap, Interactions, ItemAttributes, ModelEntry, NewItems,
+    ParamValues, Recommender, Result, TrainData,
 };
 
 /// Number of users in the synthetic training data.
@@ -280,11 +280,14 @@ fn check_capabilities(
     }
     if let Some(scorer) = model.as_new_item_scorer() {
         let r = guarded("score_new_items", failures, || {
-            scorer.score_new_items(1, attributes, &items, &mut out)
+            scorer.score_new_items(1, NewItems::new(attributes, &items)?, &mut out)
         });
         finite("score_new_items", r, &out, failures);
-        expect_err("score_new_items for a row out of range", failures, || {
-            scorer.score_new_items(1, attributes, &[N_ITEMS as u32], &mut out[..1])
+        expect_err("score_new_items for user n_users", failures, || {
+            scorer.score_new_items(N_USERS as u32, NewItems::new(attributes, &items)?, &mut out)
+        });
+        expect_err("score_new_items with a short buffer", failures, || {
+            scorer.score_new_items(1, NewItems::new(attributes, &items)?, &mut out[..1])
         });
     }
     if let Some(fold_in) = model.as_user_fold_in() {
