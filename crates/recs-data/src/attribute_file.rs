@@ -9,7 +9,7 @@ use recs_core::{IdMap, ItemAttributes};
 
 use crate::delimited::id_field;
 use crate::error::{DataError, Result};
-use crate::lines::{Lines, is_blank, open, split_into, trim};
+use crate::lines::{Lines, open, split_into, trim};
 
 /// Which attributes to keep.
 ///
@@ -73,10 +73,7 @@ fn read_attributes<R: BufRead>(
     // Per item: attribute -> (rank, line) with the smallest rank.
     let mut per_item: BTreeMap<u32, HashMap<String, (i64, usize)>> = BTreeMap::new();
     let mut n_rows = 0usize;
-    while let Some((line_no, line)) = lines.next_line()? {
-        if is_blank(line) {
-            continue;
-        }
+    while let Some((line_no, line)) = lines.next_record()? {
         let fields = split_into(line, b"\t", &mut ranges);
         if fields.len() != 3 {
             return Err(DataError::parse(file, line_no, expected, line));

@@ -7,7 +7,7 @@ use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RecsError};
 
 use crate::dataset::{Dataset, Feedback, SourceFile, canonical};
 use crate::error::{DataError, Result};
-use crate::lines::{Lines, is_blank, split_into, trim};
+use crate::lines::{Lines, split_into, trim};
 
 /// How to read a delimited interaction file.
 ///
@@ -232,21 +232,13 @@ pub(crate) fn read_events<R: BufRead>(
     declared_users: Option<&IdMap>,
     declared_items: Option<&IdMap>,
 ) -> Result<Parsed> {
-    let mut lines = Lines::new(open()?, file);
+    let mut lines = Lines::new(open()?, file).with_header(format.header);
     let mut users = IdMap::new();
     let mut items = IdMap::new();
     let mut events: Vec<Event> = Vec::new();
     let mut ranges = Vec::with_capacity(8);
-    let mut header_pending = format.header;
     let required = format.required_fields();
-    while let Some((line_no, line)) = lines.next_line()? {
-        if is_blank(line) {
-            continue;
-        }
-        if header_pending {
-            header_pending = false;
-            continue;
-        }
+    while let Some((line_no, line)) = lines.next_record()? {
         let fields = split_into(line, &format.delimiter, &mut ranges);
         let count_ok = match format.n_fields {
             Some(n) => fields.len() == n,
@@ -328,18 +320,10 @@ fn locate_duplicate<R: BufRead>(
     user: String,
     item: String,
 ) -> Result<DataError> {
-    let mut lines = Lines::new(open()?, file);
+    let mut lines = Lines::new(open()?, file).with_header(format.header);
     let mut ranges = Vec::new();
     let mut found: Vec<usize> = Vec::new();
-    let mut header_pending = format.header;
-    while let Some((line_no, line)) = lines.next_line()? {
-        if is_blank(line) {
-            continue;
-        }
-        if header_pending {
-            header_pending = false;
-            continue;
-        }
+    while let Some((line_no, line)) = lines.next_record()? {
         let fields = split_into(line, &format.delimiter, &mut ranges);
         let u = fields.get(format.user_column).map(trim);
         let i = fields.get(format.item_column).map(trim);

@@ -12,15 +12,46 @@ pub(crate) struct Lines<R> {
     buf: Vec<u8>,
     line: usize,
     file: PathBuf,
+    header_pending: bool,
 }
 
 impl<R: BufRead> Lines<R> {
     pub(crate) fn new(reader: R, file: &Path) -> Self {
-        Lines { reader, buf: Vec::with_capacity(256), line: 0, file: file.to_path_buf() }
+        Lines {
+            reader,
+            buf: Vec::with_capacity(256),
+            line: 0,
+            file: file.to_path_buf(),
+            header_pending: false,
+        }
     }
 
-    /// The next line as (1-based number, bytes without the line ending), or `None` at EOF.
-    pub(crate) fn next_line(&mut self) -> Result<Option<(usize, &[u8])>> {
+    /// Makes [`next_record`](Self::next_record) skip the first non-blank line when
+    /// `header` is true.
+    pub(crate) fn with_header(mut self, header: bool) -> Self {
+        self.header_pending = header;
+        self
+    }
+
+    /// The next line that holds a record: blank lines (see [`is_blank`]) and the header
+    /// (see [`with_header`](Self::with_header)) are passed over; as (1-based line number,
+    /// bytes without the line ending), or `None` at the end.
+    pub(crate) fn next_record(&mut self) -> Result<Option<(usize, &[u8])>> {
+        while let Some(end) = self.advance()? {
+            if is_blank(&self.buf[..end]) {
+                continue;
+            }
+            if std::mem::take(&mut self.header_pending) {
+                continue;
+            }
+            return Ok(Some((self.line, &self.buf[..end])));
+        }
+        Ok(None)
+    }
+
+    /// Reads the next line into the buffer; its length without the line ending, or `None`
+    /// at EOF.
+    fn advance(&mut self) -> Result<Option<usize>> {
         self.buf.clear();
         let n = self
             .reader
@@ -37,7 +68,7 @@ impl<R: BufRead> Lines<R> {
         if end > 0 && self.buf[end - 1] == b'\r' {
             end -= 1;
         }
-        Ok(Some((self.line, &self.buf[..end])))
+        Ok(Some(end))
     }
 }
 
@@ -48,7 +79,7 @@ pub(crate) fn open(path: &Path) -> Result<BufReader<File>> {
 }
 
 /// True for lines holding only spaces or tabs (skipped by every parser).
-pub(crate) fn is_blank(line: &[u8]) -> bool {
+fn is_blank(line: &[u8]) -> bool {
     line.iter().all(|b| *b == b' ' || *b == b'\t')
 }
 
@@ -128,17 +159,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn crlf_and_lf_lines_are_numbered_and_stripped() {
-        let data = b"a\r\nb\n\nc";
-        let mut lines = Lines::new(&data[..], Path::new("m"));
-        let mut got = Vec::new();
-        while let Some((n, l)) = lines.next_line().unwrap() {
-            got.push((n, l.to_vec()));
-        }
-        assert_eq!(
-            got,
-            vec![(1, b"a".to_vec()), (2, b"b".to_vec()), (3, b"".to_vec()), (4, b"c".to_vec())]
-        );
+    fn records_pass_over_blank_lines_and_the_header() {
+        // LF and CRLF endings are stripped; numbers count every line.
+        let data = b"\n \t\nh\r\na\r\n\nb";
+        let records = |header: bool| {
+            let mut lines = Lines::new(&data[..], Path::new("m")).with_header(header);
+            let mut got = Vec::new();
+            while let Some((n, l)) = lines.next_record().unwrap() {
+                got.push((n, l.to_vec()));
+            }
+            got
+        };
+        assert_eq!(records(true), vec![(4, b"a".to_vec()), (6, b"b".to_vec())]);
+        assert_eq!(records(false)[0], (3, b"h".to_vec()));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use recs_core::{IdMap, ItemAttributes};
 use crate::dataset::{Dataset, ItemInfo, SourceFile, UserInfo};
 use crate::delimited::{DelimitedFormat, id_field, read_events};
 use crate::error::{DataError, Result};
-use crate::lines::{Fields, Lines, is_blank, latin1, open, split_into, trim};
+use crate::lines::{Lines, latin1, open, split_into, trim};
 
 /// The 19 genres of MovieLens 100K in the order of `u.genre` and of the flags in `u.item`.
 pub const GENRES_100K: [&str; 19] = [
@@ -119,10 +119,7 @@ pub(crate) fn read_100k_items<R: BufRead>(reader: R, file: &Path) -> Result<Item
     let mut rows: Vec<(String, ItemInfo, Vec<u32>)> = Vec::new();
     let mut declared = Declared::default();
     let mut ranges = Vec::with_capacity(FIELDS);
-    while let Some((line_no, line)) = lines.next_line()? {
-        if is_blank(line) {
-            continue;
-        }
+    while let Some((line_no, line)) = lines.next_record()? {
         let fields = split_into(line, b"|", &mut ranges);
         if fields.len() != FIELDS {
             return Err(DataError::parse(
@@ -193,18 +190,25 @@ pub(crate) fn read_100k_users<R: BufRead>(
     reader: R,
     file: &Path,
 ) -> Result<(IdMap, Vec<UserInfo>)> {
-    read_users(
-        reader,
-        file,
-        b"|",
-        |f| UserInfo {
-            age: None,
-            gender: text(f.at(2)),
-            occupation: text(f.at(3)),
-            zip: text(f.at(4)),
-        },
-        1,
-    )
+    read_users(reader, file, UserLayout::ML_100K)
+}
+
+/// Where a user file keeps each field (the id is always first, five fields in all).
+struct UserLayout {
+    delimiter: &'static [u8],
+    age: usize,
+    gender: usize,
+    occupation: usize,
+    zip: usize,
+}
+
+impl UserLayout {
+    /// `u.user`: `id|age|gender|occupation|zip`.
+    const ML_100K: UserLayout =
+        UserLayout { delimiter: b"|", age: 1, gender: 2, occupation: 3, zip: 4 };
+    /// `users.dat`: `UserID::Gender::Age::Occupation::Zip-code`.
+    const ML_1M: UserLayout =
+        UserLayout { delimiter: b"::", age: 2, gender: 1, occupation: 3, zip: 4 };
 }
 
 fn text(field: &[u8]) -> Option<String> {
@@ -212,22 +216,18 @@ fn text(field: &[u8]) -> Option<String> {
     (!t.is_empty()).then(|| latin1(t))
 }
 
-/// Reads a user file of five fields; `age_column` names where the age is.
+/// Reads a user file of five fields laid out as `layout` says.
 fn read_users<R: BufRead>(
     reader: R,
     file: &Path,
-    delimiter: &[u8],
-    info: impl Fn(&Fields<'_>) -> UserInfo,
-    age_column: usize,
+    layout: UserLayout,
 ) -> Result<(IdMap, Vec<UserInfo>)> {
+    let delimiter = layout.delimiter;
     let mut lines = Lines::new(reader, file);
     let mut rows: Vec<(String, UserInfo)> = Vec::new();
     let mut declared = Declared::default();
     let mut ranges = Vec::with_capacity(5);
-    while let Some((line_no, line)) = lines.next_line()? {
-        if is_blank(line) {
-            continue;
-        }
+    while let Some((line_no, line)) = lines.next_record()? {
         let fields = split_into(line, delimiter, &mut ranges);
         if fields.len() != 5 {
             return Err(DataError::parse(
@@ -238,13 +238,17 @@ fn read_users<R: BufRead>(
             ));
         }
         let id = id_field(file, line_no, fields.at(0), "user id")?.to_string();
-        let age_text = trim(fields.at(age_column));
+        let age_text = trim(fields.at(layout.age));
         let age = std::str::from_utf8(age_text)
             .ok()
             .and_then(|s| s.parse::<u32>().ok())
             .ok_or_else(|| DataError::parse(file, line_no, "an integer age", age_text))?;
-        let mut user = info(&fields);
-        user.age = Some(age);
+        let user = UserInfo {
+            age: Some(age),
+            gender: text(fields.at(layout.gender)),
+            occupation: text(fields.at(layout.occupation)),
+            zip: text(fields.at(layout.zip)),
+        };
         declared.check(file, line_no, &id, "user id")?;
         rows.push((id, user));
     }
@@ -312,10 +316,7 @@ pub(crate) fn read_movies<R: BufRead>(
     } else {
         let mut lines = Lines::new(reader, file);
         let mut ranges = Vec::with_capacity(3);
-        while let Some((line_no, line)) = lines.next_line()? {
-            if is_blank(line) {
-                continue;
-            }
+        while let Some((line_no, line)) = lines.next_record()? {
             let fields = split_into(line, b"::", &mut ranges);
             if fields.len() != 3 {
                 return Err(DataError::parse(
@@ -403,18 +404,7 @@ pub fn load_movielens(dir: &Path, release: MovieLensRelease, name: &str) -> Resu
     let mut paths = vec![ratings_path.clone(), movies_path.clone()];
     let users = if release == MovieLensRelease::OneMillion {
         let users_path = dir.join("users.dat");
-        let users = read_users(
-            open(&users_path)?,
-            &users_path,
-            b"::",
-            |f| UserInfo {
-                age: None,
-                gender: text(f.at(1)),
-                occupation: text(f.at(3)),
-                zip: text(f.at(4)),
-            },
-            2,
-        )?;
+        let users = read_users(open(&users_path)?, &users_path, UserLayout::ML_1M)?;
         paths.push(users_path);
         Some(users)
     } else {

@@ -14,7 +14,7 @@ use recs_core::{DuplicatePolicy, Event, IdMap, Interactions};
 
 use crate::dataset::{Dataset, Feedback, ItemInfo};
 use crate::error::{DataError, Result};
-use crate::lines::{Lines, is_blank, open};
+use crate::lines::{Lines, open};
 
 /// How to read the case ids of the test file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -99,10 +99,7 @@ fn read_msweb<R: BufRead>(reader: R, file: &Path) -> Result<MsWebFile> {
     let mut cases: Vec<(u32, Vec<u32>)> = Vec::new();
     let mut case_lines: HashMap<u32, usize> = HashMap::new();
     let mut fields: Vec<String> = Vec::with_capacity(6);
-    while let Some((line_no, line)) = lines.next_line()? {
-        if is_blank(line) {
-            continue;
-        }
+    while let Some((line_no, line)) = lines.next_record()? {
         let text = std::str::from_utf8(line)
             .map_err(|_| DataError::parse(file, line_no, "a record in ASCII/UTF-8", line))?;
         split_record(text, &mut fields)

@@ -3,8 +3,8 @@
 use std::cell::RefCell;
 
 use recs_core::{
-    Fit, FoldInUser, Interactions, PredictRating, Recommender, RecsError, TrainData, UserRow,
-    check_items, check_score_args,
+    Fit, FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData,
+    UserRow, check_items, check_score_args,
 };
 use sprs::CsMatI;
 
@@ -44,7 +44,7 @@ impl Fallback {
     }
 }
 
-fn check_fit_data(data: &TrainData<'_>) -> recs_core::Result<()> {
+fn check_fit_data(data: &TrainData<'_>) -> Result<()> {
     if data.interactions.n_events() == 0 {
         return Err(RecsError::Empty { what: "training data" });
     }
@@ -52,7 +52,7 @@ fn check_fit_data(data: &TrainData<'_>) -> recs_core::Result<()> {
 }
 
 /// Checks a fold-in history: items in range and strictly increasing, values finite.
-fn check_history(n_items: usize, history: &UserRow<'_>) -> recs_core::Result<()> {
+fn check_history(n_items: usize, history: &UserRow<'_>) -> Result<()> {
     if history.values.len() != history.items.len() {
         return Err(RecsError::LengthMismatch {
             what: "history values",
@@ -103,11 +103,7 @@ struct Fitted {
 impl Fitted {
     /// Computes the neighbourhoods along `axis`; the similarity vectors are returned too
     /// for models that query them later.
-    fn fit(
-        data: &TrainData<'_>,
-        params: KnnValidParams,
-        axis: Axis,
-    ) -> recs_core::Result<(Fitted, Vectors)> {
+    fn fit(data: &TrainData<'_>, params: KnnValidParams, axis: Axis) -> Result<(Fitted, Vectors)> {
         check_fit_data(data)?;
         let vectors = Vectors::new(data.interactions, axis, params.similarity(), params.alpha());
         let neighbours = vectors.all_neighbours(&params);
@@ -137,6 +133,54 @@ enum Output {
     Rating,
 }
 
+/// What the two kNN models share around their own `for_user`: the accessors to the fitted
+/// neighbourhoods, [`Recommender`] and [`PredictRating`]. `$fitted` is the field holding
+/// the [`Fitted`] part, `$axis` the word for what a neighbourhood row is ("item", "user").
+macro_rules! knn_surface {
+    ($model:ident, $fitted:tt, $axis:literal) => {
+        impl $model {
+            /// The validated parameters the model was fitted with.
+            pub fn params(&self) -> &KnnValidParams {
+                &self.$fitted.params
+            }
+
+            #[doc = concat!("The neighbourhood `N(", $axis, ")`: neighbour ", $axis, "s in ")]
+            /// increasing order and their similarities. Empty for an index out of range.
+            pub fn neighbours(&self, index: u32) -> (&[u32], &[f32]) {
+                self.$fitted.row(index)
+            }
+
+            #[doc = concat!("The ", $axis, " × ", $axis, " matrix of kept similarities ")]
+            /// (row `r` holds `N(r)`).
+            pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
+                &self.$fitted.neighbours
+            }
+        }
+
+        impl Recommender for $model {
+            fn n_users(&self) -> usize {
+                self.$fitted.train.n_users()
+            }
+
+            fn n_items(&self) -> usize {
+                self.$fitted.train.n_items()
+            }
+
+            fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+                self.for_user(user, items, out, Output::Score)
+            }
+
+            recs_core::capabilities!(rating, fold_in);
+        }
+
+        impl PredictRating for $model {
+            fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
+                self.for_user(user, items, out, Output::Rating)
+            }
+        }
+    };
+}
+
 /// Item-based kNN, fitted (ignatov2010 §2; Sarwar et al. 2001).
 ///
 /// Each item `i` keeps its neighbourhood `N(i)`: the `k` items most similar to it (ties
@@ -162,36 +206,16 @@ pub struct ItemKnn(Fitted);
 impl Fit for ItemKnnParams {
     type Model = ItemKnn;
 
-    fn fit(&self, data: &TrainData<'_>) -> recs_core::Result<ItemKnn> {
+    fn fit(&self, data: &TrainData<'_>) -> Result<ItemKnn> {
         Ok(ItemKnn(Fitted::fit(data, self.0, Axis::Items)?.0))
     }
 }
 
+knn_surface!(ItemKnn, 0, "item");
+
 impl ItemKnn {
-    /// The validated parameters the model was fitted with.
-    pub fn params(&self) -> &KnnValidParams {
-        &self.0.params
-    }
-
-    /// The neighbourhood `N(item)`: neighbour items in increasing order and their
-    /// similarities. Empty for an item out of range.
-    pub fn neighbours(&self, item: u32) -> (&[u32], &[f32]) {
-        self.0.row(item)
-    }
-
-    /// The item × item matrix of kept similarities (row `i` holds `N(i)`).
-    pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
-        &self.0.neighbours
-    }
-
     /// Scores or predicts for a training user.
-    fn for_user(
-        &self,
-        user: u32,
-        items: &[u32],
-        out: &mut [f32],
-        output: Output,
-    ) -> recs_core::Result<()> {
+    fn for_user(&self, user: u32, items: &[u32], out: &mut [f32], output: Output) -> Result<()> {
         check_score_args(self.n_users(), self.n_items(), user, items, out)?;
         let row = self.0.train.user_row(user);
         self.run((row.items, row.values), items, out, output);
@@ -217,37 +241,10 @@ impl ItemKnn {
     }
 }
 
-impl Recommender for ItemKnn {
-    fn n_users(&self) -> usize {
-        self.0.train.n_users()
-    }
-
-    fn n_items(&self) -> usize {
-        self.0.train.n_items()
-    }
-
-    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        self.for_user(user, items, out, Output::Score)
-    }
-
-    recs_core::capabilities!(rating, fold_in);
-}
-
-impl PredictRating for ItemKnn {
-    fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        self.for_user(user, items, out, Output::Rating)
-    }
-}
-
 impl FoldInUser for ItemKnn {
     /// Item neighbourhoods do not depend on the user, so a new user is scored exactly as a
     /// training user with the same history would be.
-    fn score_history(
-        &self,
-        history: UserRow<'_>,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> recs_core::Result<()> {
+    fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
         check_items(self.n_items(), items, out)?;
         check_history(self.n_items(), &history)?;
         self.run((history.items, history.values), items, out, Output::Score);
@@ -281,7 +278,7 @@ pub struct UserKnn {
 impl Fit for UserKnnParams {
     type Model = UserKnn;
 
-    fn fit(&self, data: &TrainData<'_>) -> recs_core::Result<UserKnn> {
+    fn fit(&self, data: &TrainData<'_>) -> Result<UserKnn> {
         let (fitted, vectors) = Fitted::fit(data, self.0, Axis::Users)?;
         Ok(UserKnn { fitted, vectors })
     }
@@ -293,31 +290,11 @@ thread_local! {
     static ITEM_SUMS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
+knn_surface!(UserKnn, fitted, "user");
+
 impl UserKnn {
-    /// The validated parameters the model was fitted with.
-    pub fn params(&self) -> &KnnValidParams {
-        &self.fitted.params
-    }
-
-    /// The neighbourhood `N(user)`: neighbour users in increasing order and their
-    /// similarities. Empty for a user out of range.
-    pub fn neighbours(&self, user: u32) -> (&[u32], &[f32]) {
-        self.fitted.row(user)
-    }
-
-    /// The user × user matrix of kept similarities (row `u` holds `N(u)`).
-    pub fn similarity_matrix(&self) -> &CsMatI<f32, u32, usize> {
-        &self.fitted.neighbours
-    }
-
     /// Scores or predicts for a training user.
-    fn for_user(
-        &self,
-        user: u32,
-        items: &[u32],
-        out: &mut [f32],
-        output: Output,
-    ) -> recs_core::Result<()> {
+    fn for_user(&self, user: u32, items: &[u32], out: &mut [f32], output: Output) -> Result<()> {
         check_score_args(self.n_users(), self.n_items(), user, items, out)?;
         let history = self.fitted.train.user_values(user);
         self.run(self.fitted.row(user), history, items, out, output);
@@ -328,10 +305,7 @@ impl UserKnn {
     ///
     /// # Errors
     /// Items out of range or not strictly increasing, non-finite values.
-    pub fn neighbours_of_history(
-        &self,
-        history: UserRow<'_>,
-    ) -> recs_core::Result<Vec<(u32, f32)>> {
+    pub fn neighbours_of_history(&self, history: UserRow<'_>) -> Result<Vec<(u32, f32)>> {
         check_history(self.n_items(), &history)?;
         let query = self.vectors.query(history.items, history.values);
         let mut scratch = Scratch::new(self.vectors.n_rows());
@@ -385,35 +359,8 @@ impl UserKnn {
     }
 }
 
-impl Recommender for UserKnn {
-    fn n_users(&self) -> usize {
-        self.fitted.train.n_users()
-    }
-
-    fn n_items(&self) -> usize {
-        self.fitted.train.n_items()
-    }
-
-    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        self.for_user(user, items, out, Output::Score)
-    }
-
-    recs_core::capabilities!(rating, fold_in);
-}
-
-impl PredictRating for UserKnn {
-    fn predict(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
-        self.for_user(user, items, out, Output::Rating)
-    }
-}
-
 impl FoldInUser for UserKnn {
-    fn score_history(
-        &self,
-        history: UserRow<'_>,
-        items: &[u32],
-        out: &mut [f32],
-    ) -> recs_core::Result<()> {
+    fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
         check_items(self.n_items(), items, out)?;
         let found = self.neighbours_of_history(history)?;
         let (users, sims): (Vec<u32>, Vec<f32>) = found.into_iter().unzip();

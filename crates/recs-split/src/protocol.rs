@@ -829,33 +829,5 @@ mod tests {
         assert_eq!(serde_json::from_str::<Protocol>(&json).unwrap(), protocol);
         assert_eq!(protocol.name(), "kfold-users");
         assert_eq!(protocol.split_ids(2).count(), 10);
-        // The serialized tag is the protocol's name, for every protocol.
-        let every = [
-            Protocol::Holdout { test_fraction: 0.1 },
-            Protocol::LeaveKOut { k: Amount::Count(1), min_train: 1 },
-            Protocol::LeaveOneOut,
-            Protocol::KFoldEvents { folds: 2 },
-            protocol,
-            Protocol::HiddenItems {
-                folds: 2,
-                hidden: Amount::Count(1),
-                generalization: Generalization::Weak,
-            },
-            Protocol::ColdStartItems { test_items: Amount::Count(1), min_item_events: 0 },
-            Protocol::Strong { test_users: Amount::Count(1), given: Given::N(1) },
-            Protocol::GivenL {
-                test_users: Amount::Count(1),
-                max_l: 1,
-                order: HistoryOrder::Random,
-            },
-            Protocol::TemporalCut { cut: TimeCut::At(0) },
-            Protocol::TemporalLastN { n: 1, min_train: 1 },
-        ];
-        for p in every {
-            let value = serde_json::to_value(&p).unwrap();
-            assert_eq!(value["protocol"], p.name());
-            // Every protocol is in the key table front ends read.
-            assert!(crate::protocol_keys(p.name()).is_some(), "{} has no key table", p.name());
-        }
     }
 }

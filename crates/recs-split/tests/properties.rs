@@ -321,6 +321,21 @@ fn all_protocols() -> Vec<Protocol> {
     ]
 }
 
+/// The serialized tag is the protocol's name, for every protocol, and every protocol is
+/// in the key table front ends read.
+#[test]
+fn every_protocol_is_named_and_in_the_key_table() {
+    let temporal = [
+        Protocol::TemporalCut { cut: TimeCut::At(0) },
+        Protocol::TemporalLastN { n: 1, min_train: 1 },
+    ];
+    for p in all_protocols().into_iter().chain(temporal) {
+        let value = serde_json::to_value(&p).unwrap();
+        assert_eq!(value["protocol"], p.name());
+        assert!(recs_split::protocol_keys(p.name()).is_some(), "{} has no key table", p.name());
+    }
+}
+
 #[test]
 fn another_seed_gives_another_split() {
     let data = sample_data();
