@@ -261,18 +261,15 @@ fn stats(args: StatsArgs) -> anyhow::Result<()> {
     )?;
     writeln!(out, "users w/o events   {}", stats.users_without_events)?;
     writeln!(out, "items w/o events   {}", stats.items_without_events)?;
-    let p = &stats.profile_lengths;
-    writeln!(
-        out,
-        "profile length     min {} / median {} / mean {:.2} / max {}",
-        p.min, p.median, p.mean, p.max
-    )?;
-    let q = &stats.item_popularity;
-    writeln!(
-        out,
-        "item popularity    min {} / median {} / mean {:.2} / max {}",
-        q.min, q.median, q.mean, q.max
-    )?;
+    for (label, d) in
+        [("profile length ", &stats.profile_lengths), ("item popularity", &stats.item_popularity)]
+    {
+        writeln!(
+            out,
+            "{label}    min {} / median {} / mean {:.2} / max {}",
+            d.min, d.median, d.mean, d.max
+        )?;
+    }
     writeln!(out, "gini (items)       {:.4}", stats.gini_item_popularity)?;
     writeln!(
         out,

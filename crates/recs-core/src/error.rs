@@ -111,6 +111,16 @@ impl RecsError {
     }
 }
 
+/// Returns `Err(LengthMismatch)` unless `found == expected`; `what` names the sequence
+/// whose length is `found`.
+pub fn check_len(what: &'static str, expected: usize, found: usize) -> Result<()> {
+    if found == expected {
+        Ok(())
+    } else {
+        Err(RecsError::LengthMismatch { what, expected, found })
+    }
+}
+
 /// Returns `Err(IndexOutOfRange)` unless `index < len`.
 pub fn check_index(what: &'static str, index: usize, len: usize) -> Result<()> {
     if index < len { Ok(()) } else { Err(RecsError::IndexOutOfRange { what, index, len }) }

@@ -4,7 +4,7 @@ use std::sync::OnceLock;
 
 use sprs::CsMatI;
 
-use crate::error::{RecsError, Result, check_index};
+use crate::error::{RecsError, Result, check_index, check_len};
 
 /// One observed event: user `user` met item `item` with value `value` (a rating, or
 /// `1.0` for an implicit event such as a visit), optionally at `timestamp`.
@@ -165,6 +165,18 @@ impl Interactions {
     /// Number of stored (user, item) events after duplicate handling.
     pub fn n_events(&self) -> usize {
         self.matrix.nnz()
+    }
+
+    /// These interactions, or an error when there are none: what every model checks
+    /// before it fits.
+    ///
+    /// # Errors
+    /// [`RecsError::Empty`] without events.
+    pub fn require_events(&self) -> Result<&Self> {
+        if self.n_events() == 0 {
+            return Err(RecsError::Empty { what: "training data" });
+        }
+        Ok(self)
     }
 
     /// True when the data records a timestamp for every event.
@@ -334,13 +346,7 @@ impl RowsBuilder {
             )));
         }
         check_index("user", user as usize, self.n_users)?;
-        if items.len() != values.len() {
-            return Err(RecsError::LengthMismatch {
-                what: "row values",
-                expected: items.len(),
-                found: values.len(),
-            });
-        }
+        check_len("row values", items.len(), values.len())?;
         self.scratch.clear();
         for (&item, &value) in items.iter().zip(values) {
             check_index("item", item as usize, self.n_items)?;

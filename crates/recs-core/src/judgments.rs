@@ -1,6 +1,6 @@
 //! What the metrics consume: per user, the candidate items and a grade for each.
 
-use crate::error::{RecsError, Result, check_index};
+use crate::error::{RecsError, Result, check_index, check_len};
 
 /// For each judged user, the candidate items and their grades (`0` = not relevant,
 /// larger = more relevant; a rating can serve as a grade).
@@ -127,13 +127,7 @@ impl JudgmentsBuilder {
     /// Mismatched lengths, an index out of range, or a grade that is negative or not finite.
     /// Duplicates are reported by [`JudgmentsBuilder::build`].
     pub fn push_user(&mut self, user: u32, items: &[u32], grades: &[f32]) -> Result<&mut Self> {
-        if items.len() != grades.len() {
-            return Err(RecsError::LengthMismatch {
-                what: "grades",
-                expected: items.len(),
-                found: grades.len(),
-            });
-        }
+        check_len("grades", items.len(), grades.len())?;
         check_index("user", user as usize, self.n_users)?;
         let mut row = Vec::with_capacity(items.len());
         for (&item, &grade) in items.iter().zip(grades) {

@@ -50,12 +50,12 @@ mod seed;
 
 pub use attributes::ItemAttributes;
 pub use catalog::{ModelEntry, ParamSpec, ParamValues};
-pub use error::{RecsError, Result, check_index};
+pub use error::{RecsError, Result, check_index, check_len};
 pub use ids::IdMap;
 pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRow};
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{
-    Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender, ScoreNewItems, TrainData,
-    check_items, check_score_args,
+    CheckParams, Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender, ScoreNewItems,
+    TrainData, check_items, check_score_args,
 };
 pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};

@@ -7,7 +7,7 @@
 //! ratings?" and get an explicit `None` rather than a silent zero.
 
 use crate::attributes::ItemAttributes;
-use crate::error::{RecsError, Result, check_index};
+use crate::error::{RecsError, Result, check_index, check_len};
 use crate::interactions::{Interactions, UserRow};
 
 /// Everything a model may learn from.
@@ -32,13 +32,7 @@ impl<'a> TrainData<'a> {
     /// # Errors
     /// [`RecsError::LengthMismatch`] when the attribute matrix covers another number of items.
     pub fn with_attributes(mut self, attributes: &'a ItemAttributes) -> Result<Self> {
-        if attributes.n_items() != self.interactions.n_items() {
-            return Err(RecsError::LengthMismatch {
-                what: "attribute rows (items)",
-                expected: self.interactions.n_items(),
-                found: attributes.n_items(),
-            });
-        }
+        check_len("attribute rows (items)", self.interactions.n_items(), attributes.n_items())?;
         self.attributes = Some(attributes);
         Ok(self)
     }
@@ -66,6 +60,61 @@ pub trait Fit {
     /// # Errors
     /// Data the model cannot use (no events, missing attributes, ...).
     fn fit(&self, data: &TrainData<'_>) -> Result<Self::Model>;
+}
+
+/// Hyper-parameters that are validated before anything is fitted (linfa's `ParamGuard`):
+/// [`check`](Self::check) turns them into their `Valid` form, the one that fits, and every
+/// `CheckParams` type [`Fit`]s by checking first.
+///
+/// ```
+/// use recs_core::{CheckParams, Fit, RecsError, Result, TrainData, Recommender};
+/// # struct Model;
+/// # impl Recommender for Model {
+/// #     fn n_users(&self) -> usize { 0 }
+/// #     fn n_items(&self) -> usize { 0 }
+/// #     fn score(&self, _: u32, _: &[u32], _: &mut [f32]) -> Result<()> { Ok(()) }
+/// # }
+/// struct Params { k: usize }
+/// struct ValidParams { k: usize }
+///
+/// impl CheckParams for Params {
+///     type Valid = ValidParams;
+///     fn check(&self) -> Result<ValidParams> {
+///         if self.k == 0 {
+///             return Err(RecsError::invalid_parameter("k", self.k, "at least 1"));
+///         }
+///         Ok(ValidParams { k: self.k })
+///     }
+/// }
+///
+/// impl Fit for ValidParams {
+///     type Model = Model;
+///     fn fit(&self, _: &TrainData<'_>) -> Result<Model> { Ok(Model) }
+/// }
+///
+/// assert!(Params { k: 0 }.check().is_err());
+/// # let data = recs_core::Interactions::from_events(1, 1, [], recs_core::DuplicatePolicy::Error)?;
+/// assert!(Params { k: 0 }.fit(&TrainData::new(&data, 0)).is_err());
+/// assert!(Params { k: 2 }.fit(&TrainData::new(&data, 0)).is_ok());
+/// # Ok::<(), RecsError>(())
+/// ```
+pub trait CheckParams {
+    /// The validated parameters.
+    type Valid: Fit;
+
+    /// Validates the parameters.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] (or the model's own error) naming what is wrong.
+    fn check(&self) -> Result<Self::Valid>;
+}
+
+impl<P: CheckParams> Fit for P {
+    type Model = <P::Valid as Fit>::Model;
+
+    fn fit(&self, data: &TrainData<'_>) -> Result<Self::Model> {
+        self.check()?.fit(data)
+    }
 }
 
 /// Object-safe form of [`Fit`], so a runner can hold a list of differently typed models.
@@ -199,14 +248,7 @@ impl<'a> NewItems<'a> {
     /// # Errors
     /// [`RecsError::LengthMismatch`] for a vocabulary of another size.
     pub fn check_vocabulary(&self, fitted: usize) -> Result<()> {
-        if self.attributes.n_attributes() == fitted {
-            return Ok(());
-        }
-        Err(RecsError::LengthMismatch {
-            what: "attribute vocabulary",
-            expected: fitted,
-            found: self.attributes.n_attributes(),
-        })
+        check_len("attribute vocabulary", fitted, self.attributes.n_attributes())
     }
 }
 
@@ -240,13 +282,7 @@ pub fn check_score_args(
 /// # Errors
 /// An item out of range or `out.len() != items.len()`.
 pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
-    if out.len() != items.len() {
-        return Err(RecsError::LengthMismatch {
-            what: "score buffer",
-            expected: items.len(),
-            found: out.len(),
-        });
-    }
+    check_len("score buffer", items.len(), out.len())?;
     if let Some(&item) = items.iter().find(|&&i| i as usize >= n_items) {
         return Err(RecsError::IndexOutOfRange {
             what: "item",

@@ -1,15 +1,8 @@
 //! Checks and small helpers shared by the baseline models.
 
-use recs_core::{Interactions, RecsError, Result, TrainData};
+use recs_core::Interactions;
 
 /// The training interactions, or [`RecsError::Empty`] when they hold no event.
-pub(crate) fn require_events<'a>(data: &TrainData<'a>) -> Result<&'a Interactions> {
-    if data.interactions.n_events() == 0 {
-        return Err(RecsError::Empty { what: "training data" });
-    }
-    Ok(data.interactions)
-}
-
 /// Mean of `values`, or `None` when empty (summed in `f64`).
 pub(crate) fn mean(values: &[f32]) -> Option<f64> {
     if values.is_empty() {

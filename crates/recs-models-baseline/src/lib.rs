@@ -65,7 +65,7 @@ mod popularity;
 mod random;
 mod regression;
 
-use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues, Result};
+use recs_core::{CheckParams, FitDyn, ModelEntry, ParamSpec, ParamValues, Result};
 
 pub use mean::{
     ItemMeanRating, ItemMeanRatingParams, ItemMeanRatingValidParams, UserMeanRating,

@@ -2,11 +2,11 @@
 //! "Average Recommender" of cremonesi2008 §5.2.
 
 use recs_core::{
-    Fit, FoldInUser, NewItems, PredictRating, Recommender, RecsError, Result, ScoreNewItems,
-    TrainData, UserRow, check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, NewItems, PredictRating, Recommender, RecsError, Result,
+    ScoreNewItems, TrainData, UserRow, check_items, check_score_args,
 };
 
-use crate::common::{global_mean, mean, require_events};
+use crate::common::{global_mean, mean};
 
 /// Parameters of [`UserMeanRating`] (none).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -23,7 +23,7 @@ impl Fit for UserMeanRatingParams {
     type Model = UserMeanRating;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<UserMeanRating> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         let global = global_mean(interactions);
         let means = (0..interactions.n_users() as u32)
             .map(|u| mean(interactions.user_values(u)).unwrap_or(global) as f32)
@@ -118,12 +118,14 @@ impl ItemMeanRatingParams {
         self.damping = damping;
         self
     }
+}
 
-    /// Validates the parameters.
-    ///
+impl CheckParams for ItemMeanRatingParams {
+    type Valid = ItemMeanRatingValidParams;
+
     /// # Errors
     /// [`RecsError::InvalidParameter`] when `damping` is negative or not finite.
-    pub fn check(self) -> Result<ItemMeanRatingValidParams> {
+    fn check(&self) -> Result<ItemMeanRatingValidParams> {
         if !(self.damping.is_finite() && self.damping >= 0.0) {
             return Err(RecsError::invalid_parameter(
                 "damping",
@@ -141,19 +143,11 @@ pub struct ItemMeanRatingValidParams {
     damping: f64,
 }
 
-impl Fit for ItemMeanRatingParams {
-    type Model = ItemMeanRating;
-
-    fn fit(&self, data: &TrainData<'_>) -> Result<ItemMeanRating> {
-        self.check()?.fit(data)
-    }
-}
-
 impl Fit for ItemMeanRatingValidParams {
     type Model = ItemMeanRating;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemMeanRating> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         let global = global_mean(interactions);
         let means = (0..interactions.n_items() as u32)
             .map(|i| {

@@ -2,8 +2,6 @@
 
 use recs_core::{Fit, Judgments, Recommender, RecsError, Result, TrainData, check_score_args};
 
-use crate::common::require_events;
-
 /// Builds an [`Oracle`] through [`Fit`], so a runner can treat it like any model: fitting
 /// only checks that the judgments cover the training index space.
 ///
@@ -28,7 +26,7 @@ impl Fit for OracleParams {
     /// [`RecsError::LengthMismatch`] when the judgments use another number of users or
     /// items than the training data.
     fn fit(&self, data: &TrainData<'_>) -> Result<Oracle> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         for (what, expected, found) in [
             ("judgment users", interactions.n_users(), self.judgments.n_users()),
             ("judgment items", interactions.n_items(), self.judgments.n_items()),

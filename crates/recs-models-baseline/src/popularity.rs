@@ -1,11 +1,9 @@
 //! Counting models: item popularity, user popularity (schein2005 §4.4) and top rated.
 
 use recs_core::{
-    Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems, TrainData, UserRow,
-    check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems,
+    TrainData, UserRow, check_items, check_score_args,
 };
-
-use crate::common::require_events;
 
 /// Parameters of [`ItemPopularity`] (none).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -22,7 +20,7 @@ impl Fit for ItemPopularityParams {
     type Model = ItemPopularity;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemPopularity> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         let counts = interactions.item_counts().into_iter().map(|c| c as f32).collect();
         Ok(ItemPopularity { n_users: interactions.n_users(), counts })
     }
@@ -111,7 +109,7 @@ impl Fit for UserPopularityParams {
     type Model = UserPopularity;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<UserPopularity> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         let n_items = interactions.n_items();
         let shares =
             interactions.user_counts().into_iter().map(|c| share(c as usize, n_items)).collect();
@@ -205,12 +203,14 @@ impl TopRatedParams {
         self.threshold = threshold;
         self
     }
+}
 
-    /// Validates the parameters.
-    ///
+impl CheckParams for TopRatedParams {
+    type Valid = TopRatedValidParams;
+
     /// # Errors
     /// [`RecsError::InvalidParameter`] when `threshold` is not finite.
-    pub fn check(self) -> Result<TopRatedValidParams> {
+    fn check(&self) -> Result<TopRatedValidParams> {
         if !self.threshold.is_finite() {
             return Err(RecsError::invalid_parameter(
                 "threshold",
@@ -228,19 +228,11 @@ pub struct TopRatedValidParams {
     threshold: f32,
 }
 
-impl Fit for TopRatedParams {
-    type Model = TopRated;
-
-    fn fit(&self, data: &TrainData<'_>) -> Result<TopRated> {
-        self.check()?.fit(data)
-    }
-}
-
 impl Fit for TopRatedValidParams {
     type Model = TopRated;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<TopRated> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         let counts = (0..interactions.n_items() as u32)
             .map(|i| interactions.item_values(i).iter().filter(|&&v| v >= self.threshold).count())
             .map(|c| c as f32)

@@ -5,8 +5,6 @@ use recs_core::{
     check_score_args,
 };
 
-use crate::common::require_events;
-
 /// Stream constants: each purpose derives its own key from the seed, so the scores of
 /// training items, of new items and of folded-in users never share random numbers.
 const STREAM_TRAIN: u64 = 1;
@@ -48,7 +46,7 @@ impl recs_core::Fit for RandomParams {
     type Model = Random;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<Random> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         Ok(Random {
             n_users: interactions.n_users(),
             n_items: interactions.n_items(),

@@ -4,8 +4,6 @@ use recs_core::{
     Fit, FoldInUser, Recommender, Result, TrainData, UserRow, check_items, check_score_args,
 };
 
-use crate::common::require_events;
-
 /// Parameters of [`UserItemPopularity`] (none).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct UserItemPopularityParams;
@@ -25,7 +23,7 @@ impl Fit for UserItemPopularityParams {
     type Model = UserItemPopularity;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<UserItemPopularity> {
-        let interactions = require_events(data)?;
+        let interactions = data.interactions.require_events()?;
         let (n_users, n_items) = (interactions.n_users(), interactions.n_items());
         let user_shares: Vec<f64> =
             interactions.user_counts().into_iter().map(|c| f64::from(c) / n_items as f64).collect();

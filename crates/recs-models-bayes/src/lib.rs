@@ -47,7 +47,7 @@
 mod naive_bayes;
 mod nbn;
 
-use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues, RecsError, Result};
+use recs_core::{CheckParams, FitDyn, ModelEntry, ParamSpec, ParamValues, RecsError, Result};
 
 pub use naive_bayes::{
     MAX_CLASSES, NaiveBayes, NaiveBayesParams, NaiveBayesScore, NaiveBayesValidParams,

@@ -3,8 +3,9 @@
 use rayon::prelude::*;
 
 use recs_core::{
-    Fit, FoldInUser, ItemAttributes, NewItems, PredictRating, Recommender, RecsError, Result,
-    ScoreNewItems, TrainData, UserRow, check_index, check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, ItemAttributes, NewItems, PredictRating, Recommender, RecsError,
+    Result, ScoreNewItems, TrainData, UserRow, check_index, check_items, check_len,
+    check_score_args,
 };
 
 /// Most rating classes accepted: ratings are categories, not a continuum.
@@ -76,13 +77,15 @@ impl NaiveBayesParams {
         self.classes = Some(classes);
         self
     }
+}
 
-    /// Validates the parameters.
-    ///
+impl CheckParams for NaiveBayesParams {
+    type Valid = NaiveBayesValidParams;
+
     /// # Errors
     /// [`RecsError::InvalidParameter`] for a non-finite threshold, or classes that are
     /// empty, more than [`MAX_CLASSES`], not finite, or repeated.
-    pub fn check(&self) -> Result<NaiveBayesValidParams> {
+    fn check(&self) -> Result<NaiveBayesValidParams> {
         if let NaiveBayesScore::AtLeast(t) = self.score
             && !t.is_finite()
         {
@@ -120,14 +123,6 @@ pub struct NaiveBayesValidParams {
     classes: Option<Vec<f32>>,
 }
 
-impl Fit for NaiveBayesParams {
-    type Model = NaiveBayes;
-
-    fn fit(&self, data: &TrainData<'_>) -> Result<NaiveBayes> {
-        self.check()?.fit(data)
-    }
-}
-
 impl Fit for NaiveBayesValidParams {
     type Model = NaiveBayes;
 
@@ -137,10 +132,7 @@ impl Fit for NaiveBayesValidParams {
     /// the classes, [`RecsError::InvalidParameter`] when the training data has more than
     /// [`MAX_CLASSES`] distinct ratings and no classes were given.
     fn fit(&self, data: &TrainData<'_>) -> Result<NaiveBayes> {
-        let interactions = data.interactions;
-        if interactions.n_events() == 0 {
-            return Err(RecsError::Empty { what: "training data" });
-        }
+        let interactions = data.interactions.require_events()?;
         let attributes = data.require_attributes("naive Bayes")?;
         check_weights(attributes, 0..attributes.n_items() as u32)?;
         let classes = match &self.classes {
@@ -247,13 +239,7 @@ impl NaiveBayes {
     pub fn posterior(&self, user: u32, item: u32, out: &mut [f64]) -> Result<()> {
         check_index("user", user as usize, self.users.len())?;
         check_index("item", item as usize, self.attributes.n_items())?;
-        if out.len() != self.classes.len() {
-            return Err(RecsError::LengthMismatch {
-                what: "posterior buffer",
-                expected: self.classes.len(),
-                found: out.len(),
-            });
-        }
+        check_len("posterior buffer", self.classes.len(), out.len())?;
         self.posterior_into(&self.users[user as usize], &self.attributes, item, out);
         Ok(())
     }

@@ -3,8 +3,8 @@
 use rayon::prelude::*;
 
 use recs_core::{
-    Fit, FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow, check_items,
-    check_score_args,
+    CheckParams, Fit, FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow,
+    check_items, check_score_args,
 };
 
 /// Parameters of [`NaiveBayesianNetwork`].
@@ -32,13 +32,15 @@ impl NaiveBayesianNetworkParams {
         self.alpha = alpha;
         self
     }
+}
 
-    /// Validates the parameters.
-    ///
+impl CheckParams for NaiveBayesianNetworkParams {
+    type Valid = NaiveBayesianNetworkValidParams;
+
     /// # Errors
     /// [`RecsError::InvalidParameter`] unless `alpha` is finite and positive (`α = 0`
     /// would make every item never co-rated with a profile item score `ln 0`).
-    pub fn check(self) -> Result<NaiveBayesianNetworkValidParams> {
+    fn check(&self) -> Result<NaiveBayesianNetworkValidParams> {
         if !(self.alpha.is_finite() && self.alpha > 0.0) {
             return Err(RecsError::invalid_parameter("alpha", self.alpha, "a finite number > 0"));
         }
@@ -52,22 +54,11 @@ pub struct NaiveBayesianNetworkValidParams {
     alpha: f64,
 }
 
-impl Fit for NaiveBayesianNetworkParams {
-    type Model = NaiveBayesianNetwork;
-
-    fn fit(&self, data: &TrainData<'_>) -> Result<NaiveBayesianNetwork> {
-        self.check()?.fit(data)
-    }
-}
-
 impl Fit for NaiveBayesianNetworkValidParams {
     type Model = NaiveBayesianNetwork;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<NaiveBayesianNetwork> {
-        let interactions = data.interactions;
-        if interactions.n_events() == 0 {
-            return Err(RecsError::Empty { what: "training data" });
-        }
+        let interactions = data.interactions.require_events()?;
         let alpha = self.alpha;
         let counts = interactions.item_counts();
         let n_max = f64::from(counts.iter().copied().max().unwrap_or(0));

@@ -4,7 +4,7 @@ use std::cell::RefCell;
 
 use recs_core::{
     Fit, FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData,
-    UserRow, check_items, check_score_args,
+    UserRow, check_items, check_len, check_score_args,
 };
 use sprs::CsMatI;
 
@@ -45,21 +45,12 @@ impl Fallback {
 }
 
 fn check_fit_data(data: &TrainData<'_>) -> Result<()> {
-    if data.interactions.n_events() == 0 {
-        return Err(RecsError::Empty { what: "training data" });
-    }
-    Ok(())
+    data.interactions.require_events().map(|_| ())
 }
 
 /// Checks a fold-in history: items in range and strictly increasing, values finite.
 fn check_history(n_items: usize, history: &UserRow<'_>) -> Result<()> {
-    if history.values.len() != history.items.len() {
-        return Err(RecsError::LengthMismatch {
-            what: "history values",
-            expected: history.items.len(),
-            found: history.values.len(),
-        });
-    }
+    check_len("history values", history.items.len(), history.values.len())?;
     if let Some(&item) = history.items.iter().find(|&&i| i as usize >= n_items) {
         return Err(RecsError::IndexOutOfRange {
             what: "item",

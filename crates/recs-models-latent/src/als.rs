@@ -27,9 +27,7 @@ use recs_core::{
     FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData, UserRow,
 };
 
-use crate::common::{
-    Factors, Stream, check_history, cholesky_solve, dot, require_events, rng, uniform,
-};
+use crate::common::{Factors, Stream, check_history, cholesky_solve, dot, rng, uniform};
 
 /// Which loss the factorisation minimises.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -278,7 +276,7 @@ fn gram(factors: &[f64], k: usize) -> Vec<f64> {
 
 impl Als {
     fn fit(params: AlsParams, train: &Interactions, seed: u64) -> Result<Self> {
-        require_events(train)?;
+        train.require_events()?;
         let (m, n, k) = (train.n_users(), train.n_items(), params.factors);
         let mut init = rng(seed, Stream::Init);
         let scale = 1.0 / (k as f64).sqrt();
@@ -346,10 +344,7 @@ impl Als {
     fn objective(params: &AlsParams, train: &Interactions, users: &[f64], items: &[f64]) -> f64 {
         let k = params.factors;
         let mut loss = 0.0;
-        for event in train.events() {
-            let x = &users[event.user as usize * k..(event.user as usize + 1) * k];
-            let y = &items[event.item as usize * k..(event.item as usize + 1) * k];
-            let prediction = dot(x, y);
+        for (event, prediction) in Self::predictions(k, train, users, items) {
             match params.loss {
                 AlsLoss::Explicit { .. } => loss += (f64::from(event.value) - prediction).powi(2),
                 AlsLoss::Implicit { alpha } => {
@@ -371,18 +366,29 @@ impl Als {
     }
 
     fn rmse(params: &AlsParams, train: &Interactions, users: &[f64], items: &[f64]) -> f64 {
-        let k = params.factors;
         let mut total = 0.0;
-        for event in train.events() {
-            let x = &users[event.user as usize * k..(event.user as usize + 1) * k];
-            let y = &items[event.item as usize * k..(event.item as usize + 1) * k];
+        for (event, prediction) in Self::predictions(params.factors, train, users, items) {
             let target = match params.loss {
                 AlsLoss::Explicit { .. } => f64::from(event.value),
                 AlsLoss::Implicit { .. } => f64::from(u8::from(event.value > 0.0)),
             };
-            total += (target - dot(x, y)).powi(2);
+            total += (target - prediction).powi(2);
         }
         (total / train.n_events() as f64).sqrt()
+    }
+
+    /// Each training event with the factors' prediction `x_u · y_i` for it (`k` factors).
+    fn predictions<'a>(
+        k: usize,
+        train: &'a Interactions,
+        users: &'a [f64],
+        items: &'a [f64],
+    ) -> impl Iterator<Item = (recs_core::Event, f64)> + 'a {
+        train.events().map(move |event| {
+            let x = &users[event.user as usize * k..(event.user as usize + 1) * k];
+            let y = &items[event.item as usize * k..(event.item as usize + 1) * k];
+            (event, dot(x, y))
+        })
     }
 
     /// The convergence report.

@@ -27,10 +27,10 @@
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, ItemAttributes, NewItems, Recommender, RecsError, Result,
-    ScoreNewItems, TrainData, UserRow, check_index, check_items, check_score_args,
+    ScoreNewItems, TrainData, UserRow, check_index, check_items, check_len, check_score_args,
 };
 
-use crate::common::{Stream, check_history, require_events, rng, uniform};
+use crate::common::{Stream, check_history, check_iterations, rng, uniform};
 
 /// Which parametrisation of the aspect model EM fits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -118,12 +118,7 @@ impl AspectParams {
     /// # Errors
     /// [`RecsError::InvalidParameter`] for 0 iterations or a negative tolerance.
     pub fn with_iterations(mut self, iterations: usize, tolerance: f64) -> Result<Self> {
-        if iterations == 0 {
-            return Err(RecsError::invalid_parameter("iterations", 0, "at least 1"));
-        }
-        if !(tolerance.is_finite() && tolerance >= 0.0) {
-            return Err(RecsError::invalid_parameter("tolerance", tolerance, "a value ≥ 0"));
-        }
+        check_iterations(iterations, tolerance)?;
         self.max_iterations = iterations;
         self.tolerance = tolerance;
         Ok(self)
@@ -679,7 +674,7 @@ impl recs_core::Fit for AspectParams {
     type Model = Aspect;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<Aspect> {
-        require_events(data.interactions)?;
+        data.interactions.require_events()?;
         let counts = Counts::from_interactions(data.interactions);
         let n_events = counts.total();
         if n_events <= 0.0 {
@@ -736,13 +731,7 @@ impl Aspect {
     /// # Errors
     /// A person out of range or mismatched lengths.
     pub fn fold_in_item(&self, persons: &[u32], counts: &[f64]) -> Result<Vec<f64>> {
-        if persons.len() != counts.len() {
-            return Err(RecsError::LengthMismatch {
-                what: "fold-in counts",
-                expected: persons.len(),
-                found: counts.len(),
-            });
-        }
+        check_len("fold-in counts", persons.len(), counts.len())?;
         for &p in persons {
             check_index("person", p as usize, self.n_users())?;
         }
@@ -825,7 +814,7 @@ impl recs_core::Fit for AspectAttrParams {
     type Model = AspectAttr;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<AspectAttr> {
-        require_events(data.interactions)?;
+        data.interactions.require_events()?;
         let attributes = data.require_attributes("aspect-attr")?;
         if attributes.n_attributes() == 0 {
             return Err(RecsError::Empty { what: "attribute vocabulary" });

@@ -3,7 +3,7 @@
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use recs_core::{RecsError, Result, check_index, check_items};
+use recs_core::{RecsError, Result, check_index, check_items, check_len};
 
 /// Purposes of random streams; each gets its own generator so that adding a random step
 /// for one purpose does not shift another.
@@ -141,13 +141,7 @@ impl Factors {
         for &user in users {
             check_index("user", user as usize, self.n_users)?;
         }
-        if out.len() != users.len() * self.n_items {
-            return Err(RecsError::LengthMismatch {
-                what: "block score buffer (users × items)",
-                expected: users.len() * self.n_items,
-                found: out.len(),
-            });
-        }
+        check_len("block score buffer (users × items)", users.len() * self.n_items, out.len())?;
         let rank = self.rank;
         let left = faer::Mat::<f32>::from_fn(users.len(), rank, |r, c| {
             self.users[users[r] as usize * rank + c]
@@ -171,26 +165,20 @@ impl Factors {
     }
 }
 
-/// Validates that the training data has at least one event.
-pub(crate) fn require_events(interactions: &recs_core::Interactions) -> Result<()> {
-    if interactions.n_events() == 0 {
-        return Err(RecsError::Empty { what: "training interactions" });
+/// Checks an iteration budget: at least one iteration, a finite tolerance ≥ 0.
+pub(crate) fn check_iterations(iterations: usize, tolerance: f64) -> Result<()> {
+    if iterations == 0 {
+        return Err(RecsError::invalid_parameter("iterations", 0, "at least 1"));
     }
-    if interactions.n_users() == 0 || interactions.n_items() == 0 {
-        return Err(RecsError::Empty { what: "user or item dimension" });
+    if !(tolerance.is_finite() && tolerance >= 0.0) {
+        return Err(RecsError::invalid_parameter("tolerance", tolerance, "a value ≥ 0"));
     }
     Ok(())
 }
 
 /// Error for a history item outside the training item space.
 pub(crate) fn check_history(items: &[u32], values: &[f32], n_items: usize) -> Result<()> {
-    if items.len() != values.len() {
-        return Err(RecsError::LengthMismatch {
-            what: "history values",
-            expected: items.len(),
-            found: values.len(),
-        });
-    }
+    check_len("history values", items.len(), values.len())?;
     for &item in items {
         check_index("history item", item as usize, n_items)?;
     }

@@ -32,11 +32,11 @@
 
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow, check_items,
+    FoldInUser, Interactions, Recommender, Result, TrainData, UserRow, check_items,
     check_score_args,
 };
 
-use crate::common::{Stream, check_history, cholesky_solve, require_events, rng, uniform};
+use crate::common::{Stream, check_history, check_iterations, cholesky_solve, rng, uniform};
 
 /// How the latent dimensions are fitted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -77,12 +77,7 @@ impl LpcaParams {
     /// # Errors
     /// [`RecsError::InvalidParameter`] for 0 iterations or a negative tolerance.
     pub fn with_iterations(mut self, iterations: usize, tolerance: f64) -> Result<Self> {
-        if iterations == 0 {
-            return Err(RecsError::invalid_parameter("iterations", 0, "at least 1"));
-        }
-        if !(tolerance.is_finite() && tolerance >= 0.0) {
-            return Err(RecsError::invalid_parameter("tolerance", tolerance, "a value ≥ 0"));
-        }
+        check_iterations(iterations, tolerance)?;
         self.iterations = iterations;
         self.tolerance = tolerance;
         Ok(self)
@@ -416,7 +411,7 @@ impl recs_core::Fit for LpcaParams {
 
     fn fit(&self, data: &TrainData<'_>) -> Result<Lpca> {
         let train = data.interactions;
-        require_events(train)?;
+        train.require_events()?;
         let (n, d, k) = (train.n_users(), train.n_items(), self.dims);
         // |L| = 0 optimum: σ(Δ_d) = share of persons who met d.
         let counts = train.item_counts();

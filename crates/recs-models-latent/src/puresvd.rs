@@ -13,7 +13,7 @@ use faer::sparse::{SparseRowMatRef, SymbolicSparseRowMatRef};
 use faer::{Mat, Par};
 use recs_core::{FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow};
 
-use crate::common::{Factors, Stream, check_history, require_events, rng, uniform};
+use crate::common::{Factors, Stream, check_history, rng, uniform};
 
 /// Which decomposition computes the truncated SVD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -113,7 +113,7 @@ impl recs_core::Fit for PureSvdParams {
 
 impl PureSvd {
     fn fit(params: &PureSvdParams, train: &Interactions, seed: u64) -> Result<Self> {
-        require_events(train)?;
+        train.require_events()?;
         let (m, n) = (train.n_users(), train.n_items());
         let k = m.min(n);
         let rank = params.rank.min(k);

@@ -3,7 +3,7 @@
 use recs_core::{Interactions, RecsError, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::rng::{Purpose, choose_front, shuffle, stream};
+use crate::rng::{Purpose, choose_front, choose_items, shuffle, stream};
 use crate::split::{Part, Split};
 
 /// A number of things to take: an absolute count or a fraction of those available.
@@ -431,12 +431,8 @@ impl Protocol {
                     (0..data.n_items() as u32).filter(|&i| counts[i as usize] > 0).collect();
                 let n_hidden = hidden.of_strict("hidden", items.len())?;
                 let mut rng = stream(seed, Purpose::HiddenItems, &[rep]);
-                let mut hidden_items = choose_front(&mut rng, &mut items, n_hidden).to_vec();
-                hidden_items.sort_unstable();
-                let mut is_hidden = vec![false; data.n_items()];
-                for &i in &hidden_items {
-                    is_hidden[i as usize] = true;
-                }
+                let (hidden_items, is_hidden) =
+                    choose_items(&mut rng, &mut items, n_hidden, data.n_items());
                 let fold_users = users_of_fold(data, seed, rep, folds, id.fold as usize);
                 let visible_part = history_part(generalization);
                 let mut parts = vec![Part::Train; n_events];
@@ -457,12 +453,7 @@ impl Protocol {
                     .collect();
                 let n_test = test_items.of_strict("test_items", items.len())?;
                 let mut rng = stream(seed, Purpose::ColdItems, &[rep]);
-                let mut chosen = choose_front(&mut rng, &mut items, n_test).to_vec();
-                chosen.sort_unstable();
-                let mut is_test = vec![false; data.n_items()];
-                for &i in &chosen {
-                    is_test[i as usize] = true;
-                }
+                let (chosen, is_test) = choose_items(&mut rng, &mut items, n_test, data.n_items());
                 let parts: Vec<Part> = data
                     .events()
                     .map(|e| if is_test[e.item as usize] { Part::Test } else { Part::Train })

@@ -97,6 +97,23 @@ pub(crate) fn choose_front<'a, T, R: Rng>(rng: &mut R, values: &'a mut [T], k: u
     &values[..k]
 }
 
+/// Draws `k` of the item indices `items` (see [`choose_front`]): the chosen ones in
+/// increasing order, and a mask over `0..n_items` marking them.
+pub(crate) fn choose_items<R: Rng>(
+    rng: &mut R,
+    items: &mut [u32],
+    k: usize,
+    n_items: usize,
+) -> (Vec<u32>, Vec<bool>) {
+    let mut chosen = choose_front(rng, items, k).to_vec();
+    chosen.sort_unstable();
+    let mut mask = vec![false; n_items];
+    for &i in &chosen {
+        mask[i as usize] = true;
+    }
+    (chosen, mask)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

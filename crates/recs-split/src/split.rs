@@ -1,6 +1,6 @@
 //! The result of a protocol: training and test interactions plus what the protocol adds.
 
-use recs_core::{DuplicatePolicy, Event, Interactions, RecsError, Result};
+use recs_core::{DuplicatePolicy, Event, Interactions, Result, check_len};
 use serde::Serialize;
 
 /// Where one event of the input goes.
@@ -100,20 +100,8 @@ impl Split {
     /// # Errors
     /// [`RecsError::LengthMismatch`] when the two matrices have different dimensions.
     pub fn predefined(train: Interactions, test: Interactions) -> Result<Split> {
-        if train.n_users() != test.n_users() {
-            return Err(RecsError::LengthMismatch {
-                what: "users of the test part",
-                expected: train.n_users(),
-                found: test.n_users(),
-            });
-        }
-        if train.n_items() != test.n_items() {
-            return Err(RecsError::LengthMismatch {
-                what: "items of the test part",
-                expected: train.n_items(),
-                found: test.n_items(),
-            });
-        }
+        check_len("users of the test part", train.n_users(), test.n_users())?;
+        check_len("items of the test part", train.n_items(), test.n_items())?;
         Ok(Split { train, test, history: None, test_users: None, candidate_items: None })
     }
 
