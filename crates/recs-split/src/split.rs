@@ -98,7 +98,7 @@ impl Split {
     /// counts them and judgments never treat them as candidates.
     ///
     /// # Errors
-    /// [`RecsError::LengthMismatch`] when the two matrices have different dimensions.
+    /// [`RecsError::LengthMismatch`](recs_core::RecsError::LengthMismatch) when the two matrices have different dimensions.
     pub fn predefined(train: Interactions, test: Interactions) -> Result<Split> {
         check_len("users of the test part", train.n_users(), test.n_users())?;
         check_len("items of the test part", train.n_items(), test.n_items())?;
