@@ -75,7 +75,7 @@ impl LpcaParams {
     /// sweeps, or `iterations` if smaller).
     ///
     /// # Errors
-    /// [`RecsError::InvalidParameter`] for 0 iterations or a negative tolerance.
+    /// [`RecsError::InvalidParameter`](recs_core::RecsError::InvalidParameter) for 0 iterations or a negative tolerance.
     pub fn with_iterations(mut self, iterations: usize, tolerance: f64) -> Result<Self> {
         check_iterations(iterations, tolerance)?;
         self.iterations = iterations;
