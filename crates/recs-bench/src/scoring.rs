@@ -78,7 +78,7 @@ pub(crate) fn score_judgments_with_history(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use recs_core::check_score_args;
+    use recs_core::{Shape, check_score_args};
 
     fn score_judgments(
         model: &dyn Recommender,
@@ -90,11 +90,8 @@ mod tests {
 
     struct ByIndex;
     impl Recommender for ByIndex {
-        fn n_users(&self) -> usize {
-            3
-        }
-        fn n_items(&self) -> usize {
-            5
+        fn shape(&self) -> Shape {
+            Shape::new(3, 5)
         }
         fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
             check_score_args(3, 5, user, items, out)?;
@@ -117,11 +114,8 @@ mod tests {
 
     struct FoldsIn;
     impl Recommender for FoldsIn {
-        fn n_users(&self) -> usize {
-            3
-        }
-        fn n_items(&self) -> usize {
-            5
+        fn shape(&self) -> Shape {
+            Shape::new(3, 5)
         }
         fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
             ByIndex.score(user, items, out)

@@ -56,6 +56,6 @@ pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRo
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{
     CheckParams, Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender, ScoreNewItems,
-    TrainData, check_items, check_score_args,
+    Shape, TrainData, check_items, check_score_args,
 };
 pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};

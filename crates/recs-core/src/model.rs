@@ -70,8 +70,7 @@ pub trait Fit {
 /// use recs_core::{CheckParams, Fit, RecsError, Result, TrainData, Recommender};
 /// # struct Model;
 /// # impl Recommender for Model {
-/// #     fn n_users(&self) -> usize { 0 }
-/// #     fn n_items(&self) -> usize { 0 }
+/// #     fn shape(&self) -> recs_core::Shape { recs_core::Shape::new(0, 0) }
 /// #     fn score(&self, _: u32, _: &[u32], _: &mut [f32]) -> Result<()> { Ok(()) }
 /// # }
 /// struct Params { k: usize }
@@ -133,17 +132,40 @@ impl<T: Fit + Send + Sync> FitDyn for T {
     }
 }
 
+/// The index space a model was trained in: users `0..n_users`, items `0..n_items`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Shape {
+    /// Number of users.
+    pub n_users: usize,
+    /// Number of items.
+    pub n_items: usize,
+}
+
+impl Shape {
+    /// `n_users` users by `n_items` items.
+    pub const fn new(n_users: usize, n_items: usize) -> Self {
+        Shape { n_users, n_items }
+    }
+}
+
 /// A fitted model: scores candidate items for a user seen in training.
 ///
 /// Larger scores mean "recommend sooner". Scores only need to order items within a user
 /// for ranking metrics; pooled metrics (ROC over all users) also compare scores across
 /// users, so models document whether their scores are comparable across users.
 pub trait Recommender: Send + Sync {
+    /// The training index space: the users and items [`score`](Self::score) accepts.
+    fn shape(&self) -> Shape;
+
     /// Users in the training index space.
-    fn n_users(&self) -> usize;
+    fn n_users(&self) -> usize {
+        self.shape().n_users
+    }
 
     /// Items in the training index space.
-    fn n_items(&self) -> usize;
+    fn n_items(&self) -> usize {
+        self.shape().n_items
+    }
 
     /// Writes the score of each of `items` for `user` into `out` (same length).
     ///
@@ -299,13 +321,12 @@ pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
 /// only sometimes is written out by hand instead.
 ///
 /// ```
-/// use recs_core::{PredictRating, Recommender, Result, check_score_args};
+/// use recs_core::{PredictRating, Recommender, Result, Shape, check_score_args};
 ///
 /// struct Constant;
 ///
 /// impl Recommender for Constant {
-///     fn n_users(&self) -> usize { 1 }
-///     fn n_items(&self) -> usize { 2 }
+///     fn shape(&self) -> Shape { Shape::new(1, 2) }
 ///     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
 ///         check_score_args(1, 2, user, items, out)?;
 ///         out.fill(3.0);

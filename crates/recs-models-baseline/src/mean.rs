@@ -3,7 +3,7 @@
 
 use recs_core::{
     CheckParams, Fit, FoldInUser, NewItems, PredictRating, Recommender, RecsError, Result,
-    ScoreNewItems, TrainData, UserRow, check_items, check_score_args,
+    ScoreNewItems, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 use crate::common::{global_mean, mean};
@@ -55,12 +55,8 @@ impl UserMeanRating {
 }
 
 impl Recommender for UserMeanRating {
-    fn n_users(&self) -> usize {
-        self.means.len()
-    }
-
-    fn n_items(&self) -> usize {
-        self.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.means.len(), self.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -194,12 +190,8 @@ impl ItemMeanRating {
 }
 
 impl Recommender for ItemMeanRating {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.means.len()
+    fn shape(&self) -> Shape {
+        Shape::new(self.n_users, self.means.len())
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

@@ -1,6 +1,8 @@
 //! The oracle: a perfect-knowledge **reference**, never a contender.
 
-use recs_core::{Fit, Judgments, Recommender, RecsError, Result, TrainData, check_score_args};
+use recs_core::{
+    Fit, Judgments, Recommender, RecsError, Result, Shape, TrainData, check_score_args,
+};
 
 /// Builds an [`Oracle`] through [`Fit`], so a runner can treat it like any model: fitting
 /// only checks that the judgments cover the training index space.
@@ -63,12 +65,8 @@ impl Oracle {
 }
 
 impl Recommender for Oracle {
-    fn n_users(&self) -> usize {
-        self.judgments.n_users()
-    }
-
-    fn n_items(&self) -> usize {
-        self.judgments.n_items()
+    fn shape(&self) -> Shape {
+        Shape::new(self.judgments.n_users(), self.judgments.n_items())
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

@@ -1,7 +1,7 @@
 //! Counting models: item popularity, user popularity (schein2005 §4.4) and top rated.
 
 use recs_core::{
-    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems,
+    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems, Shape,
     TrainData, UserRow, check_items, check_score_args,
 };
 
@@ -58,12 +58,8 @@ fn pick(values: &[f32], items: &[u32], out: &mut [f32]) {
 macro_rules! fixed_item_scores {
     ($model:ty) => {
         impl Recommender for $model {
-            fn n_users(&self) -> usize {
-                self.n_users
-            }
-
-            fn n_items(&self) -> usize {
-                self.counts.len()
+            fn shape(&self) -> Shape {
+                Shape::new(self.n_users, self.counts.len())
             }
 
             fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -72,9 +68,7 @@ macro_rules! fixed_item_scores {
                 Ok(())
             }
 
-            fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
-                Some(self)
-            }
+            recs_core::capabilities!(fold_in);
         }
 
         impl FoldInUser for $model {
@@ -146,12 +140,8 @@ impl UserPopularity {
 }
 
 impl Recommender for UserPopularity {
-    fn n_users(&self) -> usize {
-        self.shares.len()
-    }
-
-    fn n_items(&self) -> usize {
-        self.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.shares.len(), self.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

@@ -1,8 +1,8 @@
 //! The seeded random recommender: the floor every model must clear.
 
 use recs_core::{
-    FoldInUser, NewItems, Recommender, Result, ScoreNewItems, TrainData, UserRow, check_items,
-    check_score_args,
+    FoldInUser, NewItems, Recommender, Result, ScoreNewItems, Shape, TrainData, UserRow,
+    check_items, check_score_args,
 };
 
 /// Stream constants: each purpose derives its own key from the seed, so the scores of
@@ -73,12 +73,8 @@ pub struct Random {
 }
 
 impl Recommender for Random {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.n_users, self.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

@@ -1,7 +1,7 @@
 //! User × item popularity: the least-squares regression of schein2005 §4.4.
 
 use recs_core::{
-    Fit, FoldInUser, Recommender, Result, TrainData, UserRow, check_items, check_score_args,
+    Fit, FoldInUser, Recommender, Result, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`UserItemPopularity`] (none).
@@ -120,12 +120,8 @@ impl UserItemPopularity {
 }
 
 impl Recommender for UserItemPopularity {
-    fn n_users(&self) -> usize {
-        self.user_shares.len()
-    }
-
-    fn n_items(&self) -> usize {
-        self.item_shares.len()
+    fn shape(&self) -> Shape {
+        Shape::new(self.user_shares.len(), self.item_shares.len())
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -217,14 +213,10 @@ fn solve_least_squares(normal: [[f64; 4]; 4], rhs: [f64; 4]) -> [f64; 4] {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use recs_core::{DuplicatePolicy, Event, Interactions};
+    use recs_core::Interactions;
 
     fn interactions(rows: &[&[u32]], n_items: usize) -> Interactions {
-        let events = rows
-            .iter()
-            .enumerate()
-            .flat_map(|(u, items)| items.iter().map(move |&i| Event::new(u as u32, i, 1.0)));
-        Interactions::from_events(rows.len(), n_items, events, DuplicatePolicy::Error).unwrap()
+        recs_testkit::interactions_from_rows(rows, n_items, 1.0)
     }
 
     /// Every (user, item) row of the design matrix and its 0/1 target.

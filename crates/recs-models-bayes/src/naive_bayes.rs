@@ -4,7 +4,7 @@ use rayon::prelude::*;
 
 use recs_core::{
     CheckParams, Fit, FoldInUser, ItemAttributes, NewItems, PredictRating, Recommender, RecsError,
-    Result, ScoreNewItems, TrainData, UserRow, check_index, check_items, check_len,
+    Result, ScoreNewItems, Shape, TrainData, UserRow, check_index, check_items, check_len,
     check_score_args,
 };
 
@@ -360,12 +360,8 @@ impl NaiveBayes {
 }
 
 impl Recommender for NaiveBayes {
-    fn n_users(&self) -> usize {
-        self.users.len()
-    }
-
-    fn n_items(&self) -> usize {
-        self.attributes.n_items()
+    fn shape(&self) -> Shape {
+        Shape::new(self.users.len(), self.attributes.n_items())
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

@@ -3,8 +3,8 @@
 use rayon::prelude::*;
 
 use recs_core::{
-    CheckParams, Fit, FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow,
-    check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, Interactions, Recommender, RecsError, Result, Shape, TrainData,
+    UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`NaiveBayesianNetwork`].
@@ -212,12 +212,8 @@ impl NaiveBayesianNetwork {
 }
 
 impl Recommender for NaiveBayesianNetwork {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.log_prior.len()
+    fn shape(&self) -> Shape {
+        Shape::new(self.n_users, self.log_prior.len())
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -251,14 +247,9 @@ impl FoldInUser for NaiveBayesianNetwork {
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use recs_core::{DuplicatePolicy, Event};
 
     fn interactions(rows: &[&[u32]], n_items: usize) -> Interactions {
-        let events = rows
-            .iter()
-            .enumerate()
-            .flat_map(|(u, items)| items.iter().map(move |&i| Event::new(u as u32, i, 3.0)));
-        Interactions::from_events(rows.len(), n_items, events, DuplicatePolicy::Error).unwrap()
+        recs_testkit::interactions_from_rows(rows, n_items, 3.0)
     }
 
     /// Item counts: 0 → 3, 1 → 2, 2 → 1, 3 → 0; user 3 has an empty profile.

@@ -3,7 +3,7 @@
 use std::cell::RefCell;
 
 use recs_core::{
-    Fit, FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData,
+    Fit, FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, Shape, TrainData,
     UserRow, check_items, check_len, check_score_args,
 };
 use sprs::CsMatI;
@@ -149,12 +149,8 @@ macro_rules! knn_surface {
         }
 
         impl Recommender for $model {
-            fn n_users(&self) -> usize {
-                self.$fitted.train.n_users()
-            }
-
-            fn n_items(&self) -> usize {
-                self.$fitted.train.n_items()
+            fn shape(&self) -> Shape {
+                Shape::new(self.$fitted.train.n_users(), self.$fitted.train.n_items())
             }
 
             fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

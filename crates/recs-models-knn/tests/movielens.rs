@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
-use recs_core::{DuplicatePolicy, Event, Fit, Interactions, PredictRating, Recommender, TrainData};
+use recs_core::{
+    DuplicatePolicy, Event, Fit, Interactions, PredictRating, Recommender, Shape, TrainData,
+};
 use recs_models_knn::{ItemKnnParams, KnnParams, Similarity, UserKnnParams};
 
 fn load() -> Option<Vec<Event>> {
@@ -83,11 +85,8 @@ fn ndcg_at_10(model: &dyn Recommender, train: &Interactions, test: &[Vec<u32>]) 
 struct Popularity(Vec<u32>, usize);
 
 impl Recommender for Popularity {
-    fn n_users(&self) -> usize {
-        self.1
-    }
-    fn n_items(&self) -> usize {
-        self.0.len()
+    fn shape(&self) -> Shape {
+        Shape::new(self.1, self.0.len())
     }
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
         recs_core::check_score_args(self.1, self.0.len(), user, items, out)?;

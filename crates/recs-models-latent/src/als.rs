@@ -24,7 +24,8 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData, UserRow,
+    FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, Shape, TrainData,
+    UserRow,
 };
 
 use crate::common::{Factors, Stream, check_history, cholesky_solve, dot, rng, uniform};
@@ -449,12 +450,8 @@ impl Als {
 }
 
 impl Recommender for Als {
-    fn n_users(&self) -> usize {
-        self.factors.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.factors.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.factors.n_users, self.factors.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -609,10 +606,9 @@ mod tests {
     fn same_seed_same_factors_for_any_thread_count() {
         let train = ratings();
         let params = AlsParams::implicit(3, 0.1, 4.0).unwrap();
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        let a = one.install(|| params.fit(&TrainData::new(&train, 9)).unwrap());
-        let b = three.install(|| params.fit(&TrainData::new(&train, 9)).unwrap());
+        let (a, b) = recs_testkit::on_one_and_three_threads(|| {
+            params.fit(&TrainData::new(&train, 9)).unwrap()
+        });
         assert_eq!(a.user_factors(), b.user_factors());
         assert_eq!(a.item_factors(), b.item_factors());
     }

@@ -27,7 +27,8 @@
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, ItemAttributes, NewItems, Recommender, RecsError, Result,
-    ScoreNewItems, TrainData, UserRow, check_index, check_items, check_len, check_score_args,
+    ScoreNewItems, Shape, TrainData, UserRow, check_index, check_items, check_len,
+    check_score_args,
 };
 
 use crate::common::{Stream, check_history, check_iterations, rng, uniform};
@@ -740,12 +741,11 @@ impl Aspect {
 }
 
 impl Recommender for Aspect {
-    fn n_users(&self) -> usize {
-        self.parameters.row_given_class.len() / self.parameters.k
-    }
-
-    fn n_items(&self) -> usize {
-        self.parameters.col_given_class.len() / self.parameters.k
+    fn shape(&self) -> Shape {
+        Shape::new(
+            self.parameters.row_given_class.len() / self.parameters.k,
+            self.parameters.col_given_class.len() / self.parameters.k,
+        )
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -873,12 +873,8 @@ impl AspectAttr {
 }
 
 impl Recommender for AspectAttr {
-    fn n_users(&self) -> usize {
-        self.parameters.row_given_class.len() / self.parameters.k
-    }
-
-    fn n_items(&self) -> usize {
-        self.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.parameters.row_given_class.len() / self.parameters.k, self.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -1041,10 +1037,9 @@ mod tests {
         // More persons than one chunk of the parallel passes.
         let (train, _) = sparse_groups_of(2 * CHUNK_ROWS as u32 + 100);
         let params = AspectParams::new(3).unwrap().with_beta_schedule(0.8, 0.6).unwrap();
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        let a = one.install(|| params.fit(&TrainData::new(&train, 9)).unwrap());
-        let b = three.install(|| params.fit(&TrainData::new(&train, 9)).unwrap());
+        let (a, b) = recs_testkit::on_one_and_three_threads(|| {
+            params.fit(&TrainData::new(&train, 9)).unwrap()
+        });
         assert_eq!(a.report(), b.report());
         assert_eq!(a.person_given_class(), b.person_given_class());
         assert_eq!(a.item_given_class(), b.item_given_class());

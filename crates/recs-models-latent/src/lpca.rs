@@ -32,7 +32,7 @@
 
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, Recommender, Result, TrainData, UserRow, check_items,
+    FoldInUser, Interactions, Recommender, Result, Shape, TrainData, UserRow, check_items,
     check_score_args,
 };
 
@@ -571,12 +571,8 @@ impl Lpca {
 }
 
 impl Recommender for Lpca {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.n_users, self.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
@@ -748,10 +744,9 @@ mod tests {
         let train = Interactions::from_events(persons as usize, 12, events, DuplicatePolicy::Error)
             .unwrap();
         let params = LpcaParams::new(2).with_iterations(4, 0.0).unwrap();
-        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-        let three = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
-        let a = one.install(|| params.fit(&TrainData::new(&train, 9)).unwrap());
-        let b = three.install(|| params.fit(&TrainData::new(&train, 9)).unwrap());
+        let (a, b) = recs_testkit::on_one_and_three_threads(|| {
+            params.fit(&TrainData::new(&train, 9)).unwrap()
+        });
         assert_eq!(a.report(), b.report());
         assert_eq!(a.coordinates(), b.coordinates());
         assert_eq!(a.axes(), b.axes());

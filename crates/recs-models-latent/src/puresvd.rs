@@ -11,7 +11,9 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
 use faer::sparse::{SparseRowMatRef, SymbolicSparseRowMatRef};
 use faer::{Mat, Par};
-use recs_core::{FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow};
+use recs_core::{
+    FoldInUser, Interactions, Recommender, RecsError, Result, Shape, TrainData, UserRow,
+};
 
 use crate::common::{Factors, Stream, check_history, rng, uniform};
 
@@ -335,12 +337,8 @@ fn lanczos_svd(train: &Interactions, rank: usize, seed: u64) -> Result<SvdParts>
 }
 
 impl Recommender for PureSvd {
-    fn n_users(&self) -> usize {
-        self.factors.n_users
-    }
-
-    fn n_items(&self) -> usize {
-        self.factors.n_items
+    fn shape(&self) -> Shape {
+        Shape::new(self.factors.n_users, self.factors.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {

@@ -16,7 +16,7 @@
 //! `Send + Sync` is checked at compile time by the bounds of [`check_model`].
 //!
 //! ```
-//! use recs_core::{Fit, Recommender, Result, TrainData, check_score_args};
+//! use recs_core::{Fit, Recommender, Result, Shape, TrainData, check_score_args};
 //!
 //! /// Scores every item by its number of training events.
 //! struct Popularity;
@@ -25,15 +25,12 @@
 //! impl Fit for Popularity {
 //!     type Model = Fitted;
 //!     fn fit(&self, data: &TrainData<'_>) -> Result<Fitted> {
-//!         if data.interactions.n_events() == 0 {
-//!             return Err(recs_core::RecsError::Empty { what: "training data" });
-//!         }
-//!         Ok(Fitted { n_users: data.interactions.n_users(), counts: data.interactions.item_counts() })
+//!         let events = data.interactions.require_events()?;
+//!         Ok(Fitted { n_users: events.n_users(), counts: events.item_counts() })
 //!     }
 //! }
 //! impl Recommender for Fitted {
-//!     fn n_users(&self) -> usize { self.n_users }
-//!     fn n_items(&self) -> usize { self.counts.len() }
+//!     fn shape(&self) -> Shape { Shape::new(self.n_users, self.counts.len()) }
 //!     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
 //!         check_score_args(self.n_users, self.counts.len(), user, items, out)?;
 //!         for (o, &i) in out.iter_mut().zip(items) { *o = self.counts[i as usize] as f32; }
@@ -71,6 +68,30 @@ pub fn real_data_dir() -> Option<std::path::PathBuf> {
             None
         }
     }
+}
+
+/// Runs `f` in a one-thread and in a three-thread rayon pool: the two results, for tests
+/// that an outcome does not depend on the number of threads.
+///
+/// # Panics
+/// When a pool cannot be built (a test helper: the test fails).
+pub fn on_one_and_three_threads<T: Send>(f: impl Fn() -> T + Send + Sync) -> (T, T) {
+    let pool = |n| rayon::ThreadPoolBuilder::new().num_threads(n).build().expect("a thread pool");
+    (pool(1).install(&f), pool(3).install(&f))
+}
+
+/// Interactions with one list of items per user (user `u` is `rows[u]`), every event of
+/// value `value`.
+///
+/// # Panics
+/// On an item `>= n_items` or an item listed twice in a row (a test helper).
+pub fn interactions_from_rows(rows: &[&[u32]], n_items: usize, value: f32) -> Interactions {
+    let events = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(u, items)| items.iter().map(move |&i| Event::new(u as u32, i, value)));
+    Interactions::from_events(rows.len(), n_items, events, DuplicatePolicy::Error)
+        .expect("valid rows")
 }
 
 /// The synthetic training data of the suite: two groups of users, each preferring one

@@ -2,7 +2,9 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use recs_core::{Fit, PredictRating, Recommender, RecsError, Result, TrainData, check_score_args};
+use recs_core::{
+    Fit, PredictRating, Recommender, RecsError, Result, Shape, TrainData, check_score_args,
+};
 use recs_testkit::check_model;
 
 /// How the test model misbehaves.
@@ -49,11 +51,8 @@ impl Fit for Params {
 }
 
 impl Recommender for Model {
-    fn n_users(&self) -> usize {
-        self.n_users
-    }
-    fn n_items(&self) -> usize {
-        self.counts.len()
+    fn shape(&self) -> Shape {
+        Shape::new(self.n_users, self.counts.len())
     }
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
         if self.flaw == Flaw::PanicsOnBadUser {
