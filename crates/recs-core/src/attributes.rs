@@ -6,6 +6,7 @@ use sprs::CsMatI;
 
 use crate::error::{RecsError, Result, check_index};
 use crate::ids::IdMap;
+use crate::interactions::csr;
 
 /// Which attributes each item has, with a weight per (item, attribute) pair (`1.0` for
 /// plain membership), and the names of the attributes.
@@ -67,9 +68,7 @@ impl ItemAttributes {
         }
         let indices = pairs.iter().map(|p| p.1).collect();
         let data = pairs.iter().map(|p| p.2).collect();
-        let matrix = CsMatI::try_new((n_items, n_attributes), indptr, indices, data).map_err(
-            |(_, _, _, e)| RecsError::Unsupported(format!("invalid CSR structure: {e}")),
-        )?;
+        let matrix = csr((n_items, n_attributes), indptr, indices, data)?;
         Ok(ItemAttributes { matrix, vocabulary, attribute_major: OnceLock::new() })
     }
 

@@ -146,9 +146,7 @@ impl Interactions {
         let timestamps =
             has_time.then(|| merged.iter().map(|e| e.timestamp.unwrap_or(0)).collect());
         drop(merged);
-        let matrix = CsMatI::try_new((n_users, n_items), indptr, indices, data).map_err(
-            |(_, _, _, e)| RecsError::Unsupported(format!("invalid CSR structure: {e}")),
-        )?;
+        let matrix = csr((n_users, n_items), indptr, indices, data)?;
         Ok(Interactions { matrix, timestamps, item_major: OnceLock::new() })
     }
 
@@ -378,11 +376,7 @@ impl RowsBuilder {
     pub fn build(mut self) -> Result<Interactions> {
         let filled = self.indices.len();
         self.indptr.resize(self.n_users + 1, filled);
-        let matrix =
-            CsMatI::try_new((self.n_users, self.n_items), self.indptr, self.indices, self.data)
-                .map_err(|(_, _, _, e)| {
-                    RecsError::Unsupported(format!("invalid CSR structure: {e}"))
-                })?;
+        let matrix = csr((self.n_users, self.n_items), self.indptr, self.indices, self.data)?;
         Ok(Interactions { matrix, timestamps: None, item_major: OnceLock::new() })
     }
 }
@@ -430,6 +424,17 @@ fn merge_duplicates(mut events: Vec<Event>, policy: DuplicatePolicy) -> Result<V
     }
     events.truncate(kept);
     Ok(events)
+}
+
+/// A CSR matrix from its arrays, with sprs's structural checks reported as an error.
+pub(crate) fn csr<T>(
+    shape: (usize, usize),
+    indptr: Vec<usize>,
+    indices: Vec<u32>,
+    data: Vec<T>,
+) -> Result<CsMatI<T, u32, usize>> {
+    CsMatI::try_new(shape, indptr, indices, data)
+        .map_err(|(_, _, _, e)| RecsError::Unsupported(format!("invalid CSR structure: {e}")))
 }
 
 #[cfg(test)]

@@ -72,6 +72,31 @@ impl<R: BufRead> Lines<R> {
     }
 }
 
+/// Records the line declaring each id; a second declaration is an error at its line.
+#[derive(Default)]
+pub(crate) struct Declared(std::collections::HashMap<String, usize>);
+
+impl Declared {
+    /// Records that `id` is declared at `line`; an error naming both lines when it was
+    /// declared before. `what` names the kind of id (`user id`, `vroot`, ...).
+    pub(crate) fn check(&mut self, file: &Path, line: usize, id: &str, what: &str) -> Result<()> {
+        match self.0.insert(id.to_string(), line) {
+            Some(first) => Err(DataError::parse(
+                file,
+                line,
+                format!("each {what} declared once (id {id} is also declared at line {first})"),
+                id,
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// True when `id` has been declared.
+    pub(crate) fn contains(&self, id: &str) -> bool {
+        self.0.contains_key(id)
+    }
+}
+
 /// Opens `path` for buffered reading, mapping errors to [`DataError::Io`].
 pub(crate) fn open(path: &Path) -> Result<BufReader<File>> {
     let file = File::open(path).map_err(|e| DataError::io(path, e))?;

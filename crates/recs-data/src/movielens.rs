@@ -12,7 +12,7 @@ use recs_core::{IdMap, ItemAttributes};
 use crate::dataset::{Dataset, ItemInfo, SourceFile, UserInfo};
 use crate::delimited::{DelimitedFormat, id_field, read_events};
 use crate::error::{DataError, Result};
-use crate::lines::{Lines, latin1, open, split_into, trim};
+use crate::lines::{Declared, Lines, latin1, open, split_into, trim};
 
 /// The 19 genres of MovieLens 100K in the order of `u.genre` and of the flags in `u.item`.
 pub const GENRES_100K: [&str; 19] = [
@@ -36,24 +36,6 @@ pub const GENRES_100K: [&str; 19] = [
     "War",
     "Western",
 ];
-
-/// Records the line declaring each id; a second declaration is an error at its line.
-#[derive(Default)]
-struct Declared(std::collections::HashMap<String, usize>);
-
-impl Declared {
-    fn check(&mut self, file: &Path, line: usize, id: &str, what: &str) -> Result<()> {
-        match self.0.insert(id.to_string(), line) {
-            Some(first) => Err(DataError::parse(
-                file,
-                line,
-                format!("each {what} declared once (id {id} is also declared at line {first})"),
-                id,
-            )),
-            None => Ok(()),
-        }
-    }
-}
 
 /// Text encoding of a metadata file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 //! also a case id of the training file. Whether they are the same person is a reading of
 //! the data, chosen with [`CaseIds`].
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::path::Path;
 
@@ -14,7 +14,7 @@ use recs_core::{DuplicatePolicy, Event, IdMap, Interactions};
 
 use crate::dataset::{Dataset, Feedback, ItemInfo};
 use crate::error::{DataError, Result};
-use crate::lines::{Lines, open};
+use crate::lines::{Declared, Lines, open};
 
 /// How to read the case ids of the test file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,9 +95,9 @@ pub fn read_msweb_file(path: &Path) -> Result<MsWebFile> {
 fn read_msweb<R: BufRead>(reader: R, file: &Path) -> Result<MsWebFile> {
     let mut lines = Lines::new(reader, file);
     let mut vroots: Vec<Vroot> = Vec::new();
-    let mut vroot_lines: HashMap<u32, usize> = HashMap::new();
+    let mut vroot_lines = Declared::default();
     let mut cases: Vec<(u32, Vec<u32>)> = Vec::new();
-    let mut case_lines: HashMap<u32, usize> = HashMap::new();
+    let mut case_lines = Declared::default();
     let mut fields: Vec<String> = Vec::with_capacity(6);
     while let Some((line_no, line)) = lines.next_record()? {
         let text = std::str::from_utf8(line)
@@ -126,33 +126,19 @@ fn read_msweb<R: BufRead>(reader: R, file: &Path) -> Result<MsWebFile> {
             "A" => {
                 expect(5, "A, vroot id, 1, title, url")?;
                 let id = int(1, "vroot id")?;
-                if let Some(first) = vroot_lines.insert(id, line_no) {
-                    return Err(DataError::parse(
-                        file,
-                        line_no,
-                        format!("vroot {id} declared once (first declared at line {first})"),
-                        line,
-                    ));
-                }
+                vroot_lines.check(file, line_no, &id.to_string(), "vroot")?;
                 vroots.push(Vroot { id, title: fields[3].clone(), url: fields[4].clone() });
             }
             "C" => {
                 expect(3, "C, \"case id\", case id")?;
                 let id = int(2, "case id")?;
-                if let Some(first) = case_lines.insert(id, line_no) {
-                    return Err(DataError::parse(
-                        file,
-                        line_no,
-                        format!("case {id} to appear once (it also starts at line {first})"),
-                        line,
-                    ));
-                }
+                case_lines.check(file, line_no, &id.to_string(), "case")?;
                 cases.push((id, Vec::new()));
             }
             "V" => {
                 expect(3, "V, vroot id, 1")?;
                 let vroot = int(1, "vroot id")?;
-                if !vroot_lines.contains_key(&vroot) {
+                if !vroot_lines.contains(&vroot.to_string()) {
                     return Err(DataError::parse(
                         file,
                         line_no,
@@ -405,10 +391,9 @@ C,\"10001\",10001\r\nV,1000,1\r\nC,\"10003\",10003\r\nV,1287,1\r\n";
         let twice = b"A,1000,1,\"x\",\"/x\"\r\nC,\"1\",1\r\nV,1000,1\r\nV,1000,1\r\n";
         assert!(err(twice).contains("m.data:4: expected each vroot once per case"));
         let case_twice = b"C,\"1\",1\r\nC,\"1\",1\r\n";
-        assert!(
-            err(case_twice)
-                .contains("m.data:2: expected case 1 to appear once (it also starts at line 1)")
-        );
+        assert!(err(case_twice).contains(
+            "m.data:2: expected each case declared once (id 1 is also declared at line 1)"
+        ));
         assert!(
             err(b"A,1000,1,\"x\",\"/x\"\r\nA,1000,1,\"y\",\"/y\"\r\n").contains("declared once")
         );

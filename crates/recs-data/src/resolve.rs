@@ -265,30 +265,27 @@ pub fn extract(archive: &Path, spec: &DatasetSpec, dir: &Path) -> Result<()> {
     Ok(())
 }
 
-#[cfg(feature = "download")]
 fn download_dataset(
     url: &str,
     spec: &DatasetSpec,
     dir: &Path,
     progress: Option<&dyn DownloadProgress>,
 ) -> Result<()> {
-    let parent = dir.parent().unwrap_or(dir);
-    std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
-    let archive = download(url, parent, None, progress)?;
-    extract(archive.path(), spec, dir)
-}
-
-#[cfg(not(feature = "download"))]
-fn download_dataset(
-    url: &str,
-    _spec: &DatasetSpec,
-    _dir: &Path,
-    _progress: Option<&dyn DownloadProgress>,
-) -> Result<()> {
-    Err(DataError::Download {
-        url: url.to_string(),
-        message: "this build lacks the `download` feature".into(),
-    })
+    #[cfg(feature = "download")]
+    {
+        let parent = dir.parent().unwrap_or(dir);
+        std::fs::create_dir_all(parent).map_err(|e| DataError::io(parent, e))?;
+        let archive = download(url, parent, None, progress)?;
+        extract(archive.path(), spec, dir)
+    }
+    #[cfg(not(feature = "download"))]
+    {
+        let _ = (spec, dir, progress);
+        Err(DataError::Download {
+            url: url.to_string(),
+            message: "this build lacks the `download` feature".into(),
+        })
+    }
 }
 
 /// Downloads `url` into a temporary file in `dir`, checking the length announced by the

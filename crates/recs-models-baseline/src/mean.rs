@@ -6,7 +6,7 @@ use recs_core::{
     ScoreNewItems, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
-use crate::common::{global_mean, mean};
+use crate::common::{Along, damped_means, mean};
 
 /// Parameters of [`UserMeanRating`] (none).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,10 +24,7 @@ impl Fit for UserMeanRatingParams {
 
     fn fit(&self, data: &TrainData<'_>) -> Result<UserMeanRating> {
         let interactions = data.interactions.require_events()?;
-        let global = global_mean(interactions);
-        let means = (0..interactions.n_users() as u32)
-            .map(|u| mean(interactions.user_values(u)).unwrap_or(global) as f32)
-            .collect();
+        let (global, means) = damped_means(interactions, Along::Users, 0.0);
         Ok(UserMeanRating { n_items: interactions.n_items(), global: global as f32, means })
     }
 }
@@ -144,16 +141,7 @@ impl Fit for ItemMeanRatingValidParams {
 
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemMeanRating> {
         let interactions = data.interactions.require_events()?;
-        let global = global_mean(interactions);
-        let means = (0..interactions.n_items() as u32)
-            .map(|i| {
-                let values = interactions.item_values(i);
-                let sum: f64 = values.iter().map(|&v| f64::from(v)).sum();
-                let weight = values.len() as f64 + self.damping;
-                if weight > 0.0 { (sum + self.damping * global) / weight } else { global }
-            })
-            .map(|m| m as f32)
-            .collect();
+        let (_, means) = damped_means(interactions, Along::Items, self.damping);
         Ok(ItemMeanRating { n_users: interactions.n_users(), means })
     }
 }
