@@ -3,6 +3,7 @@
 use std::io::BufRead;
 use std::path::Path;
 
+use derive_setters::Setters;
 use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RecsError};
 
 use crate::dataset::{Dataset, Feedback, SourceFile, canonical};
@@ -26,16 +27,28 @@ use crate::lines::{Lines, split_into, trim};
 /// assert_eq!((data.n_users(), data.n_items(), data.n_events()), (1, 2, 2));
 /// # Ok::<(), recs_data::DataError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Setters)]
 pub struct DelimitedFormat {
+    #[setters(skip)]
     delimiter: Vec<u8>,
+    /// Whether the first non-blank line is a header to skip.
     header: bool,
+    #[setters(skip)]
     user_column: usize,
+    #[setters(skip)]
     item_column: usize,
+    /// Column of the rating; `None` reads implicit feedback (every event is `1.0`).
+    #[setters(rename = "rating")]
     rating_column: Option<usize>,
+    /// Column of a timestamp (an integer), if any.
+    #[setters(rename = "timestamp")]
     timestamp_column: Option<usize>,
+    /// Every line must have exactly `n` fields.
+    #[setters(rename = "fields", strip_option)]
     n_fields: Option<usize>,
+    #[setters(skip)]
     scale: Option<(f32, f32)>,
+    /// What to do with a (user, item) pair seen twice.
     duplicates: DuplicatePolicy,
 }
 
@@ -100,34 +113,10 @@ impl DelimitedFormat {
         }
     }
 
-    /// Whether the first non-blank line is a header to skip.
-    pub fn header(mut self, header: bool) -> Self {
-        self.header = header;
-        self
-    }
-
     /// Columns (0-based) of the user and item ids.
     pub fn columns(mut self, user: usize, item: usize) -> Self {
         self.user_column = user;
         self.item_column = item;
-        self
-    }
-
-    /// Column of the rating; `None` reads implicit feedback (every event is `1.0`).
-    pub fn rating(mut self, column: Option<usize>) -> Self {
-        self.rating_column = column;
-        self
-    }
-
-    /// Column of a timestamp (an integer), if any.
-    pub fn timestamp(mut self, column: Option<usize>) -> Self {
-        self.timestamp_column = column;
-        self
-    }
-
-    /// Every line must have exactly `n` fields.
-    pub fn fields(mut self, n: usize) -> Self {
-        self.n_fields = Some(n);
         self
     }
 
@@ -141,12 +130,6 @@ impl DelimitedFormat {
         }
         self.scale = Some((min, max));
         Ok(self)
-    }
-
-    /// What to do with a (user, item) pair seen twice.
-    pub fn duplicates(mut self, policy: DuplicatePolicy) -> Self {
-        self.duplicates = policy;
-        self
     }
 
     /// What the values of files in this format mean.

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::dataset::SourceFile;
 use crate::error::{DataError, Result};
 use crate::registry::DatasetSpec;
+use derive_setters::Setters;
 
 /// The environment variable naming a directory that holds datasets (`<dir>/<name>/...`).
 pub const DATA_DIR_ENV: &str = "RECS_DATA_DIR";
@@ -28,12 +29,18 @@ pub const DATA_DIR_ENV: &str = "RECS_DATA_DIR";
 /// assert!(err.to_string().contains("RECS_DATA_DIR"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Setters)]
+#[setters(prefix = "with_")]
 pub struct Resolver {
+    /// The explicit data directory searched first (the `--data-dir` flag).
     data_dir: Option<PathBuf>,
+    /// The directory searched second (normally from `RECS_DATA_DIR`).
     env_dir: Option<PathBuf>,
+    /// The cache directory: searched last, and where downloads go.
     cache_dir: Option<PathBuf>,
+    /// Whether a dataset found nowhere may be downloaded into the cache directory.
     download: bool,
+    /// Where download progress is reported (nowhere by default).
     progress: Option<Arc<dyn DownloadProgress>>,
 }
 
@@ -74,36 +81,6 @@ impl Resolver {
             download: cfg!(feature = "download"),
             progress: None,
         }
-    }
-
-    /// Sets the explicit data directory searched first (the `--data-dir` flag).
-    pub fn with_data_dir(mut self, dir: Option<PathBuf>) -> Self {
-        self.data_dir = dir;
-        self
-    }
-
-    /// Sets the directory searched second (normally from `RECS_DATA_DIR`).
-    pub fn with_env_dir(mut self, dir: Option<PathBuf>) -> Self {
-        self.env_dir = dir;
-        self
-    }
-
-    /// Sets the cache directory: searched last, and where downloads go.
-    pub fn with_cache_dir(mut self, dir: Option<PathBuf>) -> Self {
-        self.cache_dir = dir;
-        self
-    }
-
-    /// Whether a dataset found nowhere may be downloaded into the cache directory.
-    pub fn with_download(mut self, download: bool) -> Self {
-        self.download = download;
-        self
-    }
-
-    /// Where download progress is reported (nowhere by default).
-    pub fn with_progress(mut self, progress: Option<Arc<dyn DownloadProgress>>) -> Self {
-        self.progress = progress;
-        self
     }
 
     /// The cache directory, if any.

@@ -1,6 +1,7 @@
 //! Mean-rating models: the user's mean (schein2005 §6.3) and the item's mean, the
 //! "Average Recommender" of cremonesi2008 §5.2.
 
+use derive_setters::Setters;
 use recs_core::{
     CheckParams, Fit, FoldInUser, NewItems, PredictRating, Recommender, RecsError, Result,
     ScoreNewItems, Shape, TrainData, UserRow, check_items, check_score_args,
@@ -88,8 +89,10 @@ impl FoldInUser for UserMeanRating {
 }
 
 /// Parameters of [`ItemMeanRating`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Setters)]
 pub struct ItemMeanRatingParams {
+    /// Shrinks each item's mean towards the global mean as if `damping` extra ratings at
+    /// the global mean had been observed (ours; 0 disables it).
     damping: f64,
 }
 
@@ -103,13 +106,6 @@ impl ItemMeanRatingParams {
     /// Defaults: `damping = 0`, the plain mean of cremonesi2008 §5.2.
     pub fn new() -> Self {
         ItemMeanRatingParams { damping: 0.0 }
-    }
-
-    /// Shrinks each item's mean towards the global mean as if `damping` extra ratings at
-    /// the global mean had been observed (ours; 0 disables it).
-    pub fn damping(mut self, damping: f64) -> Self {
-        self.damping = damping;
-        self
     }
 }
 

@@ -1,5 +1,6 @@
 //! Counting models: item popularity, user popularity (schein2005 §4.4) and top rated.
 
+use derive_setters::Setters;
 use recs_core::{
     CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems, Shape,
     TrainData, UserRow, check_items, check_score_args,
@@ -170,8 +171,9 @@ impl FoldInUser for UserPopularity {
 }
 
 /// Parameters of [`TopRated`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Setters)]
 pub struct TopRatedParams {
+    /// Counts ratings at or above `threshold`.
     threshold: f32,
 }
 
@@ -186,12 +188,6 @@ impl TopRatedParams {
     /// schein2005 §5.1 and cremonesi2008 §2.2; ours as a default).
     pub fn new() -> Self {
         TopRatedParams { threshold: 4.0 }
-    }
-
-    /// Counts ratings at or above `threshold`.
-    pub fn threshold(mut self, threshold: f32) -> Self {
-        self.threshold = threshold;
-        self
     }
 }
 

@@ -1,5 +1,6 @@
 //! Per-user naive Bayes on item attributes (schein2005 §4.3).
 
+use derive_setters::Setters;
 use rayon::prelude::*;
 
 use recs_core::{
@@ -34,10 +35,16 @@ pub enum UnseenAttributes {
 }
 
 /// Parameters of [`NaiveBayes`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Setters)]
 pub struct NaiveBayesParams {
+    /// The ranking score.
     score: NaiveBayesScore,
+    /// How unseen attributes count.
+    #[setters(rename = "unseen_attributes")]
     unseen: UnseenAttributes,
+    /// The rating classes, e.g. `[1, 2, 3, 4, 5]`; every training rating must be one of
+    /// them. Give the full scale when some value may be missing from the training data.
+    #[setters(strip_option)]
     classes: Option<Vec<f32>>,
 }
 
@@ -57,25 +64,6 @@ impl NaiveBayesParams {
             unseen: UnseenAttributes::Smoothed,
             classes: None,
         }
-    }
-
-    /// The ranking score.
-    pub fn score(mut self, score: NaiveBayesScore) -> Self {
-        self.score = score;
-        self
-    }
-
-    /// How unseen attributes count.
-    pub fn unseen_attributes(mut self, unseen: UnseenAttributes) -> Self {
-        self.unseen = unseen;
-        self
-    }
-
-    /// The rating classes, e.g. `[1, 2, 3, 4, 5]`; every training rating must be one of
-    /// them. Give the full scale when some value may be missing from the training data.
-    pub fn classes(mut self, classes: Vec<f32>) -> Self {
-        self.classes = Some(classes);
-        self
     }
 }
 

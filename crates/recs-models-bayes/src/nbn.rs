@@ -1,5 +1,6 @@
 //! The naive Bayesian network of cremonesi2008 §4.1.
 
+use derive_setters::Setters;
 use rayon::prelude::*;
 
 use recs_core::{
@@ -8,8 +9,9 @@ use recs_core::{
 };
 
 /// Parameters of [`NaiveBayesianNetwork`].
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Setters)]
 pub struct NaiveBayesianNetworkParams {
+    /// The pseudo-count `α` added to every count (see [`NaiveBayesianNetwork`]).
     alpha: f64,
 }
 
@@ -25,12 +27,6 @@ impl NaiveBayesianNetworkParams {
     /// keeping scores finite and ordered).
     pub fn new() -> Self {
         NaiveBayesianNetworkParams { alpha: 0.01 }
-    }
-
-    /// The pseudo-count `α` added to every count (see [`NaiveBayesianNetwork`]).
-    pub fn alpha(mut self, alpha: f64) -> Self {
-        self.alpha = alpha;
-        self
     }
 }
 

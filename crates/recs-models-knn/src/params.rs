@@ -4,6 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use derive_setters::Setters;
 use recs_core::ParamValues;
 
 use crate::error::{KnnError, Result};
@@ -152,14 +153,26 @@ impl FromStr for Ties {
 /// assert!(KnnParams::new().k(0).check().is_err());
 /// # Ok::<(), recs_models_knn::KnnError>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Setters)]
 pub struct KnnParams {
+    /// Neighbourhood size (before tie extension); at least 1.
     k: usize,
+    /// The similarity measure.
     similarity: Similarity,
+    /// The tie policy at the `k`-th neighbour.
     ties: Ties,
+    /// Neighbours less similar than this are dropped before the top-k selection; `None`
+    /// keeps all.
     min_similarity: Option<f64>,
+    /// Pairs sharing fewer than this many dimensions (co-rated items for user-kNN,
+    /// common users for item-kNN) are never neighbours; at least 1. Correlations computed
+    /// on two or three co-rated values are ±1 by accident, and such pairs crowd the top of
+    /// tie-extended neighbourhoods: a support threshold (Herlocker et al. 1999 devalue
+    /// them instead) keeps them out.
     min_support: usize,
+    /// Keep only neighbours with a similarity strictly above 0.
     positive_only: bool,
+    /// Popularity exponent α of [`Similarity::Conditional`], in `[0, 1]`.
     alpha: f64,
 }
 
@@ -189,53 +202,6 @@ impl KnnParams {
             positive_only: true,
             alpha: 0.5,
         }
-    }
-
-    /// Neighbourhood size (before tie extension); at least 1.
-    pub fn k(mut self, k: usize) -> Self {
-        self.k = k;
-        self
-    }
-
-    /// The similarity measure.
-    pub fn similarity(mut self, similarity: Similarity) -> Self {
-        self.similarity = similarity;
-        self
-    }
-
-    /// The tie policy at the `k`-th neighbour.
-    pub fn ties(mut self, ties: Ties) -> Self {
-        self.ties = ties;
-        self
-    }
-
-    /// Neighbours less similar than this are dropped before the top-k selection; `None`
-    /// keeps all.
-    pub fn min_similarity(mut self, min_similarity: Option<f64>) -> Self {
-        self.min_similarity = min_similarity;
-        self
-    }
-
-    /// Pairs sharing fewer than this many dimensions (co-rated items for user-kNN,
-    /// common users for item-kNN) are never neighbours; at least 1. Correlations computed
-    /// on two or three co-rated values are ±1 by accident, and such pairs crowd the top of
-    /// tie-extended neighbourhoods: a support threshold (Herlocker et al. 1999 devalue
-    /// them instead) keeps them out.
-    pub fn min_support(mut self, min_support: usize) -> Self {
-        self.min_support = min_support;
-        self
-    }
-
-    /// Keep only neighbours with a similarity strictly above 0.
-    pub fn positive_only(mut self, positive_only: bool) -> Self {
-        self.positive_only = positive_only;
-        self
-    }
-
-    /// Popularity exponent α of [`Similarity::Conditional`], in `[0, 1]`.
-    pub fn alpha(mut self, alpha: f64) -> Self {
-        self.alpha = alpha;
-        self
     }
 
     /// Reads the parameters named in [`PARAMS`](crate::PARAMS) from text values; absent

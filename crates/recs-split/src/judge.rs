@@ -1,5 +1,6 @@
 //! Builders of [`Judgments`] for the three test modes of schein2005 §5, Figure 2.
 
+use derive_setters::Setters;
 use recs_core::{Judgments, Result};
 use serde::{Deserialize, Serialize};
 
@@ -86,11 +87,13 @@ pub enum GradeScale {
 /// chosen by [`JudgmentOptions::users`]; users with fewer than
 /// [`JudgmentOptions::min_known_events`] known events, and users left without any
 /// candidate, are not judged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Setters)]
 pub struct JudgmentOptions {
     /// Which test events are relevant.
+    #[setters(skip)]
     pub relevance: Relevance,
     /// Full catalog or held-out events only.
+    #[setters(skip)]
     pub candidates: CandidateSet,
     /// Which users are judged when the protocol designates none.
     pub users: JudgedUsers,
@@ -101,6 +104,7 @@ pub struct JudgmentOptions {
     pub min_known_events: usize,
     /// When set, only these items may be candidates (intersected with the split's own
     /// restriction).
+    #[setters(strip_option)]
     pub restrict_items: Option<Vec<u32>>,
 }
 
@@ -156,30 +160,6 @@ impl JudgmentOptions {
             Some(("conditional", t)) => Ok(Self::conditional(threshold(t)?)),
             _ => Err(invalid()),
         }
-    }
-
-    /// Sets [`JudgmentOptions::users`].
-    pub fn users(mut self, users: JudgedUsers) -> Self {
-        self.users = users;
-        self
-    }
-
-    /// Sets [`JudgmentOptions::grade`].
-    pub fn grade(mut self, grade: GradeScale) -> Self {
-        self.grade = grade;
-        self
-    }
-
-    /// Sets [`JudgmentOptions::min_known_events`].
-    pub fn min_known_events(mut self, min: usize) -> Self {
-        self.min_known_events = min;
-        self
-    }
-
-    /// Sets [`JudgmentOptions::restrict_items`].
-    pub fn restrict_items(mut self, items: Vec<u32>) -> Self {
-        self.restrict_items = Some(items);
-        self
     }
 }
 
