@@ -22,11 +22,12 @@ use recs_core::Judgments;
 use crate::curve::Curve;
 use crate::error::{MetricsError, Result};
 use crate::scored::{Ranking, Scored, TieBreak};
+use crate::topn::Group;
 
 const FRACTION_BITS: u32 = 64;
 
 /// Collects users' ranked candidates for a CROC curve; see the module documentation.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CrocAccumulator {
     /// Difference array of the per-step expected true positives, fixed point.
     slope_diff: Vec<i128>,
@@ -97,6 +98,15 @@ impl CrocAccumulator {
                 .filter(|&&i| grades[i as usize] >= threshold)
                 .count();
             self.add_group(start, len, s);
+        }
+    }
+
+    /// Adds a user with `n` candidates, `relevant` of them positives, from its tie groups
+    /// that hold a positive (expected-value ties).
+    pub(crate) fn push_groups(&mut self, n: usize, relevant: usize, groups: &[Group]) {
+        self.add_user_shape(n, relevant);
+        for g in groups {
+            self.add_group(g.start, g.len, g.relevant);
         }
     }
 

@@ -25,6 +25,8 @@
 //!   [`wilcoxon_signed_rank`], [`group_means`]: aggregation over users or folds.
 //! - [`trapezoid`] / [`partial_trapezoid`]: the area under a polyline that every AUC
 //!   and partial AUC of a curve's points is.
+//! - [`stream`]: the same metrics on a full catalog streamed a user at a time, in memory
+//!   that grows with users and positives, not with candidates.
 //! - [`io`]: qrels and run files (tab-separated or TREC) with external ids, read and
 //!   written.
 //!
@@ -65,6 +67,7 @@ mod report;
 mod roc;
 mod scored;
 mod spec;
+pub mod stream;
 mod topn;
 
 pub use aggregate::{

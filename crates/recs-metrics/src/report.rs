@@ -76,7 +76,7 @@ pub fn evaluate(
     options.check()?;
     check_max_fpr(max_fpr)?;
     let judgments = scored.judgments();
-    let mut report = Report {
+    let report = Report {
         values: Vec::new(),
         n_users: judgments.n_judged_users(),
         n_candidates: judgments.n_candidates(),
@@ -91,13 +91,6 @@ pub fn evaluate(
         croc: None,
         per_user: None,
     };
-    if report.n_missing > 0 {
-        report.warnings.push(format!(
-            "{} of {} candidates have no score and rank lowest",
-            report.n_missing, report.n_candidates
-        ));
-    }
-    let pauc_key = |name: &str| format!("{name}_pauc@{max_fpr}");
     let per_user_metrics: Vec<Metric> = metrics
         .iter()
         .copied()
@@ -108,23 +101,62 @@ pub fn evaluate(
     } else {
         Some(per_user(scored, &per_user_metrics, options)?)
     };
+    let threshold = options.threshold;
+    // The areas always come from the summary (exact integers, rounded once), so keeping
+    // the curve does not move them by a rounding.
+    let pooled = |curve: bool| {
+        let s = roc_summary(scored, threshold, max_fpr)?;
+        let kept = if curve { Some(roc(scored, threshold)?) } else { None };
+        Ok((s.auc, s.partial_auc, kept))
+    };
+    Ok(assemble(
+        report,
+        metrics,
+        &per_user_metrics,
+        values,
+        max_fpr,
+        keep_curves,
+        pooled,
+        || croc(scored, threshold),
+        || user_averaged_auc(scored, threshold).map(|(v, _)| v),
+    ))
+}
+
+/// Fills `report` (its counts set) with the values of `metrics` in the order asked: the
+/// per-user means from `values` (computed for `per_user_metrics`), and the ROC family
+/// from the three computations given, each called only when its metric is asked for.
+/// `pooled(keep_curve)` gives the pooled AUC, partial AUC and, when asked, the curve.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn assemble(
+    mut report: Report,
+    metrics: &[Metric],
+    per_user_metrics: &[Metric],
+    values: Option<PerUser>,
+    max_fpr: f64,
+    keep_curves: bool,
+    mut pooled: impl FnMut(bool) -> Result<(f64, f64, Option<Curve>)>,
+    mut croc_curve: impl FnMut() -> Result<Curve>,
+    mut user_auc: impl FnMut() -> Result<f64>,
+) -> Report {
+    if report.n_missing > 0 {
+        report.warnings.push(format!(
+            "{} of {} candidates have no score and rank lowest",
+            report.n_missing, report.n_candidates
+        ));
+    }
+    let pauc_key = |name: &str| format!("{name}_pauc@{max_fpr}");
     let mut warn_excluded = false;
     for metric in metrics {
         match metric {
             Metric::Roc => {
-                let result = if keep_curves {
-                    roc(scored, options.threshold).map(|c| {
-                        let v = (c.auc(), c.partial_auc(max_fpr));
-                        report.roc = Some(c);
-                        v
-                    })
-                } else {
-                    roc_summary(scored, options.threshold, max_fpr).map(|s| (s.auc, s.partial_auc))
-                };
+                let result = pooled(keep_curves).map(|(auc, pauc, curve)| {
+                    report.roc = curve;
+                    (auc, pauc)
+                });
                 push_pair(&mut report, "roc_auc".into(), pauc_key("roc"), result);
             }
             Metric::Croc => {
-                let result = croc(scored, options.threshold).map(|c| {
+                let result = croc_curve().map(|c| {
                     let v = (c.auc(), c.partial_auc(max_fpr));
                     if keep_curves {
                         report.croc = Some(c);
@@ -133,19 +165,18 @@ pub fn evaluate(
                 });
                 push_pair(&mut report, "croc_auc".into(), pauc_key("croc"), result);
             }
-            Metric::UserAuc => match user_averaged_auc(scored, options.threshold) {
-                Ok((v, _)) => report.values.push(("user_auc".into(), Some(v))),
+            Metric::UserAuc => match user_auc() {
+                Ok(v) => report.values.push(("user_auc".into(), Some(v))),
                 Err(e) => {
                     report.warnings.push(format!("user_auc: {e}"));
                     report.values.push(("user_auc".into(), None));
                 }
             },
             other => {
-                let values = values.as_ref().expect("computed when a per-user metric is asked");
-                let column = per_user_metrics.iter().position(|m| m == other).expect("listed");
-                let summary = values.summary(column);
-                warn_excluded |= summary.n_excluded > 0;
-                report.values.push((other.to_string(), summary.value));
+                let column = per_user_metrics.iter().position(|m| m == other);
+                let summary = values.as_ref().zip(column).map(|(v, c)| v.summary(c));
+                warn_excluded |= summary.is_some_and(|s| s.n_excluded > 0);
+                report.values.push((other.to_string(), summary.and_then(|s| s.value)));
             }
         }
     }
@@ -156,7 +187,7 @@ pub fn evaluate(
             report.n_users_without_relevant
         ));
     }
-    Ok(report)
+    report
 }
 
 fn push_pair(report: &mut Report, auc_key: String, pauc_key: String, result: Result<(f64, f64)>) {

@@ -109,7 +109,7 @@ impl RocAccumulator {
     }
 }
 
-fn check_classes(n_positives: usize, n_negatives: usize) -> Result<()> {
+pub(crate) fn check_classes(n_positives: usize, n_negatives: usize) -> Result<()> {
     if n_positives == 0 {
         return Err(MetricsError::Undefined { what: "ROC", reason: "no positive pair" });
     }
@@ -147,54 +147,103 @@ fn summary_of(mut bucketed: Bucketed, max_fpr: f64) -> Result<RocSummary> {
         .into_par_iter()
         .map_init(Scratch::default, |scratch, (p, n)| bucket_stats(p, n, scratch))
         .collect();
-    // From the highest bucket down; `tp` and `fp` count the pairs above.
-    let (mut numerator, mut partial_numerator) = (0u128, 0u128);
-    let (mut tp, mut fp) = (0u64, 0u64);
-    let mut partial_cut = 0.0;
-    let mut crossing = None;
-    let rate = |count: u64, total: u64| count as f64 / total as f64;
+    // From the highest bucket down; a bucket that would cross `max_fpr` is walked group
+    // by group.
+    let mut walk = AreaWalk::new(n_pos, n_neg, max_fpr);
     for (b, s) in stats.iter().enumerate().rev() {
-        let area = s.area + 2 * u128::from(s.negatives) * u128::from(tp);
-        numerator += area;
-        if crossing.is_none() && rate(fp, n_neg) < max_fpr {
-            if rate(fp + s.negatives, n_neg) <= max_fpr {
-                partial_numerator += area;
+        if !walk.add_block(s.area, s.positives, s.negatives) {
+            let (p, n) = bucketed.bucket_mut(b);
+            for_each_group(p, n, &mut Scratch::default(), |p, n| walk.add_group(p, n));
+        }
+    }
+    Ok(walk.summary())
+}
+
+/// The areas of a ROC curve summed over its tie groups, visited from the highest score
+/// down: the AUC numerator `Σ_groups neg_g · (2·tp_before + pos_g)` in exact integers,
+/// and the partial area up to `max_fpr` — the same sum over the groups that end at a
+/// false-alarm rate `<= max_fpr`, plus the trapezoid of the group crossing it, cut by
+/// linear interpolation.
+#[derive(Debug, Clone)]
+pub(crate) struct AreaWalk {
+    n_pos: u64,
+    n_neg: u64,
+    max_fpr: f64,
+    numerator: u128,
+    partial_numerator: u128,
+    partial_cut: f64,
+    tp: u64,
+    fp: u64,
+    /// Before the group crossing `max_fpr`.
+    open: bool,
+}
+
+impl AreaWalk {
+    pub(crate) fn new(n_pos: u64, n_neg: u64, max_fpr: f64) -> Self {
+        AreaWalk {
+            n_pos,
+            n_neg,
+            max_fpr,
+            numerator: 0,
+            partial_numerator: 0,
+            partial_cut: 0.0,
+            tp: 0,
+            fp: 0,
+            open: true,
+        }
+    }
+
+    fn rate(count: u64, total: u64) -> f64 {
+        count as f64 / total as f64
+    }
+
+    /// The next group: `p` positives and `n` negatives tied.
+    pub(crate) fn add_group(&mut self, p: u64, n: u64) {
+        let area = u128::from(n) * u128::from(2 * self.tp + p);
+        self.numerator += area;
+        if self.open {
+            let (x0, x1) = (Self::rate(self.fp, self.n_neg), Self::rate(self.fp + n, self.n_neg));
+            if x1 <= self.max_fpr {
+                self.partial_numerator += area;
             } else {
-                crossing = Some((b, tp, fp));
+                let y0 = Self::rate(self.tp, self.n_pos);
+                let y1 = Self::rate(self.tp + p, self.n_pos);
+                let y = y0 + (y1 - y0) * (self.max_fpr - x0) / (x1 - x0);
+                self.partial_cut = (self.max_fpr - x0) * (y0 + y) / 2.0;
+                self.open = false;
             }
         }
-        tp += s.positives;
-        fp += s.negatives;
+        self.tp += p;
+        self.fp += n;
     }
-    if let Some((b, mut tp, mut fp)) = crossing {
-        // Walk the groups of the bucket holding the crossing until it is passed.
-        let mut open = true;
-        let (p, n) = bucketed.bucket_mut(b);
-        for_each_group(p, n, &mut Scratch::default(), |p, n| {
-            if !open {
-                return;
+
+    /// The next several groups at once, with `within` their area numerator counted from
+    /// their own top. False, adding nothing, when the block would cross `max_fpr`: walk
+    /// its groups instead.
+    pub(crate) fn add_block(&mut self, within: u128, p: u64, n: u64) -> bool {
+        let area = within + 2 * u128::from(n) * u128::from(self.tp);
+        if self.open && Self::rate(self.fp, self.n_neg) < self.max_fpr {
+            if Self::rate(self.fp + n, self.n_neg) > self.max_fpr {
+                return false;
             }
-            let (x0, x1) = (rate(fp, n_neg), rate(fp + n, n_neg));
-            if x1 <= max_fpr {
-                partial_numerator += u128::from(n) * u128::from(2 * tp + p);
-            } else {
-                let (y0, y1) = (rate(tp, n_pos), rate(tp + p, n_pos));
-                let y = y0 + (y1 - y0) * (max_fpr - x0) / (x1 - x0);
-                partial_cut = (max_fpr - x0) * (y0 + y) / 2.0;
-                open = false;
-            }
-            tp += p;
-            fp += n;
-        });
+            self.partial_numerator += area;
+        }
+        self.numerator += area;
+        self.tp += p;
+        self.fp += n;
+        true
     }
-    let denominator = 2.0 * n_pos as f64 * n_neg as f64;
-    Ok(RocSummary {
-        auc: numerator as f64 / denominator,
-        partial_auc: partial_numerator as f64 / denominator + partial_cut,
-        max_fpr,
-        n_positives: n_pos,
-        n_negatives: n_neg,
-    })
+
+    pub(crate) fn summary(self) -> RocSummary {
+        let denominator = 2.0 * self.n_pos as f64 * self.n_neg as f64;
+        RocSummary {
+            auc: self.numerator as f64 / denominator,
+            partial_auc: self.partial_numerator as f64 / denominator + self.partial_cut,
+            max_fpr: self.max_fpr,
+            n_positives: self.n_pos,
+            n_negatives: self.n_neg,
+        }
+    }
 }
 
 /// Counts of one bucket and its area numerator `Σ_groups neg_g · (2·tp_before + pos_g)`,
@@ -548,13 +597,21 @@ pub fn user_averaged_auc(scored: &Scored<'_>, threshold: f32) -> Result<(f64, us
         )
         .collect();
     let values: Vec<f64> = per_user.into_iter().flatten().collect();
+    Ok((mean_user_auc(&values)?, values.len()))
+}
+
+/// The mean of per-user AUCs in user order.
+///
+/// # Errors
+/// [`MetricsError::Undefined`] for no value (no user has both classes).
+pub(crate) fn mean_user_auc(values: &[f64]) -> Result<f64> {
     if values.is_empty() {
         return Err(MetricsError::Undefined {
             what: "per-user AUC",
             reason: "no user has both a positive and a negative candidate",
         });
     }
-    Ok((values.iter().sum::<f64>() / values.len() as f64, values.len()))
+    Ok(values.iter().sum::<f64>() / values.len() as f64)
 }
 
 #[cfg(test)]

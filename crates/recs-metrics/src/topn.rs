@@ -207,12 +207,13 @@ impl PerUser {
 }
 
 /// One user's computed values.
-struct UserRow {
-    values: Vec<f64>,
-    half_life: Vec<[f64; 2]>,
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct UserRow {
+    pub(crate) values: Vec<f64>,
+    pub(crate) half_life: Vec<[f64; 2]>,
     /// Per coverage metric: items in the top N with their probability of being there.
-    covered: Vec<Vec<(u32, f64)>>,
-    without_relevant: bool,
+    pub(crate) covered: Vec<Vec<(u32, f64)>>,
+    pub(crate) without_relevant: bool,
 }
 
 /// Computes `metrics` (the per-user ones; ROC-family entries get `NaN` columns) for every
@@ -265,48 +266,61 @@ pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> R
         let expected: f64 = missed.iter().map(|m| 1.0 - m).sum();
         coverage.push(if n_items == 0 { 0.0 } else { expected / n_items as f64 });
     }
-    let mut out = PerUser {
-        metrics: metrics.to_vec(),
-        users: scored.judgments().users().to_vec(),
-        values: Vec::with_capacity(rows.len() * metrics.len()),
-        half_life: Vec::new(),
-        coverage,
-        n_without_relevant: 0,
-    };
-    for row in rows {
-        out.values.extend(row.values);
-        out.half_life.extend(row.half_life);
-        out.n_without_relevant += usize::from(row.without_relevant);
+    Ok(PerUser::from_rows(metrics, scored.judgments().users().to_vec(), rows, coverage))
+}
+
+impl PerUser {
+    /// The per-user values of `users` (ascending), one row each, with the expected
+    /// coverage of each coverage metric.
+    pub(crate) fn from_rows(
+        metrics: &[Metric],
+        users: Vec<u32>,
+        rows: Vec<UserRow>,
+        coverage: Vec<f64>,
+    ) -> PerUser {
+        let mut out = PerUser {
+            metrics: metrics.to_vec(),
+            users,
+            values: Vec::with_capacity(rows.len() * metrics.len()),
+            half_life: Vec::new(),
+            coverage,
+            n_without_relevant: 0,
+        };
+        for row in rows {
+            out.values.extend(row.values);
+            out.half_life.extend(row.half_life);
+            out.n_without_relevant += usize::from(row.without_relevant);
+        }
+        out
     }
-    Ok(out)
 }
 
 /// Statistics of one tie group: its place among all of a user's candidates and sums over
 /// its members.
 #[derive(Debug, Clone, Copy, PartialEq)]
-struct Group {
-    start: usize,
-    len: usize,
-    relevant: usize,
+pub(crate) struct Group {
+    pub(crate) start: usize,
+    pub(crate) len: usize,
+    pub(crate) relevant: usize,
     /// Relevant candidates ranked above the group.
-    before: usize,
+    pub(crate) before: usize,
     /// Sum of the grades.
-    gain: f64,
+    pub(crate) gain: f64,
     /// Sum of `2^grade − 1` (left 0 unless [`Work::exp_gains`]).
-    gain_exp: f64,
+    pub(crate) gain_exp: f64,
     /// Sum of `max(grade − neutral, 0)`.
-    gain_half_life: f64,
+    pub(crate) gain_half_life: f64,
 }
 
 impl Group {
     /// A group of `len` candidates from rank position `start`, after `before` relevant
     /// ones, with no member summed yet.
-    fn new(start: usize, len: usize, before: usize) -> Self {
+    pub(crate) fn new(start: usize, len: usize, before: usize) -> Self {
         Group { start, len, relevant: 0, before, gain: 0.0, gain_exp: 0.0, gain_half_life: 0.0 }
     }
 
     /// Adds a member with `grade` to the sums (the exponential gain only with `exp_gains`).
-    fn add(&mut self, grade: f32, options: &Options, exp_gains: bool) {
+    pub(crate) fn add(&mut self, grade: f32, options: &Options, exp_gains: bool) {
         self.relevant += usize::from(grade >= options.threshold);
         self.gain += f64::from(grade);
         if exp_gains {
@@ -329,6 +343,8 @@ struct Work {
     graded: Vec<u64>,
     groups: Vec<Group>,
     gains: Vec<f64>,
+    /// The positive grades of the user at hand.
+    positive: Vec<f32>,
 }
 
 /// One user's candidates.
@@ -567,9 +583,47 @@ fn user_row(
     if coverage_depth.is_some() {
         work.ranking.rank(scores, coverage_depth, options.ties);
     }
-    let Work { ranking, groups, gains, .. } = work;
-    let groups: &[Group] = groups;
-    let n = grades.len();
+    let Work { ranking, groups, gains, positive, .. } = work;
+    positive.clear();
+    positive.extend(grades.iter().copied().filter(|&g| g > 0.0));
+    let shape = UserShape { n: grades.len(), positive_grades: positive };
+    let mut row = row_from_groups(groups, gains, shape, metrics, options);
+    for &metric in metrics {
+        if let Metric::Coverage(k) = metric {
+            let mut covered = Vec::new();
+            for &(start, len) in &ranking.groups {
+                if start >= k {
+                    break;
+                }
+                let taken = (k - start).min(len);
+                let p = taken as f64 / len as f64;
+                for &i in &ranking.order[start..start + len] {
+                    covered.push((items[i as usize], p));
+                }
+            }
+            row.covered.push(covered);
+        }
+    }
+    row
+}
+
+/// What the metrics need of a user besides its tie groups: its number of candidates and
+/// the grades of its candidates with a positive grade (in any order).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct UserShape<'a> {
+    pub(crate) n: usize,
+    pub(crate) positive_grades: &'a [f32],
+}
+
+/// A user's per-user metric values (coverage aside) from its graded tie groups.
+pub(crate) fn row_from_groups(
+    groups: &[Group],
+    gains: &mut Vec<f64>,
+    shape: UserShape<'_>,
+    metrics: &[Metric],
+    options: &Options,
+) -> UserRow {
+    let UserShape { n, positive_grades: grades } = shape;
     let relevant = grades.iter().filter(|&&g| g >= options.threshold).count();
     let none = relevant == 0;
     let mut row = UserRow {
@@ -658,20 +712,6 @@ fn user_row(
             if rmax > 0.0 {
                 *row.values.last_mut().expect("pushed above") = r / rmax;
             }
-        }
-        if let Metric::Coverage(k) = metric {
-            let mut covered = Vec::new();
-            for &(start, len) in &ranking.groups {
-                if start >= k {
-                    break;
-                }
-                let taken = (k - start).min(len);
-                let p = taken as f64 / len as f64;
-                for &i in &ranking.order[start..start + len] {
-                    covered.push((items[i as usize], p));
-                }
-            }
-            row.covered.push(covered);
         }
     }
     row

@@ -1,0 +1,334 @@
+//! Exact evaluation on a full catalog without listing the candidates: scores arrive a
+//! user (or a block of users) at a time, feed mergeable partial states, and are dropped.
+//!
+//! The candidates of a user are every item but its training items ([`CatalogUser`]);
+//! only the graded ones are stored. Memory grows with the users and the positives, never
+//! with the number of (user, item) pairs:
+//!
+//! - per-user metrics (precision, recall, NDCG, AP, MRR, half-life, F1, hit rate, per-user
+//!   AUC) are computed from the user's graded tie groups as in [`crate::per_user`], and
+//!   kept per user (a few numbers each);
+//! - the CROC curve is a [`crate::CrocAccumulator`] fed the same groups;
+//! - the pooled ROC curve needs every user's positives before it can place a negative:
+//!   a first pass collects [`PositiveScores`] (scoring only the graded candidates), and
+//!   the main pass counts negatives against the resulting [`Thresholds`].
+//!
+//! Every partial state merges exactly (integer counts, per-user values kept apart), so
+//! the result does not depend on how users were split into blocks or on thread count,
+//! and equals [`crate::evaluate`] on the same candidates listed explicitly: bit for bit,
+//! except the partial ROC area when its false-alarm limit falls inside a run of tied-free
+//! negatives (within `1e-15`; see [`Thresholds::summary`]). Catalog coverage needs every
+//! user's full ranking and is refused here.
+//!
+//! ```
+//! use recs_metrics::stream::{CatalogUser, Evaluator, PositiveScores};
+//! use recs_metrics::{Metric, Options};
+//!
+//! // Two users, four items; user 0 trained on item 3, user 1 on item 0.
+//! let scores = [[0.9f32, 0.1, 0.5, 0.7], [0.3, 0.8, 0.2, 0.6]];
+//! let users = [
+//!     CatalogUser { user: 0, scores: &scores[0], excluded: &[3], graded: &[2], grades: &[1.0] },
+//!     CatalogUser { user: 1, scores: &scores[1], excluded: &[0], graded: &[1], grades: &[1.0] },
+//! ];
+//! let metrics = Metric::parse_list("roc,croc,p@1,mrr")?;
+//! let mut evaluator = Evaluator::new(&metrics, Options::default(), 0.3)?;
+//! // First pass, for the pooled ROC: the positives' scores.
+//! let mut positives = PositiveScores::new();
+//! for u in &users {
+//!     let graded: Vec<f32> = u.graded.iter().map(|&i| u.scores[i as usize]).collect();
+//!     positives.push_user(u.grades, &graded, 1.0);
+//! }
+//! evaluator.set_positives(positives);
+//! // Main pass: any split of the users into parts, merged in any order.
+//! let mut part = evaluator.part();
+//! for u in &users {
+//!     evaluator.push_user(&mut part, u)?;
+//! }
+//! let report = evaluator.finish(part, false)?;
+//! assert_eq!(report.get("p@1"), Some(0.5));
+//! assert_eq!(report.get("mrr"), Some(0.75));
+//! assert_eq!(report.n_candidates, 6);
+//! # Ok::<(), recs_metrics::MetricsError>(())
+//! ```
+
+mod pooled;
+mod user;
+
+use serde::{Deserialize, Serialize};
+
+pub use pooled::{NegativeCounts, PositiveScores, Thresholds};
+pub use user::CatalogUser;
+
+use crate::croc::CrocAccumulator;
+use crate::error::{MetricsError, Result};
+use crate::report::{Report, assemble};
+use crate::roc::check_max_fpr;
+use crate::scored::TieBreak;
+use crate::spec::Metric;
+use crate::topn::{Options, PerUser, UserRow, UserShape, row_from_groups};
+use user::{Scratch, for_each_candidate, pass, user_auc};
+
+/// Computes a list of metrics from users streamed one at a time; see the module page.
+#[derive(Debug)]
+pub struct Evaluator {
+    metrics: Vec<Metric>,
+    per_user_metrics: Vec<Metric>,
+    options: Options,
+    max_fpr: f64,
+    exp_gains: bool,
+    thresholds: Option<Thresholds>,
+}
+
+/// The partial state of a part of the users: merge parts with [`Part::merge`] in any
+/// order, then [`Evaluator::finish`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Part {
+    /// `(user, per-user row)` of every user pushed.
+    rows: Vec<(u32, UserRow)>,
+    /// `(user, AUC)` of the users with both classes, when `user_auc` is asked for.
+    user_aucs: Vec<(u32, f64)>,
+    croc: Option<CrocAccumulator>,
+    roc: Option<NegativeCounts>,
+    n_candidates: u64,
+    n_positives: u64,
+    n_without_relevant: u64,
+    n_missing: u64,
+}
+
+impl Part {
+    /// Adds the users of `other` (no user may be in both).
+    pub fn merge(&mut self, other: Part) {
+        self.rows.extend(other.rows);
+        self.user_aucs.extend(other.user_aucs);
+        if let (Some(a), Some(b)) = (&mut self.croc, &other.croc) {
+            a.merge(b);
+        }
+        if let (Some(a), Some(b)) = (&mut self.roc, &other.roc) {
+            a.merge(b);
+        }
+        self.n_candidates += other.n_candidates;
+        self.n_positives += other.n_positives;
+        self.n_without_relevant += other.n_without_relevant;
+        self.n_missing += other.n_missing;
+    }
+
+    /// Number of users pushed.
+    pub fn n_users(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+impl Evaluator {
+    /// An evaluator of `metrics` under `options`; partial ROC areas up to `max_fpr`.
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidArgument`] for invalid options or `max_fpr`, or for a
+    /// coverage metric (it needs every user's full ranking).
+    pub fn new(metrics: &[Metric], options: Options, max_fpr: f64) -> Result<Self> {
+        options.check()?;
+        check_max_fpr(max_fpr)?;
+        if let Some(m) = metrics.iter().find(|m| matches!(m, Metric::Coverage(_))) {
+            return Err(MetricsError::InvalidArgument {
+                name: "metric",
+                value: m.to_string(),
+                expected: "a metric other than coverage on a streamed full catalog",
+            });
+        }
+        Ok(Evaluator {
+            metrics: metrics.to_vec(),
+            per_user_metrics: metrics
+                .iter()
+                .copied()
+                .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
+                .collect(),
+            options,
+            max_fpr,
+            exp_gains: metrics.iter().any(|m| matches!(m, Metric::NdcgExp(_))),
+            thresholds: None,
+        })
+    }
+
+    /// True when the pooled ROC is asked for: give the positives first
+    /// ([`Evaluator::set_positives`]).
+    pub fn needs_positives(&self) -> bool {
+        self.metrics.contains(&Metric::Roc)
+    }
+
+    /// The positives of every user, collected in a first pass.
+    pub fn set_positives(&mut self, positives: PositiveScores) {
+        self.thresholds = Some(positives.thresholds());
+    }
+
+    /// An empty partial state.
+    pub fn part(&self) -> Part {
+        Part {
+            rows: Vec::new(),
+            user_aucs: Vec::new(),
+            croc: self.metrics.contains(&Metric::Croc).then(CrocAccumulator::new),
+            roc: self.thresholds.as_ref().map(Thresholds::counts),
+            n_candidates: 0,
+            n_positives: 0,
+            n_without_relevant: 0,
+            n_missing: 0,
+        }
+    }
+
+    /// Evaluates one user into `part`.
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidArgument`] when the pooled ROC is asked for and no
+    /// positives were set, or for a malformed user: lists not strictly ascending, an
+    /// item out of the catalog, a graded item excluded, a grade that is not positive.
+    pub fn push_user(&self, part: &mut Part, user: &CatalogUser<'_>) -> Result<()> {
+        check_user(user)?;
+        if self.needs_positives() && self.thresholds.is_none() {
+            return Err(MetricsError::InvalidArgument {
+                name: "positives",
+                value: "none".into(),
+                expected: "the positives' scores (Evaluator::set_positives) before the pooled ROC",
+            });
+        }
+        let mut scratch = Scratch::default();
+        let expected = self.options.ties == TieBreak::Expected;
+        let ranked = pass(user, self.options.ties, &self.options, self.exp_gains, &mut scratch);
+        let shape = UserShape { n: ranked.n, positive_grades: user.grades };
+        let row = row_from_groups(
+            &ranked.groups,
+            &mut Vec::new(),
+            shape,
+            &self.per_user_metrics,
+            &self.options,
+        );
+        let relevant = user.grades.iter().filter(|&&g| g >= self.options.threshold).count();
+        part.n_candidates += ranked.n as u64;
+        part.n_positives += relevant as u64;
+        part.n_without_relevant += u64::from(row.without_relevant);
+        part.n_missing += ranked.missing as u64;
+        part.rows.push((user.user, row));
+        // CROC and the per-user AUC count ties at their expected value whatever `ties`.
+        let wants_expected = part.croc.is_some() || self.metrics.contains(&Metric::UserAuc);
+        if wants_expected {
+            let groups = if expected {
+                ranked.groups
+            } else {
+                pass(user, TieBreak::Expected, &self.options, false, &mut scratch).groups
+            };
+            if let Some(croc) = &mut part.croc {
+                croc.push_groups(ranked.n, relevant, &groups);
+            }
+            if self.metrics.contains(&Metric::UserAuc)
+                && let Some(auc) = user_auc(&groups, ranked.n)
+            {
+                part.user_aucs.push((user.user, auc));
+            }
+        }
+        if let (Some(thresholds), Some(counts)) = (&self.thresholds, &mut part.roc) {
+            let mut graded = user.graded.iter().zip(user.grades).peekable();
+            for_each_candidate(user, |item, score| {
+                let mut relevant = false;
+                if let Some(&(&i, &g)) = graded.peek()
+                    && i == item
+                {
+                    relevant = g >= self.options.threshold;
+                    graded.next();
+                }
+                if !relevant {
+                    thresholds.push_negative(counts, score);
+                }
+            });
+        }
+        Ok(())
+    }
+
+    /// The report of every user pushed into `part`: the same keys, values, counts and
+    /// warnings as [`crate::evaluate`] on the listed candidates. With `keep_curves`, the
+    /// ROC curve (without the collinear vertices inside negative runs) and the CROC
+    /// curve.
+    ///
+    /// # Errors
+    /// As [`Evaluator::new`]; undefined values are `None` with a warning, not errors.
+    pub fn finish(&self, mut part: Part, keep_curves: bool) -> Result<Report> {
+        part.rows.sort_unstable_by_key(|&(user, _)| user);
+        part.user_aucs.sort_unstable_by_key(|&(user, _)| user);
+        let users: Vec<u32> = part.rows.iter().map(|&(u, _)| u).collect();
+        let n_users = users.len();
+        let values = (!self.per_user_metrics.is_empty()).then(|| {
+            let rows = part.rows.into_iter().map(|(_, row)| row).collect();
+            PerUser::from_rows(&self.per_user_metrics, users, rows, Vec::new())
+        });
+        let report = Report {
+            values: Vec::new(),
+            n_users,
+            n_candidates: part.n_candidates as usize,
+            n_positives: part.n_positives as usize,
+            n_users_without_relevant: part.n_without_relevant as usize,
+            n_missing: part.n_missing as usize,
+            warnings: Vec::new(),
+            roc: None,
+            croc: None,
+            per_user: None,
+        };
+        let roc = |curve: bool| -> Result<(f64, f64, Option<crate::Curve>)> {
+            let (thresholds, counts) = match (&self.thresholds, &part.roc) {
+                (Some(t), Some(c)) => (t, c),
+                _ => {
+                    return Err(MetricsError::InvalidArgument {
+                        name: "positives",
+                        value: "none".into(),
+                        expected: "the positives' scores before the pooled ROC",
+                    });
+                }
+            };
+            let s = thresholds.summary(counts, self.max_fpr)?;
+            let kept = if curve { Some(thresholds.curve(counts)?) } else { None };
+            Ok((s.auc, s.partial_auc, kept))
+        };
+        let croc = || match &part.croc {
+            Some(acc) => acc.curve(),
+            None => Err(MetricsError::Undefined { what: "CROC", reason: "not asked for" }),
+        };
+        let user_auc = || {
+            let values: Vec<f64> = part.user_aucs.iter().map(|&(_, v)| v).collect();
+            crate::roc::mean_user_auc(&values)
+        };
+        Ok(assemble(
+            report,
+            &self.metrics,
+            &self.per_user_metrics,
+            values,
+            self.max_fpr,
+            keep_curves,
+            roc,
+            croc,
+            user_auc,
+        ))
+    }
+}
+
+/// The checks of [`Evaluator::push_user`] on one user.
+fn check_user(user: &CatalogUser<'_>) -> Result<()> {
+    let invalid = |what: &str, expected: &'static str| MetricsError::InvalidArgument {
+        name: "catalog user",
+        value: format!("user {}: {what}", user.user),
+        expected,
+    };
+    let n_items = user.scores.len();
+    let ascending = |items: &[u32]| items.windows(2).all(|w| w[0] < w[1]);
+    if !ascending(user.excluded) || !ascending(user.graded) {
+        return Err(invalid("item lists", "strictly ascending excluded and graded items"));
+    }
+    let in_range = |items: &[u32]| items.last().is_none_or(|&i| (i as usize) < n_items);
+    if !in_range(user.excluded) || !in_range(user.graded) {
+        return Err(invalid("an item beyond the scores", "items below the number of scores"));
+    }
+    if user.grades.len() != user.graded.len() {
+        return Err(invalid("grades", "one grade per graded item"));
+    }
+    if user.grades.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
+        return Err(invalid("a grade", "finite grades > 0 for the graded items"));
+    }
+    if user.graded.iter().any(|i| user.excluded.binary_search(i).is_ok()) {
+        return Err(invalid("a graded item is excluded", "graded items among the candidates"));
+    }
+    Ok(())
+}

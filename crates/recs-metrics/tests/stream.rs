@@ -1,0 +1,232 @@
+//! The streamed full-catalog evaluation equals the in-memory one on the same candidates
+//! listed explicitly, for every metric, tie policy and zero policy, whatever the split of
+//! users into parts.
+
+use proptest::prelude::*;
+use recs_core::Judgments;
+use recs_metrics::stream::{CatalogUser, Evaluator, Part, PositiveScores};
+use recs_metrics::{Metric, Options, Report, Scored, TieBreak, ZeroPolicy, evaluate};
+
+/// One user of a generated case: a score per item, training items, graded items.
+#[derive(Debug, Clone)]
+struct User {
+    scores: Vec<f32>,
+    excluded: Vec<u32>,
+    graded: Vec<u32>,
+    grades: Vec<f32>,
+}
+
+const METRICS: &str = "roc,croc,user_auc,p@3,r@5,f1@3,hit@2,ndcg@4,ndcg_exp@4,ap@5,map,mrr,\
+                       half_life@3";
+
+/// Users over `n_items` items: scores from few values (ties, some `NaN`), each item
+/// excluded, graded (grades 1–5) or neither.
+fn users(n_items: usize) -> impl Strategy<Value = Vec<User>> {
+    let user = prop::collection::vec((0u8..6, 0u8..3, 1u8..6), n_items).prop_map(|cells| {
+        let mut u = User {
+            scores: Vec::new(),
+            excluded: Vec::new(),
+            graded: Vec::new(),
+            grades: Vec::new(),
+        };
+        for (item, (score, role, grade)) in cells.into_iter().enumerate() {
+            u.scores.push(if score == 0 { f32::NAN } else { f32::from(score) / 4.0 });
+            match role {
+                0 => u.excluded.push(item as u32),
+                1 => {
+                    u.graded.push(item as u32);
+                    u.grades.push(f32::from(grade));
+                }
+                _ => {}
+            }
+        }
+        u
+    });
+    prop::collection::vec(user, 1..8)
+}
+
+fn in_memory(users: &[User], n_items: usize, metrics: &[Metric], options: &Options) -> Report {
+    let mut builder = Judgments::builder(users.len(), n_items);
+    let mut scores = Vec::new();
+    for (index, u) in users.iter().enumerate() {
+        let (mut items, mut grades) = (Vec::new(), Vec::new());
+        for item in 0..n_items as u32 {
+            if u.excluded.binary_search(&item).is_ok() {
+                continue;
+            }
+            items.push(item);
+            grades.push(u.graded.binary_search(&item).map_or(0.0, |k| u.grades[k]));
+            scores.push(u.scores[item as usize]);
+        }
+        builder.push_user(index as u32, &items, &grades).unwrap();
+    }
+    let judgments = builder.build().unwrap();
+    let scored = Scored::new(&judgments, &scores).unwrap();
+    evaluate(&scored, metrics, options, 0.4, true).unwrap()
+}
+
+fn catalog(index: usize, u: &User) -> CatalogUser<'_> {
+    CatalogUser {
+        user: index as u32,
+        scores: &u.scores,
+        excluded: &u.excluded,
+        graded: &u.graded,
+        grades: &u.grades,
+    }
+}
+
+fn streamed(users: &[User], metrics: &[Metric], options: &Options, parts: usize) -> Report {
+    let mut evaluator = Evaluator::new(metrics, *options, 0.4).unwrap();
+    let mut positives = PositiveScores::new();
+    for u in users {
+        let scores: Vec<f32> = u.graded.iter().map(|&i| u.scores[i as usize]).collect();
+        positives.push_user(&u.grades, &scores, options.threshold);
+    }
+    evaluator.set_positives(positives);
+    // Users dealt round-robin into parts, merged last part first.
+    let mut pieces: Vec<Part> = (0..parts).map(|_| evaluator.part()).collect();
+    for (index, u) in users.iter().enumerate() {
+        evaluator.push_user(&mut pieces[index % parts], &catalog(index, u)).unwrap();
+    }
+    let mut whole = pieces.pop().unwrap();
+    while let Some(piece) = pieces.pop() {
+        whole.merge(piece);
+    }
+    evaluator.finish(whole, true).unwrap()
+}
+
+fn assert_same(memory: &Report, stream: &Report) {
+    assert_eq!(
+        (memory.n_users, memory.n_candidates, memory.n_positives, memory.n_missing),
+        (stream.n_users, stream.n_candidates, stream.n_positives, stream.n_missing)
+    );
+    assert_eq!(memory.n_users_without_relevant, stream.n_users_without_relevant);
+    assert_eq!(memory.warnings, stream.warnings);
+    assert_eq!(memory.per_user, stream.per_user);
+    assert_eq!(memory.croc, stream.croc);
+    for ((key, a), (key_b, b)) in memory.values.iter().zip(&stream.values) {
+        assert_eq!(key, key_b);
+        match (a, b) {
+            (Some(a), Some(b)) if key.starts_with("roc_pauc") => {
+                assert!((a - b).abs() < 1e-15, "{key}: {a} vs {b}")
+            }
+            (Some(a), Some(b)) => assert_eq!(a.to_bits(), b.to_bits(), "{key}: {a} vs {b}"),
+            _ => assert_eq!(a, b, "{key}"),
+        }
+    }
+    assert_eq!(memory.values.len(), stream.values.len());
+    if let (Some(a), Some(b)) = (&memory.roc, &stream.roc) {
+        assert!((a.auc() - b.auc()).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn a_hand_built_case_agrees() {
+    let users = vec![
+        User {
+            scores: vec![0.9, 0.1, 0.5, 0.7, 0.5],
+            excluded: vec![3],
+            graded: vec![2, 4],
+            grades: vec![1.0, 5.0],
+        },
+        User {
+            scores: vec![0.3, 0.8, f32::NAN, 0.6, 0.3],
+            excluded: vec![0],
+            graded: vec![1],
+            grades: vec![2.0],
+        },
+        User { scores: vec![0.2; 5], excluded: vec![], graded: vec![], grades: vec![] },
+    ];
+    let metrics = Metric::parse_list(METRICS).unwrap();
+    let options = Options::default();
+    let memory = in_memory(&users, 5, &metrics, &options);
+    assert_same(&memory, &streamed(&users, &metrics, &options, 2));
+    assert!(memory.get("roc_auc").is_some() && memory.get("croc_auc").is_some());
+}
+
+#[test]
+fn malformed_users_and_coverage_are_refused() {
+    let metrics = Metric::parse_list("p@1,coverage@2").unwrap();
+    assert!(Evaluator::new(&metrics, Options::default(), 0.3).is_err());
+    let evaluator =
+        Evaluator::new(&Metric::parse_list("p@1").unwrap(), Options::default(), 0.3).unwrap();
+    let mut part = evaluator.part();
+    let scores = [0.1, 0.2, 0.3];
+    let bad = [
+        CatalogUser { user: 0, scores: &scores, excluded: &[1, 0], graded: &[], grades: &[] },
+        CatalogUser { user: 0, scores: &scores, excluded: &[], graded: &[3], grades: &[1.0] },
+        CatalogUser { user: 0, scores: &scores, excluded: &[1], graded: &[1], grades: &[1.0] },
+        CatalogUser { user: 0, scores: &scores, excluded: &[], graded: &[1], grades: &[0.0] },
+        CatalogUser { user: 0, scores: &scores, excluded: &[], graded: &[1], grades: &[] },
+    ];
+    for user in &bad {
+        assert!(evaluator.push_user(&mut part, user).is_err(), "{user:?}");
+    }
+    // The pooled ROC without the positives first is an error, not a wrong number.
+    let roc = Evaluator::new(&[Metric::Roc], Options::default(), 0.3).unwrap();
+    let mut part = roc.part();
+    let user =
+        CatalogUser { user: 0, scores: &scores, excluded: &[], graded: &[1], grades: &[1.0] };
+    assert!(roc.push_user(&mut part, &user).is_err());
+}
+
+#[test]
+fn parts_serialise_and_merge_back() {
+    let users = vec![
+        User {
+            scores: vec![0.9, 0.1, 0.5, 0.7],
+            excluded: vec![3],
+            graded: vec![2],
+            grades: vec![1.0],
+        },
+        User {
+            scores: vec![0.3, 0.8, 0.2, 0.6],
+            excluded: vec![0],
+            graded: vec![1],
+            grades: vec![1.0],
+        },
+    ];
+    let metrics = Metric::parse_list("croc,ndcg@2").unwrap();
+    let evaluator = Evaluator::new(&metrics, Options::default(), 0.4).unwrap();
+    let mut a = evaluator.part();
+    let mut b = evaluator.part();
+    for (index, (u, part)) in users.iter().zip([&mut a, &mut b]).enumerate() {
+        let user = CatalogUser {
+            user: index as u32,
+            scores: &u.scores,
+            excluded: &u.excluded,
+            graded: &u.graded,
+            grades: &u.grades,
+        };
+        evaluator.push_user(part, &user).unwrap();
+    }
+    let text = serde_json::to_string(&b).unwrap();
+    let back: Part = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, b);
+    a.merge(back);
+    let report = evaluator.finish(a, true).unwrap();
+    assert_eq!(report.n_users, 2);
+    assert_same(&in_memory(&users, 4, &metrics, &Options::default()), &report);
+}
+
+proptest! {
+    #[test]
+    fn streamed_equals_in_memory(
+        users in users(9),
+        ties in 0usize..3,
+        zero in 0usize..3,
+        threshold in 1u8..4,
+        neutral in 0u8..3,
+        parts in 1usize..4,
+    ) {
+        let options = Options {
+            threshold: f32::from(threshold),
+            ties: [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending][ties],
+            zero: [ZeroPolicy::Exclude, ZeroPolicy::Zero, ZeroPolicy::Ignatov][zero],
+            neutral: f32::from(neutral),
+        };
+        let metrics = Metric::parse_list(METRICS).unwrap();
+        let memory = in_memory(&users, 9, &metrics, &options);
+        assert_same(&memory, &streamed(&users, &metrics, &options, parts));
+    }
+}
