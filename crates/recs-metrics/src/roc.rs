@@ -124,18 +124,40 @@ fn curve_of(mut bucketed: Bucketed) -> Result<Curve> {
     let (n_pos, n_neg) = (bucketed.positives.len() as u64, bucketed.negatives.len() as u64);
     check_classes(bucketed.positives.len(), bucketed.negatives.len())?;
     bucketed.sort_buckets();
-    let mut k = vec![0.0];
-    let mut fp = vec![0.0];
-    let mut tp = vec![0.0];
-    let (mut tp_count, mut fp_count) = (0u64, 0u64);
-    walk_groups(&bucketed.positives, &bucketed.negatives, |p, n| {
-        tp_count += p;
-        fp_count += n;
-        k.push((tp_count + fp_count) as f64);
-        tp.push(tp_count as f64);
-        fp.push(fp_count as f64);
-    });
-    Ok(Curve::from_counts(k, fp, tp, n_pos, n_neg))
+    let mut points = CurvePoints::default();
+    walk_groups(&bucketed.positives, &bucketed.negatives, |p, n| points.add_group(p, n));
+    Ok(points.curve(n_pos, n_neg))
+}
+
+/// The vertices of a ROC curve, one per tie group visited from the highest score down,
+/// after the origin.
+#[derive(Debug, Clone)]
+pub(crate) struct CurvePoints {
+    k: Vec<f64>,
+    fp: Vec<f64>,
+    tp: Vec<f64>,
+    counts: (u64, u64),
+}
+
+impl Default for CurvePoints {
+    fn default() -> Self {
+        CurvePoints { k: vec![0.0], fp: vec![0.0], tp: vec![0.0], counts: (0, 0) }
+    }
+}
+
+impl CurvePoints {
+    /// The next group: `p` positives and `n` negatives tied.
+    pub(crate) fn add_group(&mut self, p: u64, n: u64) {
+        let (tp, fp) = (self.counts.0 + p, self.counts.1 + n);
+        self.counts = (tp, fp);
+        self.k.push((tp + fp) as f64);
+        self.tp.push(tp as f64);
+        self.fp.push(fp as f64);
+    }
+
+    pub(crate) fn curve(self, n_pos: u64, n_neg: u64) -> Curve {
+        Curve::from_counts(self.k, self.fp, self.tp, n_pos, n_neg)
+    }
 }
 
 /// AUC and partial AUC of bucketed pairs (see [`RocAccumulator::summary`]).

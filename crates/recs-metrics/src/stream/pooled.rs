@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::curve::Curve;
 use crate::error::Result;
-use crate::roc::{AreaWalk, RocSummary, check_classes, check_max_fpr};
+use crate::roc::{AreaWalk, CurvePoints, RocSummary, check_classes, check_max_fpr};
 use crate::scored::score_key;
 
 /// The score keys of every positive pair (phase one of the pooled ROC).
@@ -154,16 +154,11 @@ impl Thresholds {
     pub fn curve(&self, counts: &NegativeCounts) -> Result<Curve> {
         let (n_pos, n_neg) = (self.n_positives(), counts.n_negatives());
         check_classes(n_pos as usize, n_neg as usize)?;
-        let (mut k, mut fp, mut tp) = (vec![0.0], vec![0.0], vec![0.0]);
-        let (mut tp_count, mut fp_count) = (0u64, 0u64);
+        let mut points = CurvePoints::default();
         for (p, n) in self.groups(counts) {
-            tp_count += p;
-            fp_count += n;
-            k.push((tp_count + fp_count) as f64);
-            tp.push(tp_count as f64);
-            fp.push(fp_count as f64);
+            points.add_group(p, n);
         }
-        Ok(Curve::from_counts(k, fp, tp, n_pos, n_neg))
+        Ok(points.curve(n_pos, n_neg))
     }
 }
 
