@@ -38,7 +38,7 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{BenchError, Result};
 use crate::plan::{
     AttributeSource, ClaimPlan, DatasetSource, ModelPlan, Plan, ProtocolChoice, Selection,
-    metric_keys, per_user_metrics,
+    Synthetic, metric_keys, per_user_metrics,
 };
 
 /// A whole experiment.
@@ -89,7 +89,7 @@ fn one_u32() -> u32 {
     1
 }
 
-/// The dataset: a registered name or a delimited file.
+/// The dataset: a registered name, a delimited file or a synthetic generator.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DatasetConfig {
@@ -98,6 +98,12 @@ pub struct DatasetConfig {
     pub name: Option<String>,
     /// A delimited interaction file instead (relative to the configuration's folder).
     pub file: Option<PathBuf>,
+    /// A generated dataset instead: `ignatov-blocks` (ignatov2010 §5: 20 users × 20 items
+    /// with four 5 × 5 blocks of ones).
+    pub synthetic: Option<String>,
+    /// Read every event as a 1 whatever its value (ratings become binary events).
+    #[serde(default)]
+    pub binary: bool,
     /// With `file` and `protocol = "predefined"`: the test file, same format.
     pub test_file: Option<PathBuf>,
     /// Field delimiter of `file`: `tab`, `,`, `::`, ...
@@ -210,6 +216,24 @@ pub struct JudgmentsConfig {
     /// Users with fewer known events are not judged.
     #[serde(default)]
     pub min_known_events: usize,
+    /// Which items may be candidates: `protocol` (the protocol's restriction, such as
+    /// hidden columns or cold-start test items, when it has one) or `all`.
+    #[serde(default)]
+    pub items: JudgedItems,
+}
+
+/// Which items may be candidates (`judgments.items`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JudgedItems {
+    /// The items the protocol designates ([`recs_split::Split::candidate_items`]), or
+    /// every item when it designates none.
+    #[default]
+    Protocol,
+    /// Every item not known for the user, whatever the protocol designates. The
+    /// protocol's items stay available to measures ([`crate::Measure::with_split`]):
+    /// ignatov2010 §4 ranks every unseen item and counts only the hidden columns.
+    All,
 }
 
 fn default_mode() -> String {
@@ -223,6 +247,7 @@ impl Default for JudgmentsConfig {
             users: JudgedUsers::default(),
             grade: GradeScale::default(),
             min_known_events: 0,
+            items: JudgedItems::default(),
         }
     }
 }
@@ -510,9 +535,11 @@ impl Config {
             seed: self.seed,
             repetitions: self.repetitions,
             dataset,
+            binary: self.dataset.binary,
             attributes: self.dataset.attributes,
             protocol: self.protocol.clone(),
             judging,
+            judge_all_items: self.judgments.items == JudgedItems::All,
             mode: self.judgments.mode.clone(),
             metrics,
             options: evaluation.options(),
@@ -623,13 +650,27 @@ impl Config {
     /// The dataset section as a source, or the offending key and what is expected.
     fn dataset_source(&self) -> Result<DatasetSource, (&'static str, String)> {
         let spec = &self.dataset;
+        let given = [spec.name.is_some(), spec.file.is_some(), spec.synthetic.is_some()];
+        match given.iter().filter(|&&g| g).count() {
+            0 => return Err(("dataset", "give `name`, `file` or `synthetic`".into())),
+            1 => {}
+            _ => return Err(("dataset", "give one of `name`, `file` and `synthetic`".into())),
+        }
+        if spec.file.is_none() && spec.test_file.is_some() {
+            return Err(("dataset.test_file", "needs `file`".into()));
+        }
+        if let Some(generator) = &spec.synthetic {
+            return match generator.as_str() {
+                "ignatov-blocks" => Ok(DatasetSource::Synthetic(Synthetic::IgnatovBlocks)),
+                other => Err((
+                    "dataset.synthetic",
+                    format!("unknown generator `{other}` (known: ignatov-blocks)"),
+                )),
+            };
+        }
         match (&spec.name, &spec.file) {
-            (Some(_), Some(_)) => Err(("dataset", "give `name` or `file`, not both".into())),
-            (None, None) => Err(("dataset", "give `name` or `file`".into())),
-            (Some(_), None) if spec.test_file.is_some() => {
-                Err(("dataset.test_file", "needs `file`".into()))
-            }
-            (Some(name), None) => Ok(DatasetSource::Named(name.clone())),
+            (Some(name), _) => Ok(DatasetSource::Named(name.clone())),
+            (None, None) => Err(("dataset", "give `name`, `file` or `synthetic`".into())),
             (None, Some(file)) => {
                 let format = recs_data::DelimitedFormat::from_options(
                     &spec.delimiter,
@@ -829,6 +870,38 @@ name = "item-pop"
 
         let (key, _) = error_of(&BASE.replace("name = \"t\"", "name = \"t\"\nrepetitions = -1"));
         assert_eq!(key, "repetitions");
+    }
+
+    #[test]
+    fn a_dataset_comes_from_exactly_one_source() {
+        let synthetic =
+            BASE.replace("name = \"ml-100k\"", "synthetic = \"ignatov-blocks\"\nbinary = true");
+        let plan = parse(&synthetic).unwrap();
+        assert_eq!(plan.dataset, DatasetSource::Synthetic(Synthetic::IgnatovBlocks));
+        assert!(plan.binary);
+        assert!(!parse(BASE).unwrap().binary);
+
+        let (key, message) =
+            error_of(&BASE.replace("name = \"ml-100k\"", "synthetic = \"blocks\""));
+        assert_eq!(key, "dataset.synthetic");
+        assert!(message.contains("ignatov-blocks"), "{message}");
+        let both = BASE
+            .replace("name = \"ml-100k\"", "name = \"ml-100k\"\nsynthetic = \"ignatov-blocks\"");
+        let (key, message) = error_of(&both);
+        assert_eq!(key, "dataset");
+        assert!(message.contains("synthetic"), "{message}");
+        let (key, _) = error_of(&BASE.replace("name = \"ml-100k\"", "test_file = \"t.tsv\""));
+        assert_eq!(key, "dataset");
+    }
+
+    #[test]
+    fn judged_items_follow_the_protocol_unless_all_are_asked() {
+        assert!(!parse(BASE).unwrap().judge_all_items);
+        let all = parse(&format!("{BASE}\n[judgments]\nitems = \"all\"\n")).unwrap();
+        assert!(all.judge_all_items);
+        let (key, message) = error_of(&format!("{BASE}\n[judgments]\nitems = \"hidden\"\n"));
+        assert_eq!(key, "judgments.items");
+        assert!(message.contains("protocol") && message.contains("all"), "{message}");
     }
 
     #[test]

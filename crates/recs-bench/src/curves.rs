@@ -146,6 +146,7 @@ pub(crate) fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurv
             label: format!("{} (AUC {:.3}{same_as})", curve.report.model, curve.exact_auc),
             points: curve.report.points.clone(),
             markers: curve.increments.clone(),
+            band: Vec::new(),
             kind: LineKind::Model,
         });
     }
@@ -154,6 +155,7 @@ pub(crate) fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurv
             label: format!("{} (AUC {:.3})", curve.report.model, curve.exact_auc),
             points: curve.report.points.clone(),
             markers: Vec::new(),
+            band: Vec::new(),
             kind: LineKind::Reference,
         });
     }

@@ -55,12 +55,12 @@ mod runner;
 mod scoring;
 
 pub use config::{
-    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgmentsConfig, ModelConfig,
-    SelectionConfig,
+    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
+    ModelConfig, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
-pub use output::{Extras, Figure, write_report};
+pub use output::{Extras, Figure, Line, write_report};
 pub use plan::{AttributeSource, Measure, Params, Plan, ProtocolChoice, RATING_ERROR_KEYS};
 pub use plot::PlotError;
 pub use registry::models;

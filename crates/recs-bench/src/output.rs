@@ -35,10 +35,46 @@ impl Figure {
         Figure::new(experiment, file, crate::plot::Figure::Lines(chart))
     }
 
+    /// A chart of metric values against a parameter, shown under `experiment` and written
+    /// to `file`: each [`Line`] solid with a marker at each point and its band shaded
+    /// behind it; the axes fit the points and bands.
+    pub fn lines(
+        experiment: &str,
+        file: &str,
+        title: &str,
+        axes: [&str; 2],
+        lines: &[Line],
+    ) -> Self {
+        let series = lines
+            .iter()
+            .map(|line| crate::plot::Series {
+                label: line.label.clone(),
+                points: line.points.clone(),
+                markers: line.points.clone(),
+                band: line.band.clone(),
+                kind: crate::plot::LineKind::Model,
+            })
+            .collect();
+        let chart = crate::plot::Chart::fitted(title, axes[0], axes[1], series);
+        Figure::new(experiment, file, crate::plot::Figure::Lines(chart))
+    }
+
     /// The file name, relative to the report folder.
     pub fn file(&self) -> &str {
         &self.file
     }
+}
+
+/// One line of a [`Figure::lines`] chart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Line {
+    /// Legend text.
+    pub label: String,
+    /// `(x, y)` points in increasing `x`.
+    pub points: Vec<[f64; 2]>,
+    /// `(x, lower, upper)` in increasing `x`, shaded behind the line (e.g. the 95%
+    /// interval of each point); empty for none.
+    pub band: Vec<[f64; 3]>,
 }
 
 /// Everything a report folder holds besides what `report.json` says.

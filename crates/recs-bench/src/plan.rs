@@ -17,7 +17,7 @@ use std::sync::Arc;
 use recs_core::Judgments;
 use recs_data::DelimitedFormat;
 use recs_metrics::{Metric, Options};
-use recs_split::{JudgmentOptions, Protocol};
+use recs_split::{JudgmentOptions, Protocol, Split};
 
 use crate::error::{BenchError, Result};
 
@@ -31,6 +31,15 @@ pub(crate) enum DatasetSource {
     Named(String),
     /// Delimited files (the test file, when given, is the predefined test part).
     Files { train: PathBuf, test: Option<PathBuf>, format: DelimitedFormat },
+    /// A generated dataset.
+    Synthetic(Synthetic),
+}
+
+/// The generators a configuration can name (`dataset.synthetic`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Synthetic {
+    /// `ignatov-blocks`: [`recs_data::ignatov_blocks`].
+    IgnatovBlocks,
 }
 
 /// Where item attributes come from.
@@ -105,7 +114,7 @@ pub(crate) struct ClaimPlan {
 }
 
 /// The signature of a [`Measure`]'s computation.
-type MeasureFn = dyn Fn(&Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync;
+type MeasureFn = dyn Fn(&Split, &Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync;
 
 /// A number computed from a model's test scores by the caller's code: a paper's side
 /// metric the metric crate does not define. It appears as one more report key (a column
@@ -134,11 +143,28 @@ impl Measure {
         lower_is_better: bool,
         compute: impl Fn(&Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync + 'static,
     ) -> Self {
+        Measure::with_split(key, lower_is_better, move |_, judgments, scores| {
+            compute(judgments, scores)
+        })
+    }
+
+    /// A measure that also sees the split the judgments come from: what the protocol
+    /// designates ([`Split::candidate_items`], [`Split::test_users`]) and its parts.
+    pub fn with_split(
+        key: impl Into<String>,
+        lower_is_better: bool,
+        compute: impl Fn(&Split, &Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync + 'static,
+    ) -> Self {
         Measure { key: key.into(), lower_is_better, compute: Arc::new(compute) }
     }
 
-    pub(crate) fn compute(&self, judgments: &Judgments, scores: &[f32]) -> Result<Option<f64>> {
-        (self.compute)(judgments, scores)
+    pub(crate) fn compute(
+        &self,
+        split: &Split,
+        judgments: &Judgments,
+        scores: &[f32],
+    ) -> Result<Option<f64>> {
+        (self.compute)(split, judgments, scores)
     }
 }
 
@@ -151,9 +177,13 @@ pub struct Plan {
     pub(crate) seed: u64,
     pub(crate) repetitions: u32,
     pub(crate) dataset: DatasetSource,
+    /// Every event read as a 1.
+    pub(crate) binary: bool,
     pub(crate) attributes: Option<AttributeSource>,
     pub(crate) protocol: ProtocolChoice,
     pub(crate) judging: JudgmentOptions,
+    /// Judge every item, not only those the protocol designates (`judgments.items`).
+    pub(crate) judge_all_items: bool,
     pub(crate) mode: String,
     pub(crate) metrics: Vec<Metric>,
     pub(crate) options: Options,

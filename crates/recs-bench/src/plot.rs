@@ -30,8 +30,20 @@ pub(crate) struct Series {
     pub points: Vec<[f64; 2]>,
     /// Optional markers (e.g. points at the paper's increments).
     pub markers: Vec<[f64; 2]>,
+    /// Optional band `(x, lower, upper)` shaded behind the line in its colour (e.g. a 95%
+    /// interval at each point), in increasing `x`.
+    pub band: Vec<[f64; 3]>,
     /// Drawing style.
     pub kind: LineKind,
+}
+
+/// Where the legend of a line chart sits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Corner {
+    /// Lower right: where ROC-type curves above the diagonal rarely go.
+    LowerRight,
+    /// Upper right.
+    UpperRight,
 }
 
 /// A line chart.
@@ -49,6 +61,8 @@ pub(crate) struct Chart {
     pub y_range: (f64, f64),
     /// The lines, drawn in order.
     pub series: Vec<Series>,
+    /// Where the legend sits.
+    pub legend: Corner,
 }
 
 /// A plotting failure.
@@ -155,6 +169,47 @@ impl Chart {
             x_range: (0.0, 1.0),
             y_range: (0.0, 1.0),
             series,
+            legend: Corner::LowerRight,
+        }
+    }
+
+    /// A chart of lines against a numeric parameter, axes fitted to the points and bands
+    /// (with a margin); the legend goes to the right-hand corner with fewer points near it.
+    pub(crate) fn fitted(
+        title: impl Into<String>,
+        x_label: impl Into<String>,
+        y_label: impl Into<String>,
+        series: Vec<Series>,
+    ) -> Self {
+        let xs = series.iter().flat_map(|s| s.points.iter().map(|p| p[0]));
+        let ys = series.iter().flat_map(|s| {
+            s.points.iter().map(|p| p[1]).chain(s.band.iter().flat_map(|b| [b[1], b[2]]))
+        });
+        let span = |values: &mut dyn Iterator<Item = f64>| {
+            values
+                .filter(|v| v.is_finite())
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(v), hi.max(v)))
+        };
+        let (x0, x1) = span(&mut xs.into_iter());
+        let (y0, y1) = span(&mut ys.into_iter());
+        let x_pad = if x1 > x0 { (x1 - x0) * 0.03 } else { 0.5 };
+        let y_pad = if y1 > y0 { (y1 - y0) * 0.08 } else { 0.05 };
+        let (x_range, y_range) = ((x0 - x_pad, x1 + x_pad), (y0 - y_pad, y1 + y_pad));
+        // Points in the right third of the plot, above and below its middle.
+        let (mut upper, mut lower) = (0usize, 0usize);
+        for p in series.iter().flat_map(|s| &s.points) {
+            if p[0] >= x_range.0 + (x_range.1 - x_range.0) * 2.0 / 3.0 {
+                if p[1] >= (y_range.0 + y_range.1) / 2.0 { upper += 1 } else { lower += 1 }
+            }
+        }
+        Chart {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            x_range,
+            y_range,
+            series,
+            legend: if upper < lower { Corner::UpperRight } else { Corner::LowerRight },
         }
     }
 
@@ -188,6 +243,18 @@ impl Chart {
                     REFERENCE_COLORS[(references - 1) % REFERENCE_COLORS.len()]
                 }
             };
+            if series.band.len() > 1 {
+                // The upper edge left to right, then the lower edge back: one polygon.
+                let outline: Vec<(f64, f64)> = series
+                    .band
+                    .iter()
+                    .map(|b| (b[0], b[2]))
+                    .chain(series.band.iter().rev().map(|b| (b[0], b[1])))
+                    .collect();
+                chart
+                    .draw_series(std::iter::once(Polygon::new(outline, color.mix(0.18).filled())))
+                    .map_err(|e| err(&e))?;
+            }
             // One polyline per series (references thin and grey rather than dashed, since
             // plotters draws dashes as separate segments), so a figure holds exactly one
             // path per curve and the legend swatches are rectangles.
@@ -207,7 +274,11 @@ impl Chart {
                     .map_err(|e| err(&e))?;
             }
         }
-        legend(&mut chart, SeriesLabelPosition::LowerRight)
+        let corner = match self.legend {
+            Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            Corner::UpperRight => SeriesLabelPosition::UpperRight,
+        };
+        legend(&mut chart, corner)
     }
 }
 
@@ -319,12 +390,14 @@ mod tests {
                     label: "item-pop (AUC 0.912)".into(),
                     points: vec![[0.0, 0.0], [0.1, 0.6], [1.0, 1.0]],
                     markers: vec![[0.1, 0.6]],
+                    band: vec![],
                     kind: LineKind::Model,
                 },
                 Series {
                     label: "random (AUC 0.500)".into(),
                     points: vec![[0.0, 0.0], [1.0, 1.0]],
                     markers: vec![],
+                    band: vec![],
                     kind: LineKind::Reference,
                 },
             ],
@@ -380,6 +453,31 @@ mod tests {
         let mut ragged = bars;
         ragged.series[0].1.pop();
         assert!(ragged.to_svg().is_err());
+    }
+
+    #[test]
+    fn bands_are_one_polygon_behind_their_line_and_axes_fit_them() {
+        let falling = Series {
+            label: "recall".into(),
+            points: vec![[1.0, 0.8], [2.0, 0.5], [3.0, 0.2]],
+            markers: vec![],
+            band: vec![[1.0, 0.7, 0.9], [2.0, 0.4, 0.6], [3.0, 0.1, 0.3]],
+            kind: LineKind::Model,
+        };
+        let chart = Chart::fitted("t", "hidden columns", "recall@10", vec![falling.clone()]);
+        // The band is inside the y range, and the lines end low on the right, so the
+        // legend goes up.
+        assert!(chart.y_range.0 < 0.1 && chart.y_range.1 > 0.9, "{:?}", chart.y_range);
+        assert_eq!(chart.legend, Corner::UpperRight);
+        let svg = chart.to_svg().unwrap();
+        let doc = roxmltree::Document::parse(&svg).expect("well-formed XML");
+        let polygons = doc.descendants().filter(|n| n.has_tag_name("polygon")).count();
+        assert_eq!(polygons, 1, "{svg}");
+        let rising = Series { points: vec![[1.0, 0.2], [3.0, 0.8]], band: vec![], ..falling };
+        let chart = Chart::fitted("t", "x", "y", vec![rising]);
+        assert_eq!(chart.legend, Corner::LowerRight);
+        let svg = chart.to_svg().unwrap();
+        assert!(!svg.contains("<polygon"), "no band, no polygon");
     }
 
     #[test]

@@ -99,3 +99,75 @@ fn a_measure_key_cannot_shadow_a_metric() {
     let duplicate = Measure::new("ndcg@10", false, |_, _| Ok(None));
     assert!(plan(TOPN).with_measure(duplicate).is_err());
 }
+
+/// ignatov2010's protocol on its synthetic data (no files needed): 4 hidden columns, 5
+/// folds of 4 users, test users folded in from their visible events.
+const HIDDEN: &str = r#"
+name = "hidden"
+repetitions = 2
+[dataset]
+synthetic = "ignatov-blocks"
+[protocol]
+protocol = "hidden-items"
+folds = 5
+hidden = 4
+generalization = "strong"
+[judgments]
+items = "all"
+[evaluation]
+metrics = ["r@5"]
+[[models]]
+name = "user-knn"
+params = { k = 4 }
+"#;
+
+#[test]
+fn all_items_are_judged_while_measures_see_the_hidden_columns() {
+    let seen = Measure::with_split("hidden columns", false, |split, judgments, scores| {
+        let hidden = split.candidate_items().expect("hidden-items designates its columns");
+        let history = split.history().expect("strong generalization keeps a history");
+        // Every item a judged user has not shown is a candidate, hidden or not.
+        for user in judgments.iter() {
+            assert_eq!(user.items.len() + history.user_row(user.user).len(), 20);
+        }
+        assert_eq!(judgments.n_candidates(), scores.len());
+        Ok(Some(hidden.len() as f64))
+    });
+    let session = Session::new(&RunOptions::default());
+    let all = session.run(&plan(HIDDEN).with_measure(seen).unwrap(), &Silent).unwrap();
+    assert_eq!(all.results.mean("user-knn", "hidden columns"), Some(4.0));
+    let repetitions: Vec<u32> = all.results.split_ids().iter().map(|id| id.repetition).collect();
+    assert_eq!(repetitions, [0, 0, 0, 0, 0, 1, 1, 1, 1, 1]);
+    let recalls = all.results.per_split("user-knn", "r@5").unwrap();
+    assert_eq!(recalls.len(), 10);
+    assert!(all.results.per_split("user-knn", "ndcg@10").is_none());
+
+    // By default only the protocol's columns are candidates: 4 users × 4 hidden columns.
+    let restricted = HIDDEN.replace("items = \"all\"", "items = \"protocol\"");
+    let run = session.run(&plan(&restricted), &Silent).unwrap();
+    assert_eq!(run.experiment.candidates, 16);
+    assert!(all.experiment.candidates > 16);
+}
+
+#[test]
+fn binary_datasets_read_every_event_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ratings.tsv");
+    std::fs::write(&file, "1\t1\t5\n1\t2\t3\n2\t1\t1\n2\t3\t4\n3\t2\t2\n3\t3\t5\n").unwrap();
+    let text = format!(
+        "name = \"binary\"\n[dataset]\nfile = {:?}\nbinary = true\n[protocol]\nprotocol = \"leave-one-out\"\n\
+         [evaluation]\nmetrics = [\"r@1\"]\n[[models]]\nname = \"item-pop\"\n",
+        file.display().to_string()
+    );
+    let values = Measure::with_split("largest training value", false, |split, _, _| {
+        let train = split.train();
+        let largest = (0..train.n_users() as u32)
+            .flat_map(|u| train.user_values(u).to_vec())
+            .fold(0.0f32, f32::max);
+        Ok(Some(f64::from(largest)))
+    });
+    let run = Session::new(&RunOptions::default())
+        .run(&plan(&text).with_measure(values).unwrap(), &Silent)
+        .unwrap();
+    assert_eq!(run.results.mean("item-pop", "largest training value"), Some(1.0));
+}

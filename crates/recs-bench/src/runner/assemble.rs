@@ -9,7 +9,7 @@ use crate::curves::{ModelCurve, References};
 use crate::error::{BenchError, Result};
 use crate::output::{Extras, Figure};
 use crate::plan::{Plan, ProtocolChoice};
-use crate::plot::{BarChart, Chart, LineKind, Series};
+use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
 use crate::report::{Claim, DatasetEntry, Experiment, FileEntry, Report, SCHEMA_VERSION, Table};
 
 /// Turns the splits of a run into its results, report entry, figures and claims.
@@ -143,7 +143,8 @@ fn results(
             results
         })
         .collect();
-    Results { keys: plan.keys(), models, n_splits: splits.len(), judgments }
+    let split_ids = splits.iter().map(|s| s.id).collect();
+    Results { keys: plan.keys(), models, split_ids, judgments }
 }
 
 /// The Markdown under an experiment's heading.
@@ -252,7 +253,7 @@ impl View<'_> {
         Table {
             name: format!(
                 "Results: mean over {} split(s), 95% t half-width",
-                self.results.n_splits
+                self.results.n_splits()
             ),
             columns,
             rows,
@@ -457,8 +458,10 @@ impl View<'_> {
                     label: model.label.clone(),
                     markers: points.clone(),
                     points,
+                    band: Vec::new(),
                     kind: LineKind::Model,
                 }],
+                legend: Corner::LowerRight,
             };
             figures.push(Figure::new(
                 &self.plan.name,
@@ -503,7 +506,7 @@ impl View<'_> {
                         show(b),
                         worse.label,
                         show(w),
-                        self.results.n_splits
+                        self.results.n_splits()
                     ),
                     holds,
                 }

@@ -145,7 +145,11 @@ impl Scoring<'_, '_> {
             values.push(errors.as_ref().map(|e| e.rmse));
         }
         for measure in &plan.measures {
-            values.push(measure.compute(&scores.judged.judgments, &scores.scores)?);
+            values.push(measure.compute(
+                &scores.judged.split,
+                &scores.judged.judgments,
+                &scores.scores,
+            )?);
         }
         Ok(values)
     }

@@ -4,18 +4,19 @@ use recs_core::ItemAttributes;
 use recs_data::{AttributeFilter, Dataset, Resolver};
 
 use crate::error::{BenchError, Result};
-use crate::plan::{AttributeSource, DatasetSource, Plan};
+use crate::plan::{AttributeSource, DatasetSource, Plan, Synthetic};
 
 /// What identifies a loaded dataset within a session.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Key {
     source: DatasetSource,
+    binary: bool,
     attributes: Option<AttributeSource>,
 }
 
 impl Key {
     pub(crate) fn of(plan: &Plan) -> Key {
-        Key { source: plan.dataset.clone(), attributes: plan.attributes }
+        Key { source: plan.dataset.clone(), binary: plan.binary, attributes: plan.attributes }
     }
 }
 
@@ -36,7 +37,7 @@ pub(crate) fn load(
     resolver: &Resolver,
     parsed: Option<&recs_data::DatasetCache>,
 ) -> Result<Loaded> {
-    let dataset = match (&plan.dataset, parsed) {
+    let mut dataset = match (&plan.dataset, parsed) {
         (DatasetSource::Named(name), Some(cache)) => {
             let options = recs_data::MsWebOptions::default();
             recs_data::load_named_cached(name, resolver, &options, cache)?.0
@@ -52,7 +53,11 @@ pub(crate) fn load(
                 }
             }
         }
+        (DatasetSource::Synthetic(Synthetic::IgnatovBlocks), _) => recs_data::ignatov_blocks()?,
     };
+    if plan.binary {
+        binarize(&mut dataset)?;
+    }
     let (attributes, attribute_note) = match plan.attributes {
         None => (None, None),
         Some(AttributeSource::Genres) => {
@@ -76,6 +81,25 @@ pub(crate) fn load(
         }
     };
     Ok(Loaded { key: Key::of(plan), dataset, attributes, attribute_note })
+}
+
+/// Every event (and every event of the shipped test part) becomes a 1; timestamps stay.
+fn binarize(dataset: &mut Dataset) -> Result<()> {
+    let ones = |data: &recs_core::Interactions| {
+        let events = data.events().map(|e| recs_core::Event { value: 1.0, ..e });
+        recs_core::Interactions::from_events(
+            data.n_users(),
+            data.n_items(),
+            events,
+            recs_core::DuplicatePolicy::Error,
+        )
+    };
+    dataset.interactions = ones(&dataset.interactions)?;
+    if let Some(test) = &dataset.test {
+        dataset.test = Some(ones(test)?);
+    }
+    dataset.feedback = recs_data::Feedback::Implicit;
+    Ok(())
 }
 
 impl Loaded {

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex};
 use rayon::prelude::*;
 use recs_core::Judgments;
 use recs_data::Resolver;
+use recs_split::SplitId;
 
 use crate::curves::ModelCurve;
 use crate::error::Result;
@@ -101,7 +102,8 @@ pub struct ExperimentRun {
 pub struct Results {
     keys: Vec<String>,
     models: Vec<ModelResults>,
-    n_splits: usize,
+    /// The splits run, in order (repetition-major).
+    split_ids: Vec<SplitId>,
     judgments: Option<Judgments>,
 }
 
@@ -142,7 +144,12 @@ impl Results {
 
     /// Number of splits run.
     pub fn n_splits(&self) -> usize {
-        self.n_splits
+        self.split_ids.len()
+    }
+
+    /// The splits run, in the order of [`Results::per_split`] (repetition-major).
+    pub fn split_ids(&self) -> &[SplitId] {
+        &self.split_ids
     }
 
     /// The mean over splits of `key` for model `label` (`None` when undefined on every
@@ -150,6 +157,13 @@ impl Results {
     pub fn mean(&self, label: &str, key: &str) -> Option<f64> {
         let k = self.keys.iter().position(|x| x == key)?;
         self.model(label)?.summary(k).0
+    }
+
+    /// The value of `key` for model `label` on every split, in [`Results::split_ids`] order
+    /// (`None` where undefined); `None` for an unknown label or key.
+    pub fn per_split(&self, label: &str, key: &str) -> Option<Vec<Option<f64>>> {
+        let k = self.keys.iter().position(|x| x == key)?;
+        Some(self.model(label)?.values.iter().map(|v| v[k]).collect())
     }
 
     /// The first split's test judgments, when the plan asked to keep them.

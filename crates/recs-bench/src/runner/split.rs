@@ -30,6 +30,17 @@ pub(crate) fn derive_seed(seed: u64, id: SplitId, purpose: Purpose) -> u64 {
     )
 }
 
+/// The judgments of `split` under the plan's test mode; with `judgments.items = "all"`,
+/// over every item rather than only those the protocol designates (the split itself keeps
+/// its designation, for measures).
+pub(crate) fn judge(plan: &Plan, split: &Split) -> Result<Judgments> {
+    if plan.judge_all_items && split.candidate_items().is_some() {
+        let every_item = (0..split.n_items() as u32).collect();
+        return Ok(split.clone().with_candidate_items(every_item)?.judgments(&plan.judging)?);
+    }
+    Ok(split.judgments(&plan.judging)?)
+}
+
 /// The splits to run, in report order.
 pub(crate) fn split_ids(plan: &Plan, quick: bool) -> Vec<SplitId> {
     let folds = match &plan.protocol {
@@ -105,7 +116,7 @@ impl Context<'_> {
     pub(crate) fn run_split(&self, id: SplitId, first: bool) -> Result<SplitResult> {
         let plan = self.plan;
         let split = self.draw(&self.data.dataset.interactions, id)?;
-        let judgments = split.judgments(&plan.judging)?;
+        let judgments = judge(plan, &split)?;
         if judgments.n_judged_users() == 0 {
             return Err(BenchError::Experiment(format!(
                 "split {}/{}: no user is judged (mode `{}`)",
@@ -154,7 +165,7 @@ impl Context<'_> {
         };
         let seed = derive_seed(plan.seed, id, Purpose::Validation);
         let validation = split.validation(&selection.protocol, seed, SplitId::new(0, 0))?;
-        let judgments = validation.judgments(&plan.judging)?;
+        let judgments = judge(plan, &validation)?;
         let cold = matches!(selection.protocol, recs_split::Protocol::ColdStartItems { .. });
         Ok(Some(Judged { split: validation, judgments, cold }))
     }
