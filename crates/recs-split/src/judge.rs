@@ -196,18 +196,10 @@ impl Split {
         let allowed_items: Vec<u32> =
             (0..n_items as u32).filter(|&i| allowed[i as usize]).collect();
 
-        let users: Vec<u32> = match (self.test_users(), options.users) {
-            (Some(users), _) => users.to_vec(),
-            (None, JudgedUsers::All) => (0..self.n_users() as u32).collect(),
-            (None, JudgedUsers::WithTestEvents) => (0..self.n_users() as u32)
-                .filter(|&u| !self.test().user_items(u).is_empty())
-                .collect(),
-        };
-
         let mut builder = Judgments::builder(self.n_users(), n_items);
         let mut items = Vec::new();
         let mut grades = Vec::new();
-        for user in users {
+        for user in self.judged_users(options) {
             let known = self.known_items(user);
             if known.len() < options.min_known_events {
                 continue;
@@ -215,17 +207,7 @@ impl Split {
             let test = self.test().user_row(user);
             items.clear();
             grades.clear();
-            let grade_of = |value: f32| -> f32 {
-                let relevant = match options.relevance {
-                    Relevance::Implicit => true,
-                    Relevance::RatingAtLeast(t) => value >= t,
-                };
-                match (relevant, options.grade) {
-                    (false, _) => 0.0,
-                    (true, GradeScale::Binary) => 1.0,
-                    (true, GradeScale::Rating) => value,
-                }
-            };
+            let grade_of = |value: f32| grade_of(options, value);
             match options.candidates {
                 CandidateSet::FullCatalog => {
                     // Walk the allowed items, skipping known ones and looking up test
@@ -262,6 +244,139 @@ impl Split {
             builder.push_user(user, &items, &grades)?;
         }
         builder.build()
+    }
+
+    /// The judgments of [`Split::judgments`] without their negatives, when the candidates
+    /// of every judged user are all the items it does not know (full catalog, no
+    /// candidate items, no restriction): the judged users and their graded items, in
+    /// memory that grows with the test events instead of users × items. A user's
+    /// candidates are then every item but [`Split::known_items`]. `None` for any other
+    /// candidate set.
+    ///
+    /// # Errors
+    /// As [`Split::judgments`].
+    pub fn catalog_judgments(&self, options: &JudgmentOptions) -> Result<Option<CatalogJudgments>> {
+        if options.candidates != CandidateSet::FullCatalog
+            || self.candidate_items().is_some()
+            || options.restrict_items.is_some()
+        {
+            return Ok(None);
+        }
+        if let Relevance::RatingAtLeast(t) = options.relevance
+            && !t.is_finite()
+        {
+            return Err(recs_core::RecsError::invalid_parameter("threshold", t, "a finite number"));
+        }
+        let mut out = CatalogJudgments {
+            n_items: self.n_items(),
+            users: Vec::new(),
+            offsets: vec![0],
+            items: Vec::new(),
+            grades: Vec::new(),
+            n_candidates: 0,
+        };
+        for user in self.judged_users(options) {
+            let known = self.known_items(user);
+            if known.len() < options.min_known_events {
+                continue;
+            }
+            let test = self.test().user_row(user);
+            for (&item, &value) in test.items.iter().zip(test.values) {
+                if known.binary_search(&item).is_ok() {
+                    continue;
+                }
+                let grade = grade_of(options, value);
+                check_grade(grade)?;
+                if grade > 0.0 {
+                    out.items.push(item);
+                    out.grades.push(grade);
+                }
+            }
+            out.users.push(user);
+            out.offsets.push(out.items.len());
+            out.n_candidates += (self.n_items() - known.len()) as u64;
+        }
+        Ok(Some(out))
+    }
+
+    /// The users judged under `options`, before the minimum-history filter.
+    fn judged_users(&self, options: &JudgmentOptions) -> Vec<u32> {
+        match (self.test_users(), options.users) {
+            (Some(users), _) => users.to_vec(),
+            (None, JudgedUsers::All) => (0..self.n_users() as u32).collect(),
+            (None, JudgedUsers::WithTestEvents) => (0..self.n_users() as u32)
+                .filter(|&u| !self.test().user_items(u).is_empty())
+                .collect(),
+        }
+    }
+}
+
+/// The grade of a test event rated `value` (0 when it is not relevant).
+fn grade_of(options: &JudgmentOptions, value: f32) -> f32 {
+    let relevant = match options.relevance {
+        Relevance::Implicit => true,
+        Relevance::RatingAtLeast(t) => value >= t,
+    };
+    match (relevant, options.grade) {
+        (false, _) => 0.0,
+        (true, GradeScale::Binary) => 1.0,
+        (true, GradeScale::Rating) => value,
+    }
+}
+
+/// The check [`Judgments`] makes of a grade, for graded items kept without a builder.
+fn check_grade(grade: f32) -> Result<()> {
+    if grade.is_finite() && grade >= 0.0 {
+        return Ok(());
+    }
+    Err(recs_core::RecsError::InvalidValue {
+        what: "grade",
+        value: f64::from(grade),
+        expected: "a finite grade >= 0",
+    })
+}
+
+/// Full-catalog judgments kept without their negatives (see
+/// [`Split::catalog_judgments`]): per judged user, ascending, its graded items (grade > 0)
+/// and their grades. Every other item the user does not know is a negative candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatalogJudgments {
+    n_items: usize,
+    users: Vec<u32>,
+    offsets: Vec<usize>,
+    items: Vec<u32>,
+    grades: Vec<f32>,
+    n_candidates: u64,
+}
+
+impl CatalogJudgments {
+    /// Number of items in the catalog.
+    pub fn n_items(&self) -> usize {
+        self.n_items
+    }
+
+    /// The judged users, ascending.
+    pub fn users(&self) -> &[u32] {
+        &self.users
+    }
+
+    /// The graded items (ascending) and grades of the judged user at `position`.
+    ///
+    /// # Panics
+    /// When `position >= users().len()`.
+    pub fn graded(&self, position: usize) -> (&[u32], &[f32]) {
+        let range = self.offsets[position]..self.offsets[position + 1];
+        (&self.items[range.clone()], &self.grades[range])
+    }
+
+    /// Number of (user, candidate) pairs: every item a judged user does not know.
+    pub fn n_candidates(&self) -> u64 {
+        self.n_candidates
+    }
+
+    /// Number of graded pairs.
+    pub fn n_graded(&self) -> usize {
+        self.items.len()
     }
 }
 
@@ -312,6 +427,49 @@ mod tests {
         let graded =
             split().judgments(&JudgmentOptions::rating(4.0).grade(GradeScale::Rating)).unwrap();
         assert_eq!(graded.get(0).unwrap().grades, &[5.0, 0.0, 0.0, 0.0]);
+    }
+
+    #[test]
+    fn catalog_judgments_are_the_graded_part_of_the_full_catalog() {
+        let graded_part = |j: &Judgments| -> Vec<(u32, Vec<u32>, Vec<f32>)> {
+            rows(j)
+                .into_iter()
+                .map(|(u, items, grades)| {
+                    let kept: Vec<(u32, f32)> =
+                        items.into_iter().zip(grades).filter(|(_, g)| *g > 0.0).collect();
+                    (u, kept.iter().map(|p| p.0).collect(), kept.iter().map(|p| p.1).collect())
+                })
+                .collect()
+        };
+        let strong = crate::Protocol::Strong {
+            test_users: crate::Amount::Count(1),
+            given: crate::Given::N(1),
+        }
+        .split(&split().train().clone(), 3, crate::SplitId::default())
+        .unwrap();
+        for split in [split(), strong] {
+            for options in [
+                JudgmentOptions::implicit(),
+                JudgmentOptions::rating(4.0).grade(GradeScale::Rating),
+                JudgmentOptions::implicit().users(JudgedUsers::WithTestEvents).min_known_events(2),
+            ] {
+                let full = split.judgments(&options).unwrap();
+                let catalog = split.catalog_judgments(&options).unwrap().unwrap();
+                let streamed: Vec<_> = (0..catalog.users().len())
+                    .map(|p| {
+                        let (items, grades) = catalog.graded(p);
+                        (catalog.users()[p], items.to_vec(), grades.to_vec())
+                    })
+                    .collect();
+                assert_eq!(streamed, graded_part(&full));
+                assert_eq!(catalog.n_candidates(), full.n_candidates() as u64);
+            }
+        }
+        // Other candidate sets are not a full catalog.
+        let s = split();
+        assert!(s.catalog_judgments(&JudgmentOptions::conditional(4.0)).unwrap().is_none());
+        let restricted = JudgmentOptions::implicit().restrict_items(vec![1]);
+        assert!(s.catalog_judgments(&restricted).unwrap().is_none());
     }
 
     #[test]

@@ -60,7 +60,9 @@ mod protocol;
 mod rng;
 mod split;
 
-pub use judge::{CandidateSet, GradeScale, JudgedUsers, JudgmentOptions, Relevance};
+pub use judge::{
+    CandidateSet, CatalogJudgments, GradeScale, JudgedUsers, JudgmentOptions, Relevance,
+};
 pub use keys::{PROTOCOL_KEYS, ProtocolKey, protocol_keys, protocol_names};
 pub use protocol::{Amount, Generalization, Given, HistoryOrder, Protocol, SplitId, TimeCut};
 pub use split::{Split, SplitSummary};
