@@ -67,20 +67,17 @@ pub(crate) struct References {
     pub(crate) croc: Vec<ModelCurve>,
 }
 
-/// The references of `judgments` (grade ≥ `threshold` is relevant).
+/// The reference curves of judged users given as (candidates, positives).
 ///
 /// # Errors
-/// Judgments without positives or negatives.
-pub(crate) fn references(
-    judgments: &recs_core::Judgments,
-    threshold: f32,
-) -> crate::Result<References> {
-    let positives = judgments.n_relevant(threshold) as u64;
-    let negatives = judgments.n_candidates() as u64 - positives;
+/// No positive or no negative pair.
+pub(crate) fn references(users: &[(usize, usize)]) -> crate::Result<References> {
+    let positives: u64 = users.iter().map(|&(_, s)| s as u64).sum();
+    let negatives = users.iter().map(|&(n, _)| n as u64).sum::<u64>() - positives;
     let omniscient_roc = recs_metrics::omniscient_roc(positives, negatives);
     let random_roc = recs_metrics::random_roc(positives, negatives);
-    let omniscient_croc = recs_metrics::omniscient_croc(judgments, threshold)?;
-    let random_croc = recs_metrics::random_croc(judgments, threshold)?;
+    let omniscient_croc = recs_metrics::omniscient_croc_of(users.iter().copied())?;
+    let random_croc = recs_metrics::random_croc_of(users.iter().copied())?;
     Ok(References {
         roc: vec![
             ModelCurve::new(CurveKind::Roc, "omniscient", &omniscient_roc, 0.0),

@@ -268,6 +268,16 @@ impl Plan {
     }
 
     /// Whether the ROC or CROC curves are computed (and drawn).
+    /// True when a full-catalog split may be evaluated without listing its candidates:
+    /// nothing needs every candidate's score (measures, saved scores, kept judgments,
+    /// coverage).
+    pub(crate) fn can_stream(&self) -> bool {
+        self.measures.is_empty()
+            && !self.save_scores
+            && !self.keep_judgments
+            && !self.metrics.iter().any(|m| matches!(m, Metric::Coverage(_)))
+    }
+
     pub(crate) fn wants_curves(&self) -> bool {
         self.metrics.iter().any(|m| matches!(m, Metric::Roc | Metric::Croc))
     }

@@ -45,34 +45,52 @@ pub(crate) fn score_judgments_with_history(
     }
     let users: Vec<_> = judgments.iter().collect();
     users.into_par_iter().zip(slices.into_par_iter()).try_for_each(|(user, out)| {
-        let folded = history
-            .filter(|h| (user.user as usize) < h.n_users())
-            .map(|h| h.user_row(user.user))
-            .filter(|row| !row.is_empty());
-        match (folded, source) {
-            (None, ItemSource::Trained) => model.score(user.user, user.items, out),
-            (None, ItemSource::NewFromAttributes(attributes)) => model
-                .as_new_item_scorer()
-                .ok_or_else(|| {
-                    RecsError::Unsupported("the model cannot score items unseen in training".into())
-                })?
-                .score_new_items(user.user, NewItems::new(attributes, user.items)?, out),
-            (Some(row), ItemSource::Trained) => model
-                .as_user_fold_in()
-                .ok_or_else(|| {
-                    RecsError::Unsupported(
-                        "the model cannot fold in users unseen in training (the protocol \
-                         keeps test users out of training)"
-                            .into(),
-                    )
-                })?
-                .score_history(row, user.items, out),
-            (Some(_), ItemSource::NewFromAttributes(_)) => Err(RecsError::Unsupported(
-                "users unseen in training and items unseen in training at once".into(),
-            )),
-        }
+        score_user(model, user.user, user.items, out, source, history)
     })?;
     Ok(scores)
+}
+
+/// Scores `items` for `user` into `out`: from the model's training when the user has no
+/// events in `history`, folded in from them otherwise; items from their attributes under
+/// [`ItemSource::NewFromAttributes`].
+///
+/// # Errors
+/// A model error, or [`RecsError::Unsupported`] when the model lacks the capability the
+/// user or the items need.
+pub(crate) fn score_user(
+    model: &dyn Recommender,
+    user: u32,
+    items: &[u32],
+    out: &mut [f32],
+    source: ItemSource<'_>,
+    history: Option<&Interactions>,
+) -> Result<()> {
+    let folded = history
+        .filter(|h| (user as usize) < h.n_users())
+        .map(|h| h.user_row(user))
+        .filter(|row| !row.is_empty());
+    match (folded, source) {
+        (None, ItemSource::Trained) => model.score(user, items, out),
+        (None, ItemSource::NewFromAttributes(attributes)) => model
+            .as_new_item_scorer()
+            .ok_or_else(|| {
+                RecsError::Unsupported("the model cannot score items unseen in training".into())
+            })?
+            .score_new_items(user, NewItems::new(attributes, items)?, out),
+        (Some(row), ItemSource::Trained) => model
+            .as_user_fold_in()
+            .ok_or_else(|| {
+                RecsError::Unsupported(
+                    "the model cannot fold in users unseen in training (the protocol \
+                     keeps test users out of training)"
+                        .into(),
+                )
+            })?
+            .score_history(row, items, out),
+        (Some(_), ItemSource::NewFromAttributes(_)) => Err(RecsError::Unsupported(
+            "users unseen in training and items unseen in training at once".into(),
+        )),
+    }
 }
 
 #[cfg(test)]

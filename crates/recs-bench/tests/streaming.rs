@@ -134,3 +134,65 @@ fn msweb_streamed_equals_in_memory() {
     assert_eq!((memory.n_candidates, memory.n_positives), (9_256_692, 13_194));
     assert_same("msweb item-pop", &memory, &streamed(model.as_ref(), &split, &judging));
 }
+
+const RUN: &str = r#"
+name = "streaming"
+seed = 5
+[dataset]
+name = "ml-100k"
+[protocol]
+protocol = "leave-k-out"
+k = "20%"
+[judgments]
+mode = "rating:4"
+grade = "rating"
+[evaluation]
+metrics = ["roc", "croc", "user_auc", "ndcg@10", "r@20", "map", "mrr"]
+[[models]]
+name = "item-pop"
+[[models]]
+name = "puresvd"
+params = { rank = "20" }
+[[models]]
+name = "user-knn"
+params = { k = "20" }
+"#;
+
+/// The runner streams a full catalog (no measure, no saved scores, no kept judgments)
+/// and reports what it reports with the candidates listed: every key of every model, and
+/// the same ROC and CROC curves' areas.
+#[test]
+fn the_runner_streams_a_full_catalog_and_reports_the_same() {
+    if real_data_dir().is_none() {
+        return;
+    }
+    let plan = || {
+        recs_bench::Config::from_toml(RUN, "streaming.toml")
+            .unwrap()
+            .check("streaming.toml")
+            .unwrap()
+    };
+    let session = recs_bench::Session::new(&recs_bench::RunOptions {
+        quick: true,
+        ..recs_bench::RunOptions::default()
+    });
+    let streamed = session.run(&plan(), &recs_bench::Silent).unwrap().results;
+    let listed = session.run(&plan().keep_judgments(), &recs_bench::Silent).unwrap().results;
+    assert!(streamed.judgments().is_none() && listed.judgments().is_some());
+    for model in listed.models() {
+        let label = model.label();
+        for key in listed.keys() {
+            let (a, b) = (listed.mean(label, key).unwrap(), streamed.mean(label, key).unwrap());
+            if key.starts_with("roc_pauc") {
+                assert!((a - b).abs() < 1e-15, "{label} {key}: {a} vs {b}");
+            } else {
+                assert_eq!(a.to_bits(), b.to_bits(), "{label} {key}: {a} vs {b}");
+            }
+        }
+        let streamed_model = streamed.model(label).unwrap();
+        let (croc, streamed_croc) = (model.croc().unwrap(), streamed_model.croc().unwrap());
+        assert_eq!(croc.report, streamed_croc.report, "{label}: CROC curve");
+        let (roc, streamed_roc) = (model.roc().unwrap(), streamed_model.roc().unwrap());
+        assert!((roc.exact_auc - streamed_roc.exact_auc).abs() < 1e-12, "{label}: ROC area");
+    }
+}

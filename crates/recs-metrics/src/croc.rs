@@ -208,13 +208,25 @@ pub fn croc_accumulator(scored: &Scored<'_>, threshold: f32) -> CrocAccumulator 
 /// # Errors
 /// As [`croc`].
 pub fn omniscient_croc(judgments: &Judgments, threshold: f32) -> Result<Curve> {
+    omniscient_croc_of(shapes(judgments, threshold))
+}
+
+/// [`omniscient_croc`] of users given as (candidates, positives).
+///
+/// # Errors
+/// As [`croc`].
+pub fn omniscient_croc_of(users: impl IntoIterator<Item = (usize, usize)>) -> Result<Curve> {
     let mut acc = CrocAccumulator::new();
-    for user in judgments.iter() {
-        let s = user.n_relevant(threshold);
-        acc.add_user_shape(user.items.len(), s);
+    for (n, s) in users {
+        acc.add_user_shape(n, s);
         acc.add_group(0, s, s);
     }
     acc.curve()
+}
+
+/// Each judged user as (candidates, positives).
+fn shapes(judgments: &Judgments, threshold: f32) -> impl Iterator<Item = (usize, usize)> + '_ {
+    judgments.iter().map(move |u| (u.items.len(), u.n_relevant(threshold)))
 }
 
 /// The exact expected CROC curve of a random recommender: user `p` contributes
@@ -225,11 +237,18 @@ pub fn omniscient_croc(judgments: &Judgments, threshold: f32) -> Result<Curve> {
 /// # Errors
 /// As [`croc`].
 pub fn random_croc(judgments: &Judgments, threshold: f32) -> Result<Curve> {
+    random_croc_of(shapes(judgments, threshold))
+}
+
+/// [`random_croc`] of users given as (candidates, positives).
+///
+/// # Errors
+/// As [`croc`].
+pub fn random_croc_of(users: impl IntoIterator<Item = (usize, usize)>) -> Result<Curve> {
     let mut acc = CrocAccumulator::new();
-    for user in judgments.iter() {
-        let s = user.n_relevant(threshold);
-        acc.add_user_shape(user.items.len(), s);
-        acc.add_group(0, user.items.len(), s);
+    for (n, s) in users {
+        acc.add_user_shape(n, s);
+        acc.add_group(0, n, s);
     }
     acc.curve()
 }

@@ -79,8 +79,8 @@ pub use cremonesi::{
     roc1, roc2, top_n_confusion, withheld_ranks,
 };
 pub use croc::{
-    CrocAccumulator, SimulatedCroc, croc, croc_accumulator, omniscient_croc, random_croc,
-    simulated_croc,
+    CrocAccumulator, SimulatedCroc, croc, croc_accumulator, omniscient_croc, omniscient_croc_of,
+    random_croc, random_croc_of, simulated_croc,
 };
 pub use curve::{Curve, partial_trapezoid, trapezoid};
 pub use error::{MetricsError, Result};

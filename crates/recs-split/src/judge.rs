@@ -273,7 +273,7 @@ impl Split {
             offsets: vec![0],
             items: Vec::new(),
             grades: Vec::new(),
-            n_candidates: 0,
+            candidates: Vec::new(),
         };
         for user in self.judged_users(options) {
             let known = self.known_items(user);
@@ -294,7 +294,7 @@ impl Split {
             }
             out.users.push(user);
             out.offsets.push(out.items.len());
-            out.n_candidates += (self.n_items() - known.len()) as u64;
+            out.candidates.push(self.n_items() - known.len());
         }
         Ok(Some(out))
     }
@@ -346,7 +346,8 @@ pub struct CatalogJudgments {
     offsets: Vec<usize>,
     items: Vec<u32>,
     grades: Vec<f32>,
-    n_candidates: u64,
+    /// Per judged user, its number of candidates.
+    candidates: Vec<usize>,
 }
 
 impl CatalogJudgments {
@@ -371,7 +372,15 @@ impl CatalogJudgments {
 
     /// Number of (user, candidate) pairs: every item a judged user does not know.
     pub fn n_candidates(&self) -> u64 {
-        self.n_candidates
+        self.candidates.iter().map(|&n| n as u64).sum()
+    }
+
+    /// Number of candidates of the judged user at `position`.
+    ///
+    /// # Panics
+    /// When `position >= users().len()`.
+    pub fn n_candidates_of(&self, position: usize) -> usize {
+        self.candidates[position]
     }
 
     /// Number of graded pairs.

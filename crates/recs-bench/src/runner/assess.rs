@@ -2,10 +2,10 @@
 //! compute the metrics.
 
 use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommender, TrainData};
-use recs_metrics::{Metric, Scored};
+use recs_metrics::Scored;
 use recs_split::{Split, SplitId};
 
-use super::split::{Context, Judged, Purpose, combinations, derive_seed};
+use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
 use crate::curves::ModelCurve;
 use crate::error::{BenchError, Result};
 use crate::plan::{ModelPlan, Params, Plan};
@@ -33,9 +33,8 @@ pub(crate) struct Assessment {
     pub(crate) saved: Option<String>,
 }
 
-/// Scores of one model on judged data, with what the metrics made of them.
-pub(crate) struct Scores<'j> {
-    pub(crate) judged: &'j Judged,
+/// Scores of one model on listed candidates, one per candidate in the judgments' order.
+pub(crate) struct Scores {
     pub(crate) scores: Vec<f32>,
     pub(crate) item_scoring: &'static str,
 }
@@ -75,41 +74,27 @@ impl Scoring<'_, '_> {
             }
         };
         let fitted = self.fit(model, &params, test.split.train())?;
-        let scores = self.score(model, fitted.as_ref(), test)?;
-        let scored = Scored::new(&test.judgments, &scores.scores)?;
-        let report =
-            recs_metrics::evaluate(&scored, &plan.metrics, &plan.options, plan.max_fpr, false)?;
-        let values = self.values(&report, fitted.as_ref(), &scores)?;
+        let curves = self.first && plan.wants_curves();
+        let (report, scores) = self.evaluate(model, fitted.as_ref(), test, curves)?;
+        let values = self.values(&report, fitted.as_ref(), test, scores.as_ref())?;
         let groups = match &report.per_user {
-            Some(per_user) => self.group_sums(per_user, &test.split, &test.judgments)?,
+            Some(per_user) => self.group_sums(per_user, &test.split)?,
             None => Vec::new(),
         };
-        let curves = self.first && plan.wants_curves();
-        let curve = |metric: Metric| -> Result<Option<ModelCurve>> {
-            if !curves || !plan.metrics.contains(&metric) {
-                return Ok(None);
+        let [roc_step, croc_step] = plan.markers;
+        let roc =
+            report.roc.as_ref().map(|c| ModelCurve::new(CurveKind::Roc, &model.label, c, roc_step));
+        let croc = report
+            .croc
+            .as_ref()
+            .map(|c| ModelCurve::new(CurveKind::Croc, &model.label, c, croc_step));
+        let saved = match (&scores, test.candidates.listed()) {
+            (Some(scores), Some(judgments)) if self.first && plan.save_scores => {
+                Some(self.context.data.run_lines(judgments, &scores.scores)?)
             }
-            let threshold = plan.options.threshold;
-            let [roc_step, croc_step] = plan.markers;
-            Ok(Some(match metric {
-                Metric::Roc => ModelCurve::new(
-                    CurveKind::Roc,
-                    &model.label,
-                    &recs_metrics::roc(&scored, threshold)?,
-                    roc_step,
-                ),
-                _ => ModelCurve::new(
-                    CurveKind::Croc,
-                    &model.label,
-                    &recs_metrics::croc(&scored, threshold)?,
-                    croc_step,
-                ),
-            }))
+            _ => None,
         };
-        let (roc, croc) = (curve(Metric::Roc)?, curve(Metric::Croc)?);
-        let saved = (self.first && plan.save_scores)
-            .then(|| self.context.data.run_lines(&test.judgments, &scores.scores))
-            .transpose()?;
+        let item_scoring = scores.as_ref().map_or("trained index", |s| s.item_scoring);
         self.context.progress.step(&format!(
             "{} split {}/{}: {}",
             plan.name, self.id.repetition, self.id.fold, model.label
@@ -119,7 +104,7 @@ impl Scoring<'_, '_> {
             values,
             validation: validation_rows,
             groups,
-            item_scoring: scores.item_scoring,
+            item_scoring,
             roc,
             croc,
             warnings: report.warnings,
@@ -127,12 +112,48 @@ impl Scoring<'_, '_> {
         })
     }
 
+    /// Scores `judged` with `fitted` and computes the plan's metrics (with the curves
+    /// when `keep_curves`): listed candidates in memory (their scores are returned, for
+    /// measures and saved scores), a full catalog streamed.
+    pub(crate) fn evaluate(
+        &self,
+        model: &ModelPlan,
+        fitted: &dyn Recommender,
+        judged: &Judged,
+        keep_curves: bool,
+    ) -> Result<(recs_metrics::Report, Option<Scores>)> {
+        let plan = self.plan();
+        match &judged.candidates {
+            Candidates::Listed(judgments) => {
+                let scores = self.score(model, fitted, judged, judgments)?;
+                let scored = Scored::new(judgments, &scores.scores)?;
+                let report = recs_metrics::evaluate(
+                    &scored,
+                    &plan.metrics,
+                    &plan.options,
+                    plan.max_fpr,
+                    keep_curves,
+                )?;
+                Ok((report, Some(scores)))
+            }
+            Candidates::Catalog(catalog) => {
+                let report =
+                    super::stream::evaluate(plan, fitted, &judged.split, catalog, keep_curves)
+                        .map_err(|e| {
+                            BenchError::Experiment(format!("scoring `{}`: {e}", model.label))
+                        })?;
+                Ok((report, None))
+            }
+        }
+    }
+
     /// The value of every report key: the metrics, the rating errors, the measures.
     pub(crate) fn values(
         &self,
         report: &recs_metrics::Report,
         model: &dyn Recommender,
-        scores: &Scores<'_>,
+        judged: &Judged,
+        scores: Option<&Scores>,
     ) -> Result<Vec<Option<f64>>> {
         let plan = self.plan();
         let mut values: Vec<Option<f64>> = crate::plan::metric_keys(&plan.metrics, plan.max_fpr)
@@ -140,16 +161,19 @@ impl Scoring<'_, '_> {
             .map(|k| report.get(k))
             .collect();
         if plan.rating_errors {
-            let errors = rating_errors(model, &scores.judged.split, scores.judged.cold)?;
+            let errors = rating_errors(model, &judged.split, judged.cold)?;
             values.push(errors.as_ref().map(|e| e.mae));
             values.push(errors.as_ref().map(|e| e.rmse));
         }
-        for measure in &plan.measures {
-            values.push(measure.compute(
-                &scores.judged.split,
-                &scores.judged.judgments,
-                &scores.scores,
-            )?);
+        if !plan.measures.is_empty() {
+            let (Some(scores), Some(judgments)) = (scores, judged.candidates.listed()) else {
+                return Err(BenchError::Experiment(
+                    "measures need every candidate's score (listed candidates)".into(),
+                ));
+            };
+            for measure in &plan.measures {
+                values.push(measure.compute(&judged.split, judgments, &scores.scores)?);
+            }
         }
         Ok(values)
     }
@@ -181,12 +205,13 @@ impl Scoring<'_, '_> {
     /// Scores every candidate of `judged`: under a cold-start protocol, models that can
     /// score items from their attributes do; the others score the (untrained) item
     /// indices as they are. Users kept out of training are folded in from their history.
-    pub(crate) fn score<'j>(
+    pub(crate) fn score(
         &self,
         model: &ModelPlan,
         fitted: &dyn Recommender,
-        judged: &'j Judged,
-    ) -> Result<Scores<'j>> {
+        judged: &Judged,
+        judgments: &Judgments,
+    ) -> Result<Scores> {
         let (source, item_scoring) = match (self.attributes(), judged.cold) {
             (Some(attributes), true) if fitted.as_new_item_scorer().is_some() => {
                 (ItemSource::NewFromAttributes(attributes), "from attributes")
@@ -194,9 +219,9 @@ impl Scoring<'_, '_> {
             _ => (ItemSource::Trained, "trained index"),
         };
         let scores =
-            score_judgments_with_history(fitted, &judged.judgments, source, judged.split.history())
+            score_judgments_with_history(fitted, judgments, source, judged.split.history())
                 .map_err(|e| BenchError::Experiment(format!("scoring `{}`: {e}", model.label)))?;
-        Ok(Scores { judged, scores, item_scoring })
+        Ok(Scores { scores, item_scoring })
     }
 
     /// Per group: (sum of the group metric over its users, users counted), from the
@@ -205,7 +230,6 @@ impl Scoring<'_, '_> {
         &self,
         per_user: &recs_metrics::PerUser,
         split: &Split,
-        judgments: &Judgments,
     ) -> Result<Vec<(f64, usize)>> {
         let plan = self.plan();
         let Some(metric) = plan.group_metric else { return Ok(Vec::new()) };
@@ -217,7 +241,7 @@ impl Scoring<'_, '_> {
             split.train().user_row(u).len() + history
         };
         let mut sums = vec![(0.0, 0usize); plan.user_groups.len()];
-        for (&user, value) in judgments.users().iter().zip(per_user.column(column)) {
+        for (&user, value) in per_user.users().iter().zip(per_user.column(column)) {
             let n = known(user);
             if let Some(g) = plan.user_groups.iter().rposition(|&b| n >= b)
                 && !value.is_nan()

@@ -22,6 +22,7 @@ mod assess;
 mod load;
 mod select;
 mod split;
+mod stream;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -1,8 +1,6 @@
 //! Model selection: every grid combination fitted and scored on validation data drawn
 //! inside the training part; the best value of the selection key wins.
 
-use recs_metrics::Scored;
-
 use super::assess::Scoring;
 use super::split::Judged;
 use crate::error::{BenchError, Result};
@@ -32,13 +30,11 @@ impl Scoring<'_, '_> {
         let mut best: Option<(f64, usize)> = None;
         for (index, combination) in combinations.iter().enumerate() {
             let fitted = self.fit(model, combination, validation.split.train())?;
-            let scores = self.score(model, fitted.as_ref(), validation).map_err(|e| {
-                BenchError::Experiment(format!("validating `{}`: {e}", model.label))
-            })?;
-            let scored = Scored::new(&validation.judgments, &scores.scores)?;
-            let report =
-                recs_metrics::evaluate(&scored, &plan.metrics, &plan.options, plan.max_fpr, false)?;
-            let values = self.values(&report, fitted.as_ref(), &scores)?;
+            let (report, scores) =
+                self.evaluate(model, fitted.as_ref(), validation, false).map_err(|e| {
+                    BenchError::Experiment(format!("validating `{}`: {e}", model.label))
+                })?;
+            let values = self.values(&report, fitted.as_ref(), validation, scores.as_ref())?;
             if let Some(v) = values.get(key).copied().flatten()
                 && best.is_none_or(|(b, _)| v > b)
             {

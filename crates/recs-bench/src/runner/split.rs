@@ -1,7 +1,7 @@
 //! One split of a plan: draw it, judge it, and run every model on it.
 
 use recs_core::{Interactions, Judgments};
-use recs_split::{Split, SplitId};
+use recs_split::{CatalogJudgments, Split, SplitId};
 
 use super::Progress;
 use super::assess::{Assessment, Scoring};
@@ -32,13 +32,68 @@ pub(crate) fn derive_seed(seed: u64, id: SplitId, purpose: Purpose) -> u64 {
 
 /// The judgments of `split` under the plan's test mode; with `judgments.items = "all"`,
 /// over every item rather than only those the protocol designates (the split itself keeps
-/// its designation, for measures).
-pub(crate) fn judge(plan: &Plan, split: &Split) -> Result<Judgments> {
+/// its designation, for measures). A full catalog is kept without its negatives when the
+/// plan allows ([`Plan::can_stream`]).
+pub(crate) fn judge(plan: &Plan, split: &Split) -> Result<Candidates> {
     if plan.judge_all_items && split.candidate_items().is_some() {
         let every_item = (0..split.n_items() as u32).collect();
-        return Ok(split.clone().with_candidate_items(every_item)?.judgments(&plan.judging)?);
+        let judgments = split.clone().with_candidate_items(every_item)?.judgments(&plan.judging)?;
+        return Ok(Candidates::Listed(judgments));
     }
-    Ok(split.judgments(&plan.judging)?)
+    if plan.can_stream()
+        && let Some(catalog) = split.catalog_judgments(&plan.judging)?
+    {
+        return Ok(Candidates::Catalog(catalog));
+    }
+    Ok(Candidates::Listed(split.judgments(&plan.judging)?))
+}
+
+/// The candidates of a judged split.
+#[derive(Debug)]
+pub(crate) enum Candidates {
+    /// Every candidate listed: any candidate set, every score kept.
+    Listed(Judgments),
+    /// Every item a user does not know, kept as its graded items: evaluated streaming.
+    Catalog(CatalogJudgments),
+}
+
+impl Candidates {
+    pub(crate) fn n_judged_users(&self) -> usize {
+        match self {
+            Candidates::Listed(j) => j.n_judged_users(),
+            Candidates::Catalog(c) => c.users().len(),
+        }
+    }
+
+    pub(crate) fn n_candidates(&self) -> usize {
+        match self {
+            Candidates::Listed(j) => j.n_candidates(),
+            Candidates::Catalog(c) => c.n_candidates() as usize,
+        }
+    }
+
+    /// Each judged user as (candidates, positives at `threshold`).
+    pub(crate) fn shapes(&self, threshold: f32) -> Vec<(usize, usize)> {
+        match self {
+            Candidates::Listed(j) => {
+                j.iter().map(|u| (u.items.len(), u.n_relevant(threshold))).collect()
+            }
+            Candidates::Catalog(c) => (0..c.users().len())
+                .map(|p| {
+                    let relevant = c.graded(p).1.iter().filter(|&&g| g >= threshold).count();
+                    (c.n_candidates_of(p), relevant)
+                })
+                .collect(),
+        }
+    }
+
+    /// The listed judgments, when the candidates are listed.
+    pub(crate) fn listed(&self) -> Option<&Judgments> {
+        match self {
+            Candidates::Listed(j) => Some(j),
+            Candidates::Catalog(_) => None,
+        }
+    }
 }
 
 /// The splits to run, in report order.
@@ -91,7 +146,7 @@ pub(crate) struct Context<'a> {
 /// A drawn split with its judgments.
 pub(crate) struct Judged {
     pub(crate) split: Split,
-    pub(crate) judgments: Judgments,
+    pub(crate) candidates: Candidates,
     /// Test items are kept out of training.
     pub(crate) cold: bool,
 }
@@ -116,14 +171,14 @@ impl Context<'_> {
     pub(crate) fn run_split(&self, id: SplitId, first: bool) -> Result<SplitResult> {
         let plan = self.plan;
         let split = self.draw(&self.data.dataset.interactions, id)?;
-        let judgments = judge(plan, &split)?;
-        if judgments.n_judged_users() == 0 {
+        let candidates = judge(plan, &split)?;
+        if candidates.n_judged_users() == 0 {
             return Err(BenchError::Experiment(format!(
                 "split {}/{}: no user is judged (mode `{}`)",
                 id.repetition, id.fold, plan.mode
             )));
         }
-        let test = Judged { split, judgments, cold: plan.protocol.is_cold_start() };
+        let test = Judged { split, candidates, cold: plan.protocol.is_cold_start() };
         let validation = self.validation(&test.split, id)?;
         let scoring = Scoring { context: self, id, first };
         let models = plan
@@ -134,25 +189,30 @@ impl Context<'_> {
         let threshold = plan.options.threshold;
         let curves = first && plan.wants_curves();
         let references = if curves {
-            Some(crate::curves::references(&test.judgments, threshold)?)
+            Some(crate::curves::references(&test.candidates.shapes(threshold))?)
         } else {
             None
         };
-        let qrels = (first && plan.save_scores)
-            .then(|| self.data.qrels_lines(&test.judgments))
-            .transpose()?;
-        let Judged { split, judgments, .. } = test;
+        let qrels = match test.candidates.listed() {
+            Some(judgments) if first && plan.save_scores => Some(self.data.qrels_lines(judgments)?),
+            _ => None,
+        };
+        let shapes = test.candidates.shapes(threshold);
+        let Judged { split, candidates, .. } = test;
         Ok(SplitResult {
             id,
             train_events: split.train().n_events(),
             test_events: split.test().n_events(),
-            judged_users: judgments.n_judged_users(),
-            candidates: judgments.n_candidates(),
-            positives: judgments.n_relevant(threshold),
+            judged_users: candidates.n_judged_users(),
+            candidates: candidates.n_candidates(),
+            positives: shapes.iter().map(|&(_, s)| s).sum(),
             models,
             references,
             qrels,
-            judgments: (first && plan.keep_judgments).then_some(judgments),
+            judgments: match candidates {
+                Candidates::Listed(judgments) if first && plan.keep_judgments => Some(judgments),
+                _ => None,
+            },
         })
     }
 
@@ -165,8 +225,8 @@ impl Context<'_> {
         };
         let seed = derive_seed(plan.seed, id, Purpose::Validation);
         let validation = split.validation(&selection.protocol, seed, SplitId::new(0, 0))?;
-        let judgments = judge(plan, &validation)?;
+        let candidates = judge(plan, &validation)?;
         let cold = matches!(selection.protocol, recs_split::Protocol::ColdStartItems { .. });
-        Ok(Some(Judged { split: validation, judgments, cold }))
+        Ok(Some(Judged { split: validation, candidates, cold }))
     }
 }
