@@ -301,6 +301,15 @@ pub struct EvaluationConfig {
     /// that predict ratings (over the test events of users with training events).
     #[serde(default)]
     pub rating_errors: bool,
+    /// Evaluate a full catalog streaming, without listing its candidates, whenever
+    /// nothing needs every score (default `true`); `false` lists every candidate (the
+    /// same numbers, in memory that grows with users × items).
+    #[serde(default = "yes")]
+    pub streaming: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 fn default_metrics() -> Vec<String> {
@@ -328,6 +337,7 @@ impl Default for EvaluationConfig {
             save_scores: false,
             markers: [0.0, 0.0],
             rating_errors: false,
+            streaming: true,
         }
     }
 }
@@ -548,6 +558,7 @@ impl Config {
             user_groups: evaluation.user_groups.clone(),
             group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
             save_scores: evaluation.save_scores,
+            streaming: evaluation.streaming,
             markers: evaluation.markers,
             selection: None,
             models: Vec::with_capacity(self.models.len()),

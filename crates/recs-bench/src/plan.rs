@@ -193,6 +193,8 @@ pub struct Plan {
     /// The per-user metric broken down by group (present when `user_groups` is not empty).
     pub(crate) group_metric: Option<Metric>,
     pub(crate) save_scores: bool,
+    /// Full-catalog splits may be evaluated without listing their candidates.
+    pub(crate) streaming: bool,
     pub(crate) markers: [f64; 2],
     pub(crate) selection: Option<Selection>,
     pub(crate) models: Vec<ModelPlan>,
@@ -272,7 +274,8 @@ impl Plan {
     /// nothing needs every candidate's score (measures, saved scores, kept judgments,
     /// coverage).
     pub(crate) fn can_stream(&self) -> bool {
-        self.measures.is_empty()
+        self.streaming
+            && self.measures.is_empty()
             && !self.save_scores
             && !self.keep_judgments
             && !self.metrics.iter().any(|m| matches!(m, Metric::Coverage(_)))

@@ -166,12 +166,13 @@ fn the_runner_streams_a_full_catalog_and_reports_the_same() {
     if real_data_dir().is_none() {
         return;
     }
-    let plan = || {
-        recs_bench::Config::from_toml(RUN, "streaming.toml")
+    let plan_of = |text: &str| {
+        recs_bench::Config::from_toml(text, "streaming.toml")
             .unwrap()
             .check("streaming.toml")
             .unwrap()
     };
+    let plan = || plan_of(RUN);
     let session = recs_bench::Session::new(&recs_bench::RunOptions {
         quick: true,
         ..recs_bench::RunOptions::default()
@@ -179,6 +180,15 @@ fn the_runner_streams_a_full_catalog_and_reports_the_same() {
     let streamed = session.run(&plan(), &recs_bench::Silent).unwrap().results;
     let listed = session.run(&plan().keep_judgments(), &recs_bench::Silent).unwrap().results;
     assert!(streamed.judgments().is_none() && listed.judgments().is_some());
+    // `streaming = false` lists the candidates too, with the same numbers.
+    let off = plan_of(&RUN.replace("[evaluation]", "[evaluation]\nstreaming = false"));
+    let off = session.run(&off, &recs_bench::Silent).unwrap().results;
+    for model in listed.models() {
+        for key in listed.keys() {
+            let label = model.label();
+            assert_eq!(listed.mean(label, key), off.mean(label, key), "{label} {key}");
+        }
+    }
     for model in listed.models() {
         let label = model.label();
         for key in listed.keys() {
