@@ -34,12 +34,16 @@ pub struct ModelCurve {
 impl ModelCurve {
     /// Summarises an exact curve for the report; `increment` is the spacing of the figure
     /// markers in curve steps (0 for no markers).
+    ///
+    /// Vertices inside a horizontal run (consecutive points of equal height) carry no
+    /// shape and are dropped first, so a curve reports the same with or without them
+    /// (the streamed ROC curve has none: see `recs_metrics::stream`).
     pub fn new(kind: CurveKind, model: &str, curve: &MetricCurve, increment: f64) -> Self {
-        let points = thin(&curve.points(), THIN_TOLERANCE);
+        let points = without_flat_interiors(curve.points());
         ModelCurve {
-            report: Curve::from_points(kind, model, points),
-            exact_auc: curve.auc(),
-            exact_pauc: curve.partial_auc(0.3),
+            report: Curve::from_points(kind, model, thin(&points, THIN_TOLERANCE)),
+            exact_auc: recs_metrics::trapezoid(&points),
+            exact_pauc: recs_metrics::partial_trapezoid(&points, 0.3),
             increments: if increment > 0.0 { curve.at_increments(increment) } else { Vec::new() },
         }
     }
@@ -88,6 +92,19 @@ pub(crate) fn references(users: &[(usize, usize)]) -> crate::Result<References> 
             ModelCurve::new(CurveKind::Croc, "random (expected)", &random_croc, 0.0),
         ],
     })
+}
+
+/// `points` less those strictly inside a run of equal heights.
+fn without_flat_interiors(points: Vec<[f64; 2]>) -> Vec<[f64; 2]> {
+    let mut kept: Vec<[f64; 2]> = Vec::with_capacity(points.len());
+    for (i, &p) in points.iter().enumerate() {
+        let flat_before = kept.last().is_some_and(|q| q[1] == p[1]);
+        let flat_after = points.get(i + 1).is_some_and(|q| q[1] == p[1]);
+        if !(flat_before && flat_after) {
+            kept.push(p);
+        }
+    }
+    kept
 }
 
 /// Keeps the first and last point and every point needed so that replacing each dropped
@@ -164,6 +181,25 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use recs_metrics::trapezoid;
+
+    #[test]
+    fn flat_interiors_are_dropped_and_nothing_else() {
+        let points = vec![
+            [0.0, 0.0],
+            [0.1, 0.0],
+            [0.2, 0.0],
+            [0.2, 0.5],
+            [0.4, 0.5],
+            [0.6, 0.5],
+            [1.0, 1.0],
+        ];
+        assert_eq!(
+            without_flat_interiors(points),
+            vec![[0.0, 0.0], [0.2, 0.0], [0.2, 0.5], [0.6, 0.5], [1.0, 1.0]]
+        );
+        let steep = vec![[0.0, 0.0], [0.0, 0.5], [0.0, 1.0], [1.0, 1.0]];
+        assert_eq!(without_flat_interiors(steep.clone()), steep);
+    }
 
     #[test]
     fn identical_curves_say_which_they_cover() {
