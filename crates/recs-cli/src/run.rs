@@ -56,6 +56,15 @@ impl Progress for Bar {
     }
 }
 
+/// One line per finished fit on standard error, for logs (no terminal).
+struct Lines;
+
+impl Progress for Lines {
+    fn step(&self, what: &str) {
+        eprintln!("{what}");
+    }
+}
+
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let start = Instant::now();
     let mut plan = Config::from_file(&args.config)?.check(&args.config.display().to_string())?;
@@ -79,8 +88,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         let outcome = recs_bench::run(&plan, &options, &Bar(bar.clone()));
         bar.finish_and_clear();
         outcome?
-    } else {
+    } else if args.quiet {
         recs_bench::run(&plan, &options, &Silent)?
+    } else {
+        recs_bench::run(&plan, &options, &Lines)?
     };
     recs_bench::write_report(&out, &outcome.report, &outcome.extras)
         .with_context(|| format!("writing the report into {}", out.display()))?;

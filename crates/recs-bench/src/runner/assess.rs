@@ -1,6 +1,8 @@
 //! One model on one split: choose its parameters, fit it, score every candidate and
 //! compute the metrics.
 
+use std::time::Instant;
+
 use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommender, TrainData};
 use recs_metrics::Scored;
 use recs_split::{Split, SplitId};
@@ -73,9 +75,12 @@ impl Scoring<'_, '_> {
                 )));
             }
         };
+        let started = Instant::now();
         let fitted = self.fit(model, &params, test.split.train())?;
+        let fitting = started.elapsed();
         let curves = self.first && plan.wants_curves();
         let (report, scores) = self.evaluate(model, fitted.as_ref(), test, curves)?;
+        let evaluating = started.elapsed() - fitting;
         let values = self.values(&report, fitted.as_ref(), test, scores.as_ref())?;
         let groups = match &report.per_user {
             Some(per_user) => self.group_sums(per_user, &test.split)?,
@@ -95,9 +100,17 @@ impl Scoring<'_, '_> {
             _ => None,
         };
         let item_scoring = scores.as_ref().map_or("trained index", |s| s.item_scoring);
+        // Wall times go to the progress lines only: the report stays byte-identical
+        // from run to run.
+        let path = if test.candidates.listed().is_some() { "listed" } else { "streamed" };
         self.context.progress.step(&format!(
-            "{} split {}/{}: {}",
-            plan.name, self.id.repetition, self.id.fold, model.label
+            "{} split {}/{}: {} (fit {:.1} s, {path} evaluation {:.1} s)",
+            plan.name,
+            self.id.repetition,
+            self.id.fold,
+            model.label,
+            fitting.as_secs_f64(),
+            evaluating.as_secs_f64()
         ));
         Ok(Assessment {
             params,
