@@ -520,7 +520,9 @@ fn every_reproduction_has_its_documentation_page() {
     for entry in entries.flatten() {
         let path = entry.path();
         let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else { continue };
-        if stem == "mod" || path.extension().is_none_or(|e| e != "rs") {
+        // A paper is a module file `<paper>.rs` or a module folder `<paper>/`.
+        let module = path.is_dir() || path.extension().is_some_and(|e| e == "rs");
+        if stem == "mod" || !module {
             continue;
         }
         if !root.join("docs/reproductions").join(format!("{stem}.md")).is_file() {

@@ -13,10 +13,16 @@ use anyhow::{Context, Result, bail};
 
 /// The reproductions available, as (name, one-line description). Each must have a
 /// `docs/reproductions/<name>.md` page.
-const PAPERS: &[(&str, &str)] = &[(
-    "schein2005",
-    "Schein et al. 2005, CROC: ROC vs CROC on MS Web and MovieLens cold start (Figures 3-5, Theorem 1)",
-)];
+const PAPERS: &[(&str, &str)] = &[
+    (
+        "schein2005",
+        "Schein et al. 2005, CROC: ROC vs CROC on MS Web and MovieLens cold start (Figures 3-5, Theorem 1)",
+    ),
+    (
+        "ignatov2010",
+        "Ignatov et al. 2010, cross-validation with hidden items: kNN on MovieLens and synthetic blocks (Figures 2-5)",
+    ),
+];
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -61,7 +67,12 @@ fn reproduce(args: &[String]) -> Result<()> {
     }
     let options = reproduce::Options::parse(&args[1..])?;
     match paper.as_str() {
-        "schein2005" | "all" => reproduce::schein2005::run(&options),
+        "schein2005" => reproduce::schein2005::run(&options),
+        "ignatov2010" => reproduce::ignatov2010::run(&options),
+        "all" => {
+            reproduce::schein2005::run(&options)?;
+            reproduce::ignatov2010::run(&options)
+        }
         other => bail!("unknown paper `{other}` (known: {})", known()),
     }
 }
@@ -74,6 +85,7 @@ fn check_report(args: &[String]) -> Result<()> {
         .with_context(|| format!("{path} does not follow the report contract"))?;
     let problems = match paper.as_str() {
         "schein2005" => reproduce::schein2005::check(&report),
+        "ignatov2010" => reproduce::ignatov2010::check(&report),
         other => bail!("unknown paper `{other}` (known: {})", known()),
     };
     if problems.is_empty() {

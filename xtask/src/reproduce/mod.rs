@@ -3,13 +3,14 @@
 //! evaluation, figures and report assembly are the runner's (`recs_bench`); a paper
 //! module holds only its experiment list, its own tables and claims, and its check.
 
+pub(crate) mod ignatov2010;
 pub(crate) mod schein2005;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use recs_bench::report::Report;
+use recs_bench::report::{Claim, Report};
 use recs_bench::{Config, Extras, Plan, RunOptions, Session};
 
 /// Command-line options shared by every reproduction.
@@ -74,9 +75,20 @@ impl Options {
     /// The experiment `xtask/experiments/<paper>/<name>.toml`, checked, with this run's
     /// seed.
     pub(crate) fn plan(&self, paper: &str, name: &str) -> Result<Plan> {
+        let (config, source) = self.config(paper, name)?;
+        self.checked(&config, &source)
+    }
+
+    /// The experiment file unchecked, with its path for errors: for a paper that varies
+    /// one of its settings before checking it ([`Options::checked`]).
+    pub(crate) fn config(&self, paper: &str, name: &str) -> Result<(Config, String)> {
         let path = experiments_dir().join(paper).join(format!("{name}.toml"));
-        let plan = Config::from_file(&path)?.check(&path.display().to_string())?;
-        Ok(plan.with_seed(self.seed))
+        Ok((Config::from_file(&path)?, path.display().to_string()))
+    }
+
+    /// `config` checked (errors name `source`), with this run's seed.
+    pub(crate) fn checked(&self, config: &Config, source: &str) -> Result<Plan> {
+        Ok(config.check(source)?.with_seed(self.seed))
     }
 }
 
@@ -125,6 +137,26 @@ impl recs_bench::Progress for Lines {
     fn step(&self, what: &str) {
         self.say(what);
     }
+}
+
+/// A claim of the paper with what we measured and whether it holds.
+pub(crate) fn claim(
+    id: &str,
+    statement: &str,
+    paper: &str,
+    measured: String,
+    holds: bool,
+) -> Claim {
+    Claim { id: id.into(), statement: statement.into(), paper: paper.into(), measured, holds }
+}
+
+/// One problem line per claim of `ids` that `report` does not evaluate (for a paper's
+/// `check`).
+pub(crate) fn unevaluated_claims(report: &Report, ids: &[&str]) -> Vec<String> {
+    ids.iter()
+        .filter(|id| !report.claims.iter().any(|c| c.id == **id))
+        .map(|id| format!("claim {id} was not evaluated"))
+        .collect()
 }
 
 /// Writes the report folder `dir` and prints the claims.

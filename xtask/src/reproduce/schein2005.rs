@@ -30,7 +30,7 @@ use recs_bench::{ExperimentRun, Figure, Measure, ModelCurve, ModelResults, Resul
 use recs_core::Judgments;
 use serde_json::json;
 
-use super::{Lines, Options, write_outputs};
+use super::{Lines, Options, claim, unevaluated_claims, write_outputs};
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "schein2005";
@@ -322,10 +322,6 @@ fn ranking(models: &[(&str, f64)]) -> Vec<String> {
     sorted.into_iter().map(|(name, _)| name.to_string()).collect()
 }
 
-fn claim(id: &str, statement: &str, paper: &str, measured: String, holds: bool) -> Claim {
-    Claim { id: id.into(), statement: statement.into(), paper: paper.into(), measured, holds }
-}
-
 /// A model's exact areas and CROC curve, read from a run's results.
 struct Areas<'a> {
     roc: f64,
@@ -501,11 +497,10 @@ pub(crate) fn check(report: &recs_bench::report::Report) -> Vec<String> {
             }
         }
     }
-    for id in ["S1", "S2", "S3", "S4", "M1", "M2", "M3", "C1", "C2", "C3"] {
-        if !report.claims.iter().any(|c| c.id == id) {
-            problems.push(format!("claim {id} was not evaluated"));
-        }
-    }
+    problems.extend(unevaluated_claims(
+        report,
+        &["S1", "S2", "S3", "S4", "M1", "M2", "M3", "C1", "C2", "C3"],
+    ));
     problems
 }
 

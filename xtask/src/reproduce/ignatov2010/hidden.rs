@@ -1,0 +1,341 @@
+//! The paper's recall and precision (ignatov2010 §4), with its conventions for zero
+//! denominators and without them, computed from a model's scores over every item a test
+//! user has not shown, counting only the hidden columns.
+//!
+//! For a test user `u` with top-`n` list `r_n(u)`, events `u^I` and hidden columns
+//! `I_hidden`:
+//!
+//! - recall = |r_n(u) ∩ u^I ∩ I_hidden| / |u^I ∩ I_hidden|; the paper sets it to 1 when
+//!   the user has no hidden event;
+//! - precision = |r_n(u) ∩ u^I ∩ I_hidden| / |r_n(u) ∩ I_hidden|; when no list item is
+//!   hidden the paper sets it to 1 if the user has no hidden event either, else 0.
+//!
+//! The *plain* means leave out the users whose denominator is zero instead. Equal scores
+//! are ordered at random: every number is its expectation over that order, so nothing
+//! depends on item indices. Only the tie group at the cut matters; if it holds `g`
+//! candidates of which `t` are hidden (`s` of those relevant) and the list takes `m` of
+//! them, the hidden ones taken, `X`, follow the hypergeometric law `H(g, t, m)`, and given
+//! `X = x` the relevant ones taken have mean `x·s/t`.
+
+use recs_bench::Measure;
+use recs_core::Judgments;
+use recs_split::Split;
+
+/// What one test user's list yields, in expectation over the order of tied scores.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct UserOutcome {
+    /// |u^I ∩ I_hidden|: the user's events on hidden columns.
+    pub(crate) hidden_events: usize,
+    /// E|r_n(u) ∩ u^I ∩ I_hidden|.
+    pub(crate) hits: f64,
+    /// P(|r_n(u) ∩ I_hidden| = 0).
+    pub(crate) p_no_hidden_listed: f64,
+    /// E[precision · 1{|r_n(u) ∩ I_hidden| > 0}]: the precision over the orders that list
+    /// a hidden item, weighted by their probability.
+    pub(crate) precision_listed: f64,
+}
+
+impl UserOutcome {
+    /// Recall with the paper's convention (1 without hidden events).
+    pub(crate) fn recall(&self) -> f64 {
+        if self.hidden_events == 0 { 1.0 } else { self.hits / self.hidden_events as f64 }
+    }
+
+    /// Precision with the paper's convention.
+    pub(crate) fn precision(&self) -> f64 {
+        let convention = if self.hidden_events == 0 { 1.0 } else { 0.0 };
+        self.precision_listed + self.p_no_hidden_listed * convention
+    }
+}
+
+/// The split-level means of the paper's measures over the test users.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SplitMeans {
+    /// Mean recall with the paper's convention.
+    pub(crate) recall: f64,
+    /// Mean precision with the paper's convention.
+    pub(crate) precision: f64,
+    /// Mean recall over the users with a hidden event (`None` without such users).
+    pub(crate) recall_plain: Option<f64>,
+    /// Mean precision over the users whose list holds a hidden item, each user weighted
+    /// by the probability that it does (`None` when no list can).
+    pub(crate) precision_plain: Option<f64>,
+    /// Share of test users without a hidden event (recall set to 1).
+    pub(crate) without_hidden_events: f64,
+    /// Expected share of test users whose list holds no hidden item.
+    pub(crate) without_hidden_listed: f64,
+}
+
+impl SplitMeans {
+    /// The means of `outcomes`; `None` without users.
+    pub(crate) fn of(outcomes: &[UserOutcome]) -> Option<SplitMeans> {
+        if outcomes.is_empty() {
+            return None;
+        }
+        let n = outcomes.len() as f64;
+        let mean = |f: &dyn Fn(&UserOutcome) -> f64| outcomes.iter().map(f).sum::<f64>() / n;
+        let with_events: Vec<&UserOutcome> =
+            outcomes.iter().filter(|o| o.hidden_events > 0).collect();
+        let recall_plain = (!with_events.is_empty()).then(|| {
+            with_events.iter().map(|o| o.recall()).sum::<f64>() / with_events.len() as f64
+        });
+        let listed_weight: f64 = outcomes.iter().map(|o| 1.0 - o.p_no_hidden_listed).sum();
+        let precision_plain = (listed_weight > 1e-12)
+            .then(|| outcomes.iter().map(|o| o.precision_listed).sum::<f64>() / listed_weight);
+        Some(SplitMeans {
+            recall: mean(&UserOutcome::recall),
+            precision: mean(&UserOutcome::precision),
+            recall_plain,
+            precision_plain,
+            without_hidden_events: mean(&|o| f64::from(u8::from(o.hidden_events == 0))),
+            without_hidden_listed: mean(&|o| o.p_no_hidden_listed),
+        })
+    }
+}
+
+/// One test user's outcome for a top-`n` list: `hidden[i]` and `relevant[i]` describe
+/// candidate `i`, `scores[i]` its score.
+pub(crate) fn user_outcome(
+    scores: &[f32],
+    hidden: &[bool],
+    relevant: &[bool],
+    n: usize,
+) -> UserOutcome {
+    let hidden_events = hidden.iter().zip(relevant).filter(|&(&h, &r)| h && r).count();
+    // Counts of (candidates, hidden, hidden and relevant) above the cut and at the cut.
+    let (mut above, mut at) = ([0usize; 3], [0usize; 3]);
+    let cut = nth_largest(scores, n);
+    for ((&score, &h), &r) in scores.iter().zip(hidden).zip(relevant) {
+        let slot = match cut {
+            Some(c) if score > c => &mut above,
+            Some(c) if score == c => &mut at,
+            Some(_) => continue,
+            // Fewer than n candidates: every one is listed.
+            None => &mut above,
+        };
+        slot[0] += 1;
+        slot[1] += usize::from(h);
+        slot[2] += usize::from(h && r);
+    }
+    let taken = n.saturating_sub(above[0]).min(at[0]);
+    let [group, group_hidden, group_hits] = at;
+    let (hidden_above, hits_above) = (above[1] as f64, above[2] as f64);
+    let hits =
+        hits_above + if group > 0 { taken as f64 * group_hits as f64 / group as f64 } else { 0.0 };
+    let (mut p_no_hidden_listed, mut precision_listed) = (0.0, 0.0);
+    for (x, p) in hypergeometric(group, group_hidden, taken) {
+        let listed = hidden_above + x as f64;
+        if listed == 0.0 {
+            p_no_hidden_listed += p;
+        } else {
+            let group_share =
+                if group_hidden > 0 { group_hits as f64 / group_hidden as f64 } else { 0.0 };
+            precision_listed += p * (hits_above + x as f64 * group_share) / listed;
+        }
+    }
+    UserOutcome { hidden_events, hits, p_no_hidden_listed, precision_listed }
+}
+
+/// The `n`-th largest score (the score at the cut of a top-`n` list); `None` when there
+/// are fewer than `n` scores or `n = 0`.
+fn nth_largest(scores: &[f32], n: usize) -> Option<f32> {
+    if n == 0 || scores.len() < n {
+        return None;
+    }
+    let mut copy = scores.to_vec();
+    let (_, nth, _) = copy.select_nth_unstable_by(n - 1, |a, b| b.total_cmp(a));
+    Some(*nth)
+}
+
+/// `(x, P(X = x))` for `X ~ H(population, successes, draws)`: the successes among `draws`
+/// taken without replacement from `population` items of which `successes` succeed.
+fn hypergeometric(population: usize, successes: usize, draws: usize) -> Vec<(usize, f64)> {
+    let failures = population - successes.min(population);
+    let low = draws.saturating_sub(failures);
+    let high = draws.min(successes);
+    let total = ln_choose(population, draws);
+    (low..=high)
+        .map(|x| {
+            let ln = ln_choose(successes, x) + ln_choose(failures, draws - x) - total;
+            (x, ln.exp())
+        })
+        .collect()
+}
+
+/// `ln C(n, k)`, in `O(min(k, n − k))` steps (the draws here are at most a list length).
+fn ln_choose(n: usize, k: usize) -> f64 {
+    let k = k.min(n - k.min(n));
+    (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
+}
+
+/// The outcome of every judged user of `split` for top-`n` lists scored by `scores`.
+///
+/// # Errors
+/// A split whose protocol designates no hidden columns.
+pub(crate) fn outcomes(
+    split: &Split,
+    judgments: &Judgments,
+    scores: &[f32],
+    n: usize,
+) -> recs_bench::Result<Vec<UserOutcome>> {
+    let hidden_items = split.candidate_items().ok_or_else(|| {
+        recs_bench::BenchError::Experiment(
+            "the ignatov2010 measures need a protocol with hidden columns (hidden-items)".into(),
+        )
+    })?;
+    let mut out = Vec::with_capacity(judgments.n_judged_users());
+    let mut start = 0;
+    let (mut hidden, mut relevant) = (Vec::new(), Vec::new());
+    for user in judgments.iter() {
+        let end = start + user.items.len();
+        hidden.clear();
+        hidden.extend(user.items.iter().map(|i| hidden_items.binary_search(i).is_ok()));
+        relevant.clear();
+        relevant.extend(user.grades.iter().map(|&g| g >= 1.0));
+        out.push(user_outcome(&scores[start..end], &hidden, &relevant, n));
+        start = end;
+    }
+    Ok(out)
+}
+
+/// The report keys of the paper's measures for lists of `n`, in table order.
+pub(crate) struct Keys {
+    pub(crate) recall: String,
+    pub(crate) precision: String,
+    pub(crate) recall_plain: String,
+    pub(crate) precision_plain: String,
+    pub(crate) without_hidden_events: String,
+    pub(crate) without_hidden_listed: String,
+}
+
+impl Keys {
+    pub(crate) fn new(n: usize) -> Keys {
+        Keys {
+            recall: format!("recall@{n}"),
+            precision: format!("precision@{n}"),
+            recall_plain: format!("recall@{n} plain"),
+            precision_plain: format!("precision@{n} plain"),
+            without_hidden_events: "users without hidden events".into(),
+            without_hidden_listed: "lists without hidden items".into(),
+        }
+    }
+}
+
+/// Reads one of the split-level means.
+type Field = fn(&SplitMeans) -> Option<f64>;
+
+/// The paper's measures for lists of `n`, one [`Measure`] per key of [`Keys::new`].
+pub(crate) fn measures(n: usize) -> Vec<Measure> {
+    let keys = Keys::new(n);
+    let pick: [(String, Field); 6] = [
+        (keys.recall, |m| Some(m.recall)),
+        (keys.precision, |m| Some(m.precision)),
+        (keys.recall_plain, |m| m.recall_plain),
+        (keys.precision_plain, |m| m.precision_plain),
+        (keys.without_hidden_events, |m| Some(m.without_hidden_events)),
+        (keys.without_hidden_listed, |m| Some(m.without_hidden_listed)),
+    ];
+    pick.into_iter()
+        .map(|(key, field)| {
+            Measure::with_split(key, false, move |split, judgments, scores| {
+                let outcomes = outcomes(split, judgments, scores, n)?;
+                Ok(SplitMeans::of(&outcomes).and_then(|m| field(&m)))
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
+    #[test]
+    fn a_list_without_ties_counts_its_hidden_items() {
+        // Scores 5 > 4 > 3 > 2; hidden: items 0, 2, 3; relevant: 0, 3. Top 2 lists 0 and 1.
+        let o = user_outcome(
+            &[5.0, 4.0, 3.0, 2.0],
+            &[true, false, true, true],
+            &[true, false, false, true],
+            2,
+        );
+        assert_eq!(o.hidden_events, 2);
+        assert!(close(o.hits, 1.0));
+        assert!(close(o.recall(), 0.5));
+        // One hidden item listed, and it is relevant.
+        assert!(close(o.p_no_hidden_listed, 0.0));
+        assert!(close(o.precision(), 1.0));
+    }
+
+    #[test]
+    fn conventions_apply_when_nothing_hidden_is_listed() {
+        let scores = [5.0, 4.0, 1.0];
+        // No hidden event, nothing hidden listed: recall 1, precision 1.
+        let none = user_outcome(&scores, &[false, false, true], &[true, false, false], 2);
+        assert!(close(none.recall(), 1.0) && close(none.precision(), 1.0));
+        // A hidden event that is not listed: recall 0, precision 0 by convention.
+        let missed = user_outcome(&scores, &[false, false, true], &[false, false, true], 2);
+        assert!(close(missed.recall(), 0.0) && close(missed.precision(), 0.0));
+        let means = SplitMeans::of(&[none, missed]).unwrap();
+        assert!(close(means.recall, 0.5) && close(means.precision, 0.5));
+        // Plain: only the user with a hidden event counts for recall; no list holds a
+        // hidden item, so plain precision is undefined.
+        assert_eq!(means.recall_plain, Some(0.0));
+        assert_eq!(means.precision_plain, None);
+        assert!(close(means.without_hidden_events, 0.5));
+        assert!(close(means.without_hidden_listed, 1.0));
+    }
+
+    #[test]
+    fn a_tie_at_the_cut_gives_expected_values() {
+        // Item 0 above; items 1, 2, 3 tie at the cut and one of them is listed (n = 2).
+        // Hidden: 2 and 3; relevant: 2. P(listed item is hidden) = 2/3.
+        let o = user_outcome(
+            &[9.0, 1.0, 1.0, 1.0],
+            &[false, false, true, true],
+            &[false, false, true, false],
+            2,
+        );
+        assert!(close(o.hits, 1.0 / 3.0));
+        assert!(close(o.p_no_hidden_listed, 1.0 / 3.0));
+        // With a hidden item listed (p = 2/3) it is the relevant one half the time.
+        assert!(close(o.precision_listed, 2.0 / 3.0 * 0.5));
+        assert!(close(o.precision(), 1.0 / 3.0));
+        // The same by enumerating the three equally likely choices: item 1 (precision 0
+        // by convention, the user has a hidden event), item 2 (1), item 3 (0).
+        assert!(close(o.precision(), (0.0 + 1.0 + 0.0) / 3.0));
+    }
+
+    #[test]
+    fn the_order_of_candidates_does_not_matter() {
+        let scores = [1.0, 3.0, 1.0, 2.0, 1.0, 3.0];
+        let hidden = [true, false, true, true, false, true];
+        let relevant = [true, false, false, true, false, false];
+        let a = user_outcome(&scores, &hidden, &relevant, 3);
+        let order = [5, 2, 0, 4, 1, 3];
+        let pick = |v: &[bool]| order.iter().map(|&i| v[i]).collect::<Vec<_>>();
+        let scores_b: Vec<f32> = order.iter().map(|&i| scores[i]).collect();
+        let b = user_outcome(&scores_b, &pick(&hidden), &pick(&relevant), 3);
+        assert!(close(a.hits, b.hits) && close(a.precision(), b.precision()));
+        assert!(close(a.p_no_hidden_listed, b.p_no_hidden_listed));
+    }
+
+    #[test]
+    fn short_candidate_lists_are_listed_whole() {
+        let o = user_outcome(&[1.0, 2.0], &[true, true], &[true, false], 10);
+        assert!(close(o.recall(), 1.0) && close(o.precision(), 0.5));
+    }
+
+    #[test]
+    fn hypergeometric_probabilities_sum_to_one() {
+        for (g, t, m) in [(10, 3, 4), (1600, 300, 10), (5, 5, 2), (7, 0, 3), (4, 2, 0)] {
+            let p: f64 = hypergeometric(g, t, m).iter().map(|(_, p)| p).sum();
+            assert!((p - 1.0).abs() < 1e-9, "{g} {t} {m}: {p}");
+        }
+        // H(4, 2, 2): P(X = 1) = C(2,1)·C(2,1)/C(4,2) = 4/6.
+        assert!(close(hypergeometric(4, 2, 2)[1].1, 4.0 / 6.0));
+    }
+}

@@ -1,0 +1,342 @@
+//! `cargo xtask reproduce ignatov2010`: Ignatov, Poelmans, Dedene & Viaene (2010), "A New
+//! Cross-Validation Technique to Evaluate Quality of Recommender Systems", end to end.
+//!
+//! The paper splits both axes: users into training and test folds, and item columns into
+//! visible and hidden ones; a test user shows a model only its visible events, gets a
+//! top-n list, and only hidden columns count (§4). Experiments (ids as in `report.json`),
+//! each a runner configuration in `xtask/experiments/ignatov2010/` run at every value of
+//! one setting (a *sweep*):
+//! - `fig2-3-hidden-count` — MovieLens 100K as binary data, 10 folds, 10 neighbours,
+//!   top 10: recall and precision against 1..10 hidden columns and beyond (§5, Figures
+//!   2-3), user-based (Pearson, tie-extended neighbourhood) and item-based kNN;
+//! - `hidden-fraction` — the same against 1%..20% of the columns hidden (§5);
+//! - `fig4-5-synthetic-neighbours` — the 20 × 20 block data, against the number of
+//!   neighbours (§5, Figures 4-5); `synthetic-test-size` — against the test-set size;
+//! - `similarities` — every similarity measure of §3 at 10 hidden columns, with how often
+//!   Pearson trimmed to co-rated entries is undefined (§3's `(5, 5)` vs `(4, 5)`);
+//! - `conventions` — the paper's zero-denominator conventions against the plain
+//!   definitions, and the reading in which lists are drawn from the hidden columns only.
+//!
+//! The measures themselves are in [`hidden`]; the claims, with the numeric meaning of
+//! "slightly", "stable" and "fewer" fixed before any result, in [`claims`].
+
+mod check;
+mod claims;
+mod entries;
+mod hidden;
+mod pearson;
+mod sweep;
+
+use anyhow::{Context, Result, bail, ensure};
+use recs_bench::report::Experiment;
+use recs_bench::{Config, ProtocolChoice, Results, Silent};
+use recs_split::{Amount, Protocol};
+
+pub(crate) use self::check::check;
+use self::claims::{ITEM, USER};
+use self::entries::{
+    conventions_experiment, similarities_experiment, sweep_experiment, sweep_figures, sweep_table,
+};
+use self::hidden::Keys;
+use self::sweep::{Point, Sweep};
+use super::{Lines, Options, write_outputs};
+
+/// The paper's name, as `cargo xtask reproduce` takes it.
+const PAPER: &str = "ignatov2010";
+
+/// Hidden columns of Figures 2-3: the paper's 1..10, then beyond to show the trend.
+const HIDDEN_COUNTS: &[f64] = &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 12., 15., 20., 30., 50.];
+/// Hidden fractions, in percent of the item columns (§5: "from 1% to 20%").
+const HIDDEN_PERCENTS: &[f64] =
+    &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10., 11., 12., 13., 14., 15., 16., 17., 18., 19., 20.];
+/// Neighbours on the synthetic data.
+const NEIGHBOURS: &[f64] = &[1., 2., 3., 4., 5., 6., 7., 8., 9., 10.];
+/// Test-set sizes on the synthetic data, in percent of the users (one fold of 10, 5, 4,
+/// 3 and 2).
+const TEST_PERCENTS: &[f64] = &[10., 20., 25., 100. / 3., 50.];
+/// Hidden columns for the lists drawn from the hidden columns only.
+const HIDDEN_ONLY_COUNTS: &[f64] = &[1., 5., 10., 20., 50.];
+
+/// The experiment ids of the report, in order.
+const EXPERIMENTS: [&str; 6] = [
+    "fig2-3-hidden-count",
+    "hidden-fraction",
+    "fig4-5-synthetic-neighbours",
+    "synthetic-test-size",
+    "similarities",
+    "conventions",
+];
+/// The claim ids of the report.
+const CLAIMS: [&str; 5] = ["I1", "I2", "I3", "I4", "I5"];
+
+pub(crate) fn run(options: &Options) -> Result<()> {
+    let lines = Lines::new();
+    let runner = Runner { options, session: options.session(), lines: &lines };
+    let count = runner.sweep(
+        "fig2-3-hidden-count",
+        "hidden item columns",
+        HIDDEN_COUNTS,
+        set_hidden(false),
+    )?;
+    let fraction = runner.sweep(
+        "hidden-fraction",
+        "hidden item columns (% of 1682)",
+        HIDDEN_PERCENTS,
+        set_hidden(true),
+    )?;
+    let neighbours =
+        runner.sweep("fig4-5-synthetic-neighbours", "neighbours k", NEIGHBOURS, set_neighbours)?;
+    let neighbours_weak = runner.sweep(
+        "fig4-5-synthetic-neighbours-weak",
+        "neighbours k",
+        NEIGHBOURS,
+        set_neighbours,
+    )?;
+    let test_size = runner.sweep(
+        "synthetic-test-size",
+        "test set (% of users)",
+        TEST_PERCENTS,
+        set_test_share,
+    )?;
+    let similarities = runner.single("similarities")?;
+    let hidden_only = runner.sweep(
+        "hidden-only-candidates",
+        "hidden item columns",
+        HIDDEN_ONLY_COUNTS,
+        set_hidden(false),
+    )?;
+
+    // Our recall is the metric crate's recall under `zero = "ignatov"`: check every split.
+    // When lists are drawn from the hidden columns only, the crate's precision under that
+    // policy is the paper's too (it divides by min(n, hidden columns)): check ours on it.
+    for sweep in [&count, &fraction, &neighbours, &neighbours_weak, &test_size, &hidden_only] {
+        sweep::ensure_equal(sweep, &sweep.keys().recall, &format!("r@{}", sweep.list_length))?;
+    }
+    sweep::ensure_equal(&hidden_only, &hidden_only.keys().precision, "p@10")?;
+    let (ml, synthetic) = (count.keys(), neighbours.keys());
+    let claim_keys = claims::ClaimKeys {
+        recall: &ml.recall,
+        plain_recall: &ml.recall_plain,
+        synthetic: [&synthetic.recall, &synthetic.precision],
+    };
+    let claims = claims::claims(&count, &fraction, &neighbours, &test_size, &claim_keys)?;
+
+    let ratings = recs_data::load_named("ml-100k", &options.resolver())?.interactions;
+    let mut experiments = Vec::new();
+    let mut figures = Vec::new();
+    for sweep in [&count, &fraction, &neighbours, &test_size] {
+        experiments.push(sweep_experiment(sweep, &mut figures));
+    }
+    if let Some(entry) = experiments.iter_mut().find(|e| e.id == neighbours.id) {
+        let weak = "Test users' visible events in the training data (weak generalization)";
+        entry.tables.push(sweep_table(&neighbours_weak, weak));
+        sweep_figures(&neighbours_weak, &neighbours.id, &mut figures);
+    }
+    experiments.push(similarities_experiment(&similarities, &ml, &ratings)?);
+    experiments.push(conventions_experiment(&count, &fraction, &hidden_only, &mut figures));
+
+    let notes = notes(options, &lines, &count, &neighbours);
+    let (mut report, mut extras) =
+        runner.session.report(PAPER, options.seed, Vec::new(), claims, &notes)?;
+    for sweep in [&count, &neighbours] {
+        report.datasets.push(sweep.dataset.clone());
+    }
+    report.experiments = experiments;
+    extras.figures = figures;
+    extras.intro = intro(&runner, options)?;
+    let problems = check(&report);
+    ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
+    let dir = options.out.join(PAPER);
+    write_outputs(&dir, &report, &extras)?;
+    lines.say(format!("wrote {}", dir.display()));
+    Ok(())
+}
+
+/// What every experiment of the paper shares while running.
+struct Runner<'a> {
+    options: &'a Options,
+    session: recs_bench::Session,
+    lines: &'a Lines,
+}
+
+impl Runner<'_> {
+    /// Runs experiment file `name` once per value of `xs`, `set` writing the value into
+    /// the configuration; the paper's measures are added for the file's list length.
+    fn sweep(
+        &self,
+        name: &str,
+        axis: &str,
+        xs: &[f64],
+        set: impl Fn(&mut Config, f64) -> Result<()>,
+    ) -> Result<Sweep> {
+        let (config, source) = self.options.config(PAPER, name)?;
+        let n = list_length(&config)?;
+        let keys = Keys::new(n);
+        let mut points = Vec::with_capacity(xs.len());
+        let mut first = None;
+        for &x in xs {
+            let mut varied = config.clone();
+            set(&mut varied, x)?;
+            let mut plan = self.options.checked(&varied, &source)?;
+            for measure in hidden::measures(n) {
+                plan = plan.with_measure(measure)?;
+            }
+            let run = self.session.run(&plan, &Silent)?;
+            let show = |label: &str| {
+                let at = |key: &str| {
+                    run.results.mean(label, key).map_or("-".into(), |v| format!("{v:.4}"))
+                };
+                format!(
+                    "{label} {} {}, {} {}",
+                    keys.recall,
+                    at(&keys.recall),
+                    keys.precision,
+                    at(&keys.precision)
+                )
+            };
+            self.lines.say(format!("{name} at {x:.4}: {}; {}", show(USER), show(ITEM)));
+            if first.is_none() {
+                first = Some((run.experiment.clone(), run.dataset.clone()));
+            }
+            points.push(Point { x, results: run.results });
+        }
+        let Some((experiment, dataset)) = first else { bail!("{name}: no point to run") };
+        let values: Vec<String> =
+            xs.iter().map(|x| format!("{}", (x * 100.0).round() / 100.0)).collect();
+        Ok(Sweep {
+            id: name.to_string(),
+            title: config.title.clone().unwrap_or_else(|| name.to_string()),
+            axis: axis.to_string(),
+            protocol: format!("{}; {axis}: {}", experiment.protocol, values.join(", ")),
+            candidates: experiment.candidates,
+            positives: experiment.positives,
+            dataset,
+            labels: config.models.iter().map(|m| m.label().to_string()).collect(),
+            list_length: n,
+            points,
+        })
+    }
+
+    /// Runs experiment file `name` as written.
+    fn single(&self, name: &str) -> Result<(Results, Experiment)> {
+        let (config, source) = self.options.config(PAPER, name)?;
+        let mut plan = self.options.checked(&config, &source)?;
+        for measure in hidden::measures(list_length(&config)?) {
+            plan = plan.with_measure(measure)?;
+        }
+        self.lines.say(format!("{name}: running"));
+        let run = self.session.run(&plan, &Silent)?;
+        Ok((run.results, run.experiment))
+    }
+}
+
+/// The list length `n` of an experiment file: the `N` of its `r@N` metric.
+fn list_length(config: &Config) -> Result<usize> {
+    config
+        .evaluation
+        .metrics
+        .iter()
+        .find_map(|m| m.strip_prefix("r@")?.parse().ok())
+        .context("the experiment needs an `r@N` metric (the list length of the paper's measures)")
+}
+
+/// The hidden-items protocol of `config`, for a sweep to change.
+fn hidden_items(config: &mut Config) -> Result<&mut Protocol> {
+    match &mut config.protocol {
+        ProtocolChoice::Generated(p @ Protocol::HiddenItems { .. }) => Ok(p),
+        _ => bail!("{}: expected the hidden-items protocol", config.name),
+    }
+}
+
+/// Sets the hidden columns: a count, or with `percent` a percentage of the columns.
+fn set_hidden(percent: bool) -> impl Fn(&mut Config, f64) -> Result<()> {
+    move |config, x| {
+        if let Protocol::HiddenItems { hidden, .. } = hidden_items(config)? {
+            *hidden = if percent { Amount::Fraction(x / 100.0) } else { Amount::Count(x as usize) };
+        }
+        Ok(())
+    }
+}
+
+/// Sets the test set to `x`% of the users: one fold of `100 / x`.
+fn set_test_share(config: &mut Config, x: f64) -> Result<()> {
+    if let Protocol::HiddenItems { folds, .. } = hidden_items(config)? {
+        *folds = (100.0 / x).round() as usize;
+    }
+    Ok(())
+}
+
+/// Sets every model's neighbourhood size.
+fn set_neighbours(config: &mut Config, k: f64) -> Result<()> {
+    for model in &mut config.models {
+        model.params.insert("k".into(), toml::Value::Integer(k as i64));
+    }
+    Ok(())
+}
+
+/// The Markdown under the report's title: each experiment's description.
+fn intro(runner: &Runner<'_>, options: &Options) -> Result<String> {
+    let mut intro = String::from(
+        "Every point is a runner experiment; means are over the repetitions' fold means, \
+         with 95% t intervals over repetitions (none in a `--quick` run, which runs one split \
+         per point).\n\n",
+    );
+    for name in [
+        "fig2-3-hidden-count",
+        "hidden-fraction",
+        "fig4-5-synthetic-neighbours",
+        "synthetic-test-size",
+        "similarities",
+        "hidden-only-candidates",
+    ] {
+        let (config, _) = runner.options.config(PAPER, name)?;
+        let splits = if options.quick {
+            "1 split".to_string()
+        } else {
+            format!("{} repetition(s)", config.repetitions)
+        };
+        intro.push_str(&format!("**{name}** ({splits}). {}\n\n", config.description.trim()));
+    }
+    Ok(intro.trim_end().to_string())
+}
+
+/// The run's wall time and scale, after the claims.
+fn notes(options: &Options, lines: &Lines, count: &Sweep, neighbours: &Sweep) -> String {
+    format!(
+        "\n## Run\n\nWall time {:.1} s ({} run, seed {}); at each point {} on MovieLens, {} on the \
+         synthetic data.\n",
+        lines.seconds(),
+        if options.quick { "quick" } else { "full" },
+        options.seed,
+        entries::repetitions_text(count.repetitions()),
+        entries::repetitions_text(neighbours.repetitions())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn list_length_comes_from_the_recall_metric() {
+        let mut config = Config::from_toml(
+            "name = \"t\"\n[dataset]\nsynthetic = \"ignatov-blocks\"\n[protocol]\nprotocol = \"hidden-items\"\n\
+             [evaluation]\nmetrics = [\"p@3\", \"r@7\"]\n[[models]]\nname = \"user-knn\"\n",
+            "t.toml",
+        )
+        .unwrap();
+        assert_eq!(list_length(&config).unwrap(), 7);
+        set_neighbours(&mut config, 4.0).unwrap();
+        assert_eq!(config.models[0].params["k"], toml::Value::Integer(4));
+        set_test_share(&mut config, 25.0).unwrap();
+        set_hidden(true)(&mut config, 5.0).unwrap();
+        match config.protocol {
+            ProtocolChoice::Generated(Protocol::HiddenItems { folds, hidden, .. }) => {
+                assert_eq!((folds, hidden), (4, Amount::Fraction(0.05)));
+            }
+            other => panic!("{other:?}"),
+        }
+        config.evaluation.metrics = vec!["p@3".into()];
+        assert!(list_length(&config).is_err());
+    }
+}
