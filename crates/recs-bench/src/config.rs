@@ -773,17 +773,7 @@ mod tests {
     use super::*;
     use recs_split::Amount;
 
-    const BASE: &str = r#"
-name = "t"
-[dataset]
-name = "ml-100k"
-[protocol]
-protocol = "leave-k-out"
-k = "20%"
-min_train = 1
-[[models]]
-name = "item-pop"
-"#;
+    const BASE: &str = include_str!("../tests/configs/config-base.toml");
 
     fn parse(text: &str) -> Result<Plan> {
         Config::from_toml(text, "t.toml")?.check("t.toml")

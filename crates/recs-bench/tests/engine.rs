@@ -3,25 +3,7 @@
 
 use recs_bench::{Config, Measure, Plan, RunOptions, Session, Silent};
 
-const TOPN: &str = r#"
-name = "engine"
-seed = 11
-[dataset]
-name = "ml-100k"
-[protocol]
-protocol = "leave-k-out"
-k = "20%"
-[evaluation]
-metrics = ["ndcg@10", "croc"]
-[selection]
-metric = "ndcg@10"
-[[models]]
-name = "puresvd"
-grid = { rank = [5, 10, 20] }
-quick_grid = { rank = [5, 10] }
-[[models]]
-name = "random"
-"#;
+const TOPN: &str = include_str!("configs/engine-topn.toml");
 
 fn plan(text: &str) -> Plan {
     Config::from_toml(text, "engine.toml").unwrap().check("engine.toml").unwrap()
@@ -102,24 +84,7 @@ fn a_measure_key_cannot_shadow_a_metric() {
 
 /// ignatov2010's protocol on its synthetic data (no files needed): 4 hidden columns, 5
 /// folds of 4 users, test users folded in from their visible events.
-const HIDDEN: &str = r#"
-name = "hidden"
-repetitions = 2
-[dataset]
-synthetic = "ignatov-blocks"
-[protocol]
-protocol = "hidden-items"
-folds = 5
-hidden = 4
-generalization = "strong"
-[judgments]
-items = "all"
-[evaluation]
-metrics = ["r@5"]
-[[models]]
-name = "user-knn"
-params = { k = 4 }
-"#;
+const HIDDEN: &str = include_str!("configs/engine-hidden.toml");
 
 #[test]
 fn all_items_are_judged_while_measures_see_the_hidden_columns() {

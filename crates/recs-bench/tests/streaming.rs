@@ -135,28 +135,7 @@ fn msweb_streamed_equals_in_memory() {
     assert_same("msweb item-pop", &memory, &streamed(model.as_ref(), &split, &judging));
 }
 
-const RUN: &str = r#"
-name = "streaming"
-seed = 5
-[dataset]
-name = "ml-100k"
-[protocol]
-protocol = "leave-k-out"
-k = "20%"
-[judgments]
-mode = "rating:4"
-grade = "rating"
-[evaluation]
-metrics = ["roc", "croc", "user_auc", "ndcg@10", "r@20", "map", "mrr"]
-[[models]]
-name = "item-pop"
-[[models]]
-name = "puresvd"
-params = { rank = "20" }
-[[models]]
-name = "user-knn"
-params = { k = "20" }
-"#;
+const RUN: &str = include_str!("configs/streaming.toml");
 
 /// The runner streams a full catalog (no measure, no saved scores, no kept judgments)
 /// and reports what it reports with the candidates listed: every key of every model, and

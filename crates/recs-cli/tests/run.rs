@@ -216,17 +216,7 @@ fn failing_run(config_text: &str) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-const GOOD: &str = r#"
-name = "bad"
-[dataset]
-name = "ml-100k"
-[protocol]
-protocol = "holdout"
-test_fraction = 0.2
-[[models]]
-name = "puresvd"
-params = { rank = 10 }
-"#;
+const GOOD: &str = include_str!("configs/good.toml");
 
 #[test]
 fn configuration_errors_name_the_file_and_key() {
