@@ -216,10 +216,19 @@ pub fn omniscient_croc(judgments: &Judgments, threshold: f32) -> Result<Curve> {
 /// # Errors
 /// As [`croc`].
 pub fn omniscient_croc_of(users: impl IntoIterator<Item = (usize, usize)>) -> Result<Curve> {
+    reference_croc(users, |_, s| s)
+}
+
+/// The CROC curve of users each ranking its positives in one tie group at the top of
+/// length `group(n, s)`: `s` (omniscient) or `n` (random).
+fn reference_croc(
+    users: impl IntoIterator<Item = (usize, usize)>,
+    group: impl Fn(usize, usize) -> usize,
+) -> Result<Curve> {
     let mut acc = CrocAccumulator::new();
     for (n, s) in users {
         acc.add_user_shape(n, s);
-        acc.add_group(0, s, s);
+        acc.add_group(0, group(n, s), s);
     }
     acc.curve()
 }
@@ -245,12 +254,7 @@ pub fn random_croc(judgments: &Judgments, threshold: f32) -> Result<Curve> {
 /// # Errors
 /// As [`croc`].
 pub fn random_croc_of(users: impl IntoIterator<Item = (usize, usize)>) -> Result<Curve> {
-    let mut acc = CrocAccumulator::new();
-    for (n, s) in users {
-        acc.add_user_shape(n, s);
-        acc.add_group(0, n, s);
-    }
-    acc.curve()
+    reference_croc(users, |n, _| n)
 }
 
 /// A Monte-Carlo simulation of random recommendation: the mean CROC curve of `runs`
