@@ -112,7 +112,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     for sweep in [&count, &fraction, &neighbours, &neighbours_weak, &test_size, &hidden_only] {
         sweep::ensure_equal(sweep, &sweep.keys().recall, &format!("r@{}", sweep.list_length))?;
     }
-    sweep::ensure_equal(&hidden_only, &hidden_only.keys().precision, "p@10")?;
+    let usual_precision = format!("p@{}", hidden_only.list_length);
+    sweep::ensure_equal(&hidden_only, &hidden_only.keys().precision, &usual_precision)?;
     let (ml, synthetic) = (count.keys(), neighbours.keys());
     let claim_keys = claims::ClaimKeys {
         recall: &ml.recall,
