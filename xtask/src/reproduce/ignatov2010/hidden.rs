@@ -204,9 +204,12 @@ pub(crate) struct Keys {
     pub(crate) precision: String,
     pub(crate) recall_plain: String,
     pub(crate) precision_plain: String,
-    pub(crate) without_hidden_events: String,
-    pub(crate) without_hidden_listed: String,
 }
+
+/// The report key of the share of users without hidden events (whatever the list length).
+pub(crate) const WITHOUT_HIDDEN_EVENTS: &str = "users without hidden events";
+/// The report key of the expected share of lists without hidden items.
+pub(crate) const WITHOUT_HIDDEN_LISTED: &str = "lists without hidden items";
 
 impl Keys {
     pub(crate) fn new(n: usize) -> Keys {
@@ -215,8 +218,6 @@ impl Keys {
             precision: format!("precision@{n}"),
             recall_plain: format!("recall@{n} plain"),
             precision_plain: format!("precision@{n} plain"),
-            without_hidden_events: "users without hidden events".into(),
-            without_hidden_listed: "lists without hidden items".into(),
         }
     }
 }
@@ -232,8 +233,8 @@ pub(crate) fn measures(n: usize) -> Vec<Measure> {
         (keys.precision, |m| Some(m.precision)),
         (keys.recall_plain, |m| m.recall_plain),
         (keys.precision_plain, |m| m.precision_plain),
-        (keys.without_hidden_events, |m| Some(m.without_hidden_events)),
-        (keys.without_hidden_listed, |m| Some(m.without_hidden_listed)),
+        (WITHOUT_HIDDEN_EVENTS.into(), |m| Some(m.without_hidden_events)),
+        (WITHOUT_HIDDEN_LISTED.into(), |m| Some(m.without_hidden_listed)),
     ];
     pick.into_iter()
         .map(|(key, field)| {
@@ -253,15 +254,16 @@ mod tests {
         (a - b).abs() < 1e-12
     }
 
+    /// `user_outcome` with hidden and relevant candidates written as `1`/`0` strings.
+    fn outcome(scores: &[f32], hidden: &str, relevant: &str, n: usize) -> UserOutcome {
+        let bits = |s: &str| s.bytes().map(|b| b == b'1').collect::<Vec<_>>();
+        user_outcome(scores, &bits(hidden), &bits(relevant), n)
+    }
+
     #[test]
     fn a_list_without_ties_counts_its_hidden_items() {
         // Scores 5 > 4 > 3 > 2; hidden: items 0, 2, 3; relevant: 0, 3. Top 2 lists 0 and 1.
-        let o = user_outcome(
-            &[5.0, 4.0, 3.0, 2.0],
-            &[true, false, true, true],
-            &[true, false, false, true],
-            2,
-        );
+        let o = outcome(&[5.0, 4.0, 3.0, 2.0], "1011", "1001", 2);
         assert_eq!(o.hidden_events, 2);
         assert!(close(o.hits, 1.0));
         assert!(close(o.recall(), 0.5));
@@ -274,10 +276,10 @@ mod tests {
     fn conventions_apply_when_nothing_hidden_is_listed() {
         let scores = [5.0, 4.0, 1.0];
         // No hidden event, nothing hidden listed: recall 1, precision 1.
-        let none = user_outcome(&scores, &[false, false, true], &[true, false, false], 2);
+        let none = outcome(&scores, "001", "100", 2);
         assert!(close(none.recall(), 1.0) && close(none.precision(), 1.0));
         // A hidden event that is not listed: recall 0, precision 0 by convention.
-        let missed = user_outcome(&scores, &[false, false, true], &[false, false, true], 2);
+        let missed = outcome(&scores, "001", "001", 2);
         assert!(close(missed.recall(), 0.0) && close(missed.precision(), 0.0));
         let means = SplitMeans::of(&[none, missed]).unwrap();
         assert!(close(means.recall, 0.5) && close(means.precision, 0.5));
@@ -293,12 +295,7 @@ mod tests {
     fn a_tie_at_the_cut_gives_expected_values() {
         // Item 0 above; items 1, 2, 3 tie at the cut and one of them is listed (n = 2).
         // Hidden: 2 and 3; relevant: 2. P(listed item is hidden) = 2/3.
-        let o = user_outcome(
-            &[9.0, 1.0, 1.0, 1.0],
-            &[false, false, true, true],
-            &[false, false, true, false],
-            2,
-        );
+        let o = outcome(&[9.0, 1.0, 1.0, 1.0], "0011", "0010", 2);
         assert!(close(o.hits, 1.0 / 3.0));
         assert!(close(o.p_no_hidden_listed, 1.0 / 3.0));
         // With a hidden item listed (p = 2/3) it is the relevant one half the time.
@@ -325,7 +322,7 @@ mod tests {
 
     #[test]
     fn short_candidate_lists_are_listed_whole() {
-        let o = user_outcome(&[1.0, 2.0], &[true, true], &[true, false], 10);
+        let o = outcome(&[1.0, 2.0], "11", "10", 10);
         assert!(close(o.recall(), 1.0) && close(o.precision(), 0.5));
     }
 
