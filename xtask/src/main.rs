@@ -22,6 +22,10 @@ const PAPERS: &[(&str, &str)] = &[
         "ignatov2010",
         "Ignatov et al. 2010, cross-validation with hidden items: kNN on MovieLens and synthetic blocks (Figures 2-5)",
     ),
+    (
+        "fastml2015",
+        "FastML 2015, evaluating recommenders: RMSE vs ranking, weak vs strong generalization, NDCG@50 against L",
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -69,9 +73,11 @@ fn reproduce(args: &[String]) -> Result<()> {
     match paper.as_str() {
         "schein2005" => reproduce::schein2005::run(&options),
         "ignatov2010" => reproduce::ignatov2010::run(&options),
+        "fastml2015" => reproduce::fastml2015::run(&options),
         "all" => {
             reproduce::schein2005::run(&options)?;
-            reproduce::ignatov2010::run(&options)
+            reproduce::ignatov2010::run(&options)?;
+            reproduce::fastml2015::run(&options)
         }
         other => bail!("unknown paper `{other}` (known: {})", known()),
     }
@@ -86,6 +92,7 @@ fn check_report(args: &[String]) -> Result<()> {
     let problems = match paper.as_str() {
         "schein2005" => reproduce::schein2005::check(&report),
         "ignatov2010" => reproduce::ignatov2010::check(&report),
+        "fastml2015" => reproduce::fastml2015::check(&report),
         other => bail!("unknown paper `{other}` (known: {})", known()),
     };
     if problems.is_empty() {

@@ -3,6 +3,7 @@
 //! evaluation, figures and report assembly are the runner's (`recs_bench`); a paper
 //! module holds only its experiment list, its own tables and claims, and its check.
 
+pub(crate) mod fastml2015;
 pub(crate) mod ignatov2010;
 pub(crate) mod schein2005;
 
@@ -59,8 +60,14 @@ impl Options {
     /// A runner session: datasets from `--data-dir`, then `RECS_DATA_DIR`, then the user
     /// cache, then the official download (verified by sha256).
     pub(crate) fn session(&self) -> Session {
+        self.session_with(self.quick)
+    }
+
+    /// A runner session that runs every split (`quick = false`) or only the first, whatever
+    /// `--quick` says: for a paper whose quick run shortens an experiment itself.
+    pub(crate) fn session_with(&self, quick: bool) -> Session {
         Session::new(&RunOptions {
-            quick: self.quick,
+            quick,
             data_dir: self.data_dir.clone(),
             download_progress: Some(std::sync::Arc::new(DownloadLines)),
             ..RunOptions::default()

@@ -21,11 +21,11 @@
 //! "slightly", "stable" and "fewer" fixed before any result, in [`claims`].
 
 mod check;
-mod claims;
+pub(crate) mod claims;
 mod entries;
 mod hidden;
 mod pearson;
-mod sweep;
+pub(crate) mod sweep;
 
 use anyhow::{Context, Result, bail, ensure};
 use recs_bench::report::Experiment;

@@ -1,0 +1,102 @@
+//! "The more, the better": mean NDCG@50 against the history length L, its MANDCG, and the
+//! L at which two curves swap order (the switch point of a hybrid).
+
+use recs_bench::Results;
+
+use crate::reproduce::ignatov2010::sweep::{Estimate, estimate};
+
+/// One model's curve: `(L, estimate over repetitions)` for every L where it is defined.
+pub(crate) type Curve = Vec<(f64, Estimate)>;
+
+/// The curve of report key `key` for model `label` in a `given-l` run: split fold `f` is
+/// `L = f + 1`; each L's value is estimated over the repetitions (95% t interval).
+pub(crate) fn curve(results: &Results, label: &str, key: &str) -> Curve {
+    let Some(values) = results.per_split(label, key) else { return Vec::new() };
+    let max_fold = results.split_ids().iter().map(|id| id.fold).max().unwrap_or(0);
+    (0..=max_fold)
+        .filter_map(|fold| {
+            let at: Vec<(u32, Option<f64>)> = results
+                .split_ids()
+                .iter()
+                .zip(&values)
+                .filter(|(id, _)| id.fold == fold)
+                .map(|(id, v)| (id.repetition, *v))
+                .collect();
+            Some((f64::from(fold) + 1.0, estimate(&at)?))
+        })
+        .collect()
+}
+
+/// MANDCG: the average of the curve's means over its L (proportional to the area under
+/// the curve); `None` for an empty curve.
+pub(crate) fn mandcg(curve: &[(f64, Estimate)]) -> Option<f64> {
+    (!curve.is_empty()).then(|| curve.iter().map(|(_, e)| e.mean).sum::<f64>() / curve.len() as f64)
+}
+
+/// Where two curves swap order for good: the smallest L from which `a − b` has, at every
+/// L up to the end, the strict sign opposite to its sign at the first L. `None` when the
+/// first L is a tie, when the order at the end is the order at the start, or when the
+/// curves do not share their L. Symmetric in `a` and `b`.
+pub(crate) fn crossover(a: &[(f64, f64)], b: &[(f64, f64)]) -> Option<f64> {
+    if a.len() != b.len() || a.iter().zip(b).any(|(p, q)| p.0 != q.0) {
+        return None;
+    }
+    let signs: Vec<f64> = a.iter().zip(b).map(|(p, q)| sign(p.1 - q.1)).collect();
+    let first = *signs.first()?;
+    if first == 0.0 {
+        return None;
+    }
+    let swapped = signs.iter().rev().take_while(|&&s| s == -first).count();
+    (swapped > 0).then(|| a[a.len() - swapped].0)
+}
+
+fn sign(x: f64) -> f64 {
+    if x > 0.0 {
+        1.0
+    } else if x < 0.0 {
+        -1.0
+    } else {
+        0.0
+    }
+}
+
+/// The means of a curve, for [`crossover`].
+pub(crate) fn means(curve: &[(f64, Estimate)]) -> Vec<(f64, f64)> {
+    curve.iter().map(|(x, e)| (*x, e.mean)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn e(mean: f64) -> (f64, Estimate) {
+        (0.0, Estimate { mean, half_width: None })
+    }
+
+    #[test]
+    fn mandcg_is_the_mean_over_l() {
+        let curve: Vec<_> = [0.1, 0.2, 0.6].iter().map(|&m| e(m)).collect();
+        assert!((mandcg(&curve).unwrap() - 0.3).abs() < 1e-12);
+        assert_eq!(mandcg(&[]), None);
+    }
+
+    #[test]
+    fn a_crossover_is_where_the_order_swaps_for_good() {
+        let xs = |ys: &[f64]| -> Vec<(f64, f64)> {
+            ys.iter().enumerate().map(|(i, &y)| (i as f64 + 1.0, y)).collect()
+        };
+        let blue = xs(&[0.30, 0.32, 0.33, 0.33, 0.33]);
+        // Green passes blue at L = 3, falls back at 4, passes again at 5: the swap that
+        // lasts starts at 5.
+        let green = xs(&[0.20, 0.30, 0.34, 0.32, 0.35]);
+        assert_eq!(crossover(&blue, &green), Some(5.0));
+        assert_eq!(crossover(&green, &blue), Some(5.0));
+        // Ahead everywhere, or a tie at the end: no crossover.
+        assert_eq!(crossover(&blue, &xs(&[0.1, 0.1, 0.1, 0.1, 0.1])), None);
+        assert_eq!(crossover(&blue, &xs(&[0.2, 0.4, 0.4, 0.4, 0.33])), None);
+        // A tie at the first L has no order to swap.
+        assert_eq!(crossover(&blue, &xs(&[0.30, 0.4, 0.4, 0.4, 0.4])), None);
+        // Curves on different L are not compared.
+        assert_eq!(crossover(&blue, &blue[..4]), None);
+    }
+}

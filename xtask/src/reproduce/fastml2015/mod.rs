@@ -1,0 +1,280 @@
+//! `cargo xtask reproduce fastml2015`: Zygmunt Z., "Evaluating recommender systems" (FastML,
+//! 2015), end to end on MovieLens 100K. The post makes its points with plots and no table;
+//! each point becomes a measured claim ([`claims`]). Experiments (ids as in `report.json`),
+//! each from runner configurations in `xtask/experiments/fastml2015/`:
+//! - `rmse-vs-ranking` — ALS trained for RMSE, item popularity, the item and user mean
+//!   ratings, implicit ALS and PureSVD on one split, by RMSE and by graded NDCG@10/@50 when
+//!   ranking only each user's held-out ratings (`rmse-vs-ranking-held-out`) or every item
+//!   not in training (`rmse-vs-ranking-all-items`);
+//! - `weak-vs-strong` — the same folds and targets with the test users' given ratings in
+//!   training (`weak`) or folded in at test time (`strong`);
+//! - `more-is-better` — NDCG@50 against the number L of a new user's ratings (`given-l`),
+//!   with 95% bands over repetitions, MANDCG and crossovers ([`curves`]);
+//! - `binary-vs-graded` — MAP, AP@50 and NDCG@50 with every held-out rating relevant
+//!   (`relevance-binary`) beside NDCG@50 with the rating as gain (the all-items run).
+
+mod check;
+mod claims;
+mod curves;
+
+use anyhow::{Result, bail, ensure};
+use recs_bench::report::Table;
+use recs_bench::{Config, ExperimentRun, Figure, ProtocolChoice, Results, Session};
+use recs_split::{Amount, Protocol};
+use serde_json::{Value, json};
+
+pub(crate) use self::check::check;
+use self::curves::Curve;
+use super::ignatov2010::sweep::line;
+use super::{Lines, Options, write_outputs};
+
+/// The paper's name, as `cargo xtask reproduce` takes it.
+const PAPER: &str = "fastml2015";
+/// The experiment ids of the report, in order.
+const EXPERIMENTS: [&str; 4] =
+    ["rmse-vs-ranking", "weak-vs-strong", "more-is-better", "binary-vs-graded"];
+/// The claim ids of the report.
+const CLAIMS: [&str; 5] = ["F1", "F2", "F3", "F4", "F5"];
+/// `more-is-better` in a `--quick` run: repetitions, largest L, test users.
+const QUICK_GIVEN_L: (u32, usize, usize) = (2, 5, 100);
+/// The metric of `more-is-better`.
+const CURVE_KEY: &str = "ndcg@50";
+
+pub(crate) fn run(options: &Options) -> Result<()> {
+    let lines = Lines::new();
+    let session = options.session();
+    let run = |session: &Session, name: &str, config: Option<Config>| -> Result<ExperimentRun> {
+        let plan = match config {
+            Some(config) => options.checked(&config, name)?,
+            None => options.plan(PAPER, name)?,
+        };
+        lines.say(format!("{name}: running"));
+        let run = session.run(&plan, &lines)?;
+        for model in run.results.models() {
+            let values: Vec<String> = run
+                .results
+                .keys()
+                .iter()
+                .filter_map(|k| Some(format!("{k} {:.4}", run.results.mean(model.label(), k)?)))
+                .collect();
+            lines.say(format!("{name}: {}: {}", model.label(), values.join(", ")));
+        }
+        Ok(run)
+    };
+    let mut held_out = run(&session, "rmse-vs-ranking-held-out", None)?;
+    let all_items = run(&session, "rmse-vs-ranking-all-items", None)?;
+    let mut weak = run(&session, "weak", None)?;
+    let strong = run(&session, "strong", None)?;
+    // A quick run shortens `more-is-better` itself and runs every split of that.
+    let more_config = if options.quick {
+        let (config, _) = options.config(PAPER, "more-is-better")?;
+        Some(quick_given_l(config)?)
+    } else {
+        None
+    };
+    let mut more = run(&options.session_with(false), "more-is-better", more_config)?;
+    let mut binary = run(&session, "relevance-binary", None)?;
+    for (a, b) in [(&held_out, &all_items), (&weak, &strong), (&binary, &all_items)] {
+        ensure!(
+            a.results.split_ids() == b.results.split_ids(),
+            "{} and {} ran different splits",
+            a.experiment.id,
+            b.experiment.id
+        );
+    }
+
+    let labels = labels_of(&held_out.results);
+    let curves: Vec<(String, Curve)> = labels_of(&more.results)
+        .into_iter()
+        .map(|l| {
+            let c = curves::curve(&more.results, &l, CURVE_KEY);
+            (l, c)
+        })
+        .collect();
+    let claims = vec![
+        claims::f1(&held_out.results, &all_items.results, &labels),
+        claims::f2(&held_out.results, &all_items.results, &labels),
+        claims::f3(&curves),
+        claims::f4(&curves),
+        claims::f5(&weak.results, &strong.results),
+    ];
+
+    let rmse_table = rmse_vs_ranking_table(&held_out.results, &all_items.results, &labels);
+    merge(
+        &mut held_out,
+        "rmse-vs-ranking",
+        all_items.clone(),
+        "All items as candidates",
+        rmse_table,
+    );
+    let weak_table = weak_vs_strong_table(&weak.results, &strong.results);
+    merge(&mut weak, "weak-vs-strong", strong, "Strong generalization", weak_table);
+    let relevance = relevance_table(&binary.results, &all_items.results);
+    merge(&mut binary, "binary-vs-graded", all_items, "Graded relevance", relevance);
+    more.experiment.tables.insert(0, curve_table(&curves));
+    more.figures = vec![Figure::lines(
+        "more-is-better",
+        "more-is-better.svg",
+        "Mean NDCG@50 against the ratings given, L (95% band over repetitions)",
+        ["ratings given, L", "mean NDCG@50"],
+        &curves.iter().map(|(l, c)| line(l, c)).collect::<Vec<_>>(),
+    )];
+
+    let (repetitions, max_l, users) = QUICK_GIVEN_L;
+    let shortened = format!(
+        " The quick run shortens `more-is-better` to {repetitions} repetitions, L = 1..{max_l} \
+         and {users} test users; every other experiment runs its first split only."
+    );
+    let notes = format!(
+        "\n## Run\n\nWall time {:.1} s ({} run, seed {}).{}\n",
+        lines.seconds(),
+        if options.quick { "quick" } else { "full" },
+        options.seed,
+        if options.quick { shortened.as_str() } else { "" }
+    );
+    let runs = vec![held_out, weak, more, binary];
+    let (report, extras) = session.report(PAPER, options.seed, runs, claims, &notes)?;
+    let problems = check(&report);
+    ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
+    let dir = options.out.join(PAPER);
+    write_outputs(&dir, &report, &extras)?;
+    lines.say(format!("wrote {}", dir.display()));
+    Ok(())
+}
+
+/// `more-is-better` shortened for a `--quick` run ([`QUICK_GIVEN_L`]).
+fn quick_given_l(mut config: Config) -> Result<Config> {
+    let (repetitions, l, users) = QUICK_GIVEN_L;
+    config.repetitions = repetitions;
+    match &mut config.protocol {
+        ProtocolChoice::Generated(Protocol::GivenL { test_users, max_l, .. }) => {
+            *test_users = Amount::Count(users);
+            *max_l = l;
+        }
+        _ => bail!("more-is-better: expected the given-l protocol"),
+    }
+    Ok(config)
+}
+
+/// Model labels of a run, in file order.
+fn labels_of(results: &Results) -> Vec<String> {
+    results.models().iter().map(|m| m.label().to_string()).collect()
+}
+
+/// Makes `run` the report entry `id`, with `other`'s tables (named after `what`) and
+/// intro, and `table` first; the runner's own figures of both are dropped.
+fn merge(run: &mut ExperimentRun, id: &str, other: ExperimentRun, what: &str, table: Table) {
+    run.experiment.id = id.to_string();
+    run.experiment.mode = format!("{} | {}", run.experiment.mode, other.experiment.mode);
+    run.experiment.tables.insert(0, table);
+    for mut t in other.experiment.tables {
+        t.name = format!("{what}: {}", t.name);
+        run.experiment.tables.push(t);
+    }
+    run.intro = format!("{}\n\n{}", run.intro.trim_end(), other.intro.trim_end());
+    run.figures.clear();
+}
+
+fn number(value: Option<f64>) -> Value {
+    value.map_or(Value::Null, |v| json!(v))
+}
+
+fn rmse_vs_ranking_table(held_out: &Results, all_items: &Results, labels: &[String]) -> Table {
+    Table {
+        name: "RMSE beside graded NDCG on the held-out ratings only and on all items".into(),
+        columns: [
+            "model",
+            "RMSE",
+            "held-out ndcg@10",
+            "held-out ndcg@50",
+            "all-items ndcg@10",
+            "all-items ndcg@50",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows: labels
+            .iter()
+            .map(|l| {
+                vec![
+                    json!(l),
+                    number(held_out.mean(l, "rmse")),
+                    number(held_out.mean(l, "ndcg@10")),
+                    number(held_out.mean(l, "ndcg@50")),
+                    number(all_items.mean(l, "ndcg@10")),
+                    number(all_items.mean(l, "ndcg@50")),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn weak_vs_strong_table(weak: &Results, strong: &Results) -> Table {
+    Table {
+        name: "Graded NDCG, weak beside strong generalization (same folds and targets)".into(),
+        columns: ["model", "weak ndcg@10", "strong ndcg@10", "weak ndcg@50", "strong ndcg@50"]
+            .map(String::from)
+            .to_vec(),
+        rows: labels_of(weak)
+            .iter()
+            .map(|l| {
+                vec![
+                    json!(l),
+                    number(weak.mean(l, "ndcg@10")),
+                    number(strong.mean(l, "ndcg@10")),
+                    number(weak.mean(l, "ndcg@50")),
+                    number(strong.mean(l, "ndcg@50")),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn relevance_table(binary: &Results, graded: &Results) -> Table {
+    Table {
+        name: "Binary relevance (every held-out rating relevant) beside graded (gain = rating)"
+            .into(),
+        columns: ["model", "binary map", "binary ap@50", "binary ndcg@50", "graded ndcg@50"]
+            .map(String::from)
+            .to_vec(),
+        rows: labels_of(binary)
+            .iter()
+            .map(|l| {
+                vec![
+                    json!(l),
+                    number(binary.mean(l, "map")),
+                    number(binary.mean(l, "ap@50")),
+                    number(binary.mean(l, "ndcg@50")),
+                    number(graded.mean(l, "ndcg@50")),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// Mean NDCG@50 at every L with its 95% half-width, one column pair per model.
+fn curve_table(curves: &[(String, Curve)]) -> Table {
+    let mut columns = vec!["L".to_string()];
+    for (label, _) in curves {
+        columns.push(format!("{label} {CURVE_KEY}"));
+        columns.push(format!("{label} {CURVE_KEY} ±95%"));
+    }
+    let ls: Vec<f64> =
+        curves.first().map(|(_, c)| c.iter().map(|p| p.0).collect()).unwrap_or_default();
+    let rows = ls
+        .iter()
+        .map(|&l| {
+            let mut row = vec![json!(l)];
+            for (_, c) in curves {
+                let at = c.iter().find(|p| p.0 == l).map(|p| p.1);
+                row.push(number(at.map(|e| e.mean)));
+                row.push(number(at.and_then(|e| e.half_width)));
+            }
+            row
+        })
+        .collect();
+    Table {
+        name: "Mean NDCG@50 against L (95% t intervals over repetitions)".into(),
+        columns,
+        rows,
+    }
+}
