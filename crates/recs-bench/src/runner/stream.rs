@@ -11,10 +11,13 @@ use recs_split::{CatalogJudgments, Split};
 
 use crate::error::Result;
 use crate::plan::Plan;
-use crate::scoring::{ItemSource, score_user};
+use crate::scoring::{ItemSource, score_catalog_block, score_user};
 
 /// Users handed to one parallel task: enough to amortise a task, few enough to balance.
 const USERS_PER_TASK: usize = 64;
+/// Scores held by one task at a time (8 MiB): a task scores at most this many (user,
+/// item) pairs in one block, so a large catalog gets smaller blocks.
+const SCORES_PER_BLOCK: usize = 1 << 21;
 
 /// The report of `model` on the full-catalog judgments `catalog` of `split`: a first
 /// pass scores the graded items (for the pooled ROC), the main pass every item of every
@@ -51,20 +54,30 @@ pub(crate) fn evaluate(
         evaluator.set_positives(positives);
     }
     let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
+    let n_items = all_items.len();
+    let block_users = (SCORES_PER_BLOCK / n_items.max(1)).clamp(1, USERS_PER_TASK);
     let part = positions
-        .par_chunks(USERS_PER_TASK)
+        .par_chunks(block_users)
         .try_fold(
-            || (evaluator.part(), vec![0.0f32; all_items.len()]),
-            |(mut part, mut row), chunk| -> Result<(Part, Vec<f32>)> {
-                for &p in chunk {
-                    let user = catalog.users()[p];
-                    score_user(model, user, &all_items, &mut row, ItemSource::Trained, history)?;
-                    let known = split.known_items(user);
-                    let (graded, grades) = catalog.graded(p);
-                    let user = CatalogUser { user, scores: &row, excluded: &known, graded, grades };
-                    evaluator.push_user(&mut part, &user)?;
-                }
-                Ok((part, row))
+            || (evaluator.part(), Vec::new()),
+            |(mut part, mut block), chunk| -> Result<(Part, Vec<f32>)> {
+                let users: Vec<u32> = chunk.iter().map(|&p| catalog.users()[p]).collect();
+                block.resize(users.len() * n_items, 0.0);
+                score_catalog_block(model, &users, &all_items, &mut block, history)?;
+                let known: Vec<Vec<u32>> = users.iter().map(|&u| split.known_items(u)).collect();
+                let rows = block.chunks(n_items.max(1));
+                let block_users: Vec<CatalogUser<'_>> = chunk
+                    .iter()
+                    .zip(&users)
+                    .zip(rows)
+                    .zip(&known)
+                    .map(|(((&p, &user), scores), excluded)| {
+                        let (graded, grades) = catalog.graded(p);
+                        CatalogUser { user, scores, excluded, graded, grades }
+                    })
+                    .collect();
+                evaluator.push_users(&mut part, &block_users)?;
+                Ok((part, block))
             },
         )
         .map(|state| state.map(|(part, _)| part))
