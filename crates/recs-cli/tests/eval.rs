@@ -89,6 +89,41 @@ fn trec_run_and_curves() {
 }
 
 #[test]
+fn trec_runs_follow_trec_conventions() {
+    // Only `a` is judged: `x` and `y`, retrieved above it, are not relevant.
+    let run = "1 Q0 x 1 3 s\n1 Q0 y 2 2 s\n1 Q0 a 3 1 s\n";
+    let (_dir, qrels, run) = inputs("1 0 a 1\n", "r.trec", run);
+    let v = json_of(&eval_ok(&qrels, &run, &["--json", "--metrics", "ndcg@10,p@1"]).stdout);
+    assert_eq!(v["candidates"], "run");
+    assert_eq!(v["ndcg@10"].as_f64(), Some(0.5));
+    assert_eq!(v["p@1"].as_f64(), Some(0.0));
+    // The qrels as the full candidate list, asked for by name, keeps only `a`.
+    let args = ["--json", "--metrics", "ndcg@10,p@1", "--candidates", "qrels"];
+    let v = json_of(&eval_ok(&qrels, &run, &args).stdout);
+    assert_eq!(v["candidates"], "qrels");
+    assert_eq!((v["ndcg@10"].as_f64(), v["p@1"].as_f64()), (Some(1.0), Some(1.0)));
+    assert_eq!(v["n_ignored"].as_u64(), Some(2));
+}
+
+#[test]
+fn trec_files_give_trec_evals_numbers() {
+    // Graded judgments, unjudged retrieved and unretrieved judged documents, queries in
+    // one file only, no ties: values computed by trec_eval's code (tools/trec_oracle.py).
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trec");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let metrics = "p@5,p@10,r@5,r@10,ndcg@5,ndcg@10,map,mrr";
+    let out =
+        eval_ok(&dir.join("qrels.txt"), &dir.join("run.txt"), &["--json", "--metrics", metrics]);
+    let v = json_of(&out.stdout);
+    assert_eq!(v["n_users"], expected["n_users"]);
+    for key in metrics.split(',') {
+        let (got, want) = (v[key].as_f64().unwrap(), expected[key].as_f64().unwrap());
+        assert!((got - want).abs() < 1e-12, "{key}: recs eval {got}, trec_eval {want}");
+    }
+}
+
+#[test]
 fn human_table_lists_metrics() {
     let run = "u1\ta\t0.9\nu1\tb\t0.5\nu1\tc\t0.1\nu2\ta\t0.8\nu2\tb\t0.7\n";
     let (_dir, qrels, run) = inputs(QRELS, "r.tsv", run);
@@ -154,7 +189,8 @@ fn tie_and_zero_policies_are_spelled_as_in_the_library() {
     // The help shows the defaults by their names.
     let help = recs().args(["eval", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("[default: expected]") && help.contains("[default: exclude]"), "{help}");
+    assert!(help.contains("[default: expected]"), "{help}");
+    assert!(help.contains("[default: `zero` with `--candidates run`, `exclude` otherwise]"));
 }
 
 /// The committed fixture `tests/fixtures/eval/<name>`: six users with four candidates

@@ -2,8 +2,10 @@
 //!
 //! **Qrels**: one candidate per line, `user<TAB>item<TAB>grade` (grade 0 = not relevant),
 //! or the four-column TREC form `qid iter doc grade`; fields may be separated by tabs or
-//! spaces; empty lines and lines starting with `#` are skipped. Every candidate of a user
-//! must be listed. Ids are mapped to dense indices with [`IdMap::from_ids_sorted`]
+//! spaces; empty lines and lines starting with `#` are skipped. Under
+//! [`Candidates::Qrels`] ([`read_run`]) every candidate of a user must be listed; under
+//! [`Candidates::Run`] ([`read_run_candidates`], TREC) the run's items are the candidates
+//! and the qrels grade them. Ids are mapped to dense indices with [`IdMap::from_ids_sorted`]
 //! (numeric order when all ids are integers).
 //!
 //! **Runs**: `user<TAB>item<TAB>score`, or TREC `qid Q0 doc rank score tag` (the rank is
@@ -38,6 +40,10 @@ use recs_core::{IdMap, Judgments};
 
 use crate::error::{MetricsError, Result};
 use crate::names::named;
+
+mod candidates;
+
+pub use candidates::{Candidates, RunCandidates, parse_run_candidates, read_run_candidates};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]
@@ -285,19 +291,39 @@ pub fn parse_run(
     let n = qrels.judgments.n_candidates();
     let mut scores = vec![f32::NAN; n];
     let mut seen_line = vec![0usize; n];
-    let mut format = format;
     let mut n_ignored = 0;
+    let format = for_each_run_line(reader, path, format, |line, user, item, score| {
+        let position = match (qrels.users.get(user), qrels.items.get(item)) {
+            (Some(u), Some(i)) => positions.get(u, i),
+            _ => None,
+        };
+        match position {
+            None => n_ignored += 1,
+            Some(p) => {
+                if seen_line[p] != 0 {
+                    return Err(scored_again(path, line, user, item, seen_line[p]));
+                }
+                seen_line[p] = line;
+                scores[p] = score;
+            }
+        }
+        Ok(())
+    })?;
+    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
+    Ok(Run { scores, n_missing, n_ignored, format })
+}
+
+/// Calls `f(line number, user, item, score)` for every data line of a run in `format`
+/// (detected from the first data line under [`RunFormat::Auto`]); returns the format read.
+fn for_each_run_line(
+    reader: impl BufRead,
+    path: &Path,
+    mut format: RunFormat,
+    mut f: impl FnMut(usize, &str, &str, f32) -> Result<()>,
+) -> Result<RunFormat> {
     for_each_line(reader, path, |line, fields| {
         if format == RunFormat::Auto {
-            format = match fields {
-                [_, q0, _, _, _, _] if q0.eq_ignore_ascii_case("q0") => RunFormat::Trec,
-                [_, _, _] => RunFormat::Tsv,
-                _ => {
-                    let expected = "3 fields (user item score) or 6 (qid Q0 doc rank score tag) \
-                                    to detect the run format";
-                    return Err(fields_error(path, line, expected, fields));
-                }
-            };
+            format = detected_format(path, line, fields)?;
         }
         let (user, item, score) = match (format, fields) {
             (RunFormat::Tsv, [u, i, s]) => (u, i, s),
@@ -311,31 +337,52 @@ pub fn parse_run(
             score.parse().ok().filter(|s: &f32| !s.is_nan()).ok_or_else(|| {
                 parse_error(path, line, format!("score `{score}` is not a number"))
             })?;
-        let position = match (qrels.users.get(user), qrels.items.get(item)) {
-            (Some(u), Some(i)) => positions.get(u, i),
-            _ => None,
-        };
-        match position {
-            None => n_ignored += 1,
-            Some(p) => {
-                if seen_line[p] != 0 {
-                    return Err(parse_error(
-                        path,
-                        line,
-                        format!(
-                            "user `{user}` item `{item}` scored again (first on line {})",
-                            seen_line[p]
-                        ),
-                    ));
-                }
-                seen_line[p] = line;
-                scores[p] = score;
-            }
-        }
-        Ok(())
+        f(line, user, item, score)
     })?;
-    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
-    Ok(Run { scores, n_missing, n_ignored, format })
+    Ok(format)
+}
+
+/// The run format of a first data line: six fields with `Q0` second → TREC, three → TSV.
+fn detected_format(path: &Path, line: usize, fields: &[&str]) -> Result<RunFormat> {
+    match fields {
+        [_, q0, _, _, _, _] if q0.eq_ignore_ascii_case("q0") => Ok(RunFormat::Trec),
+        [_, _, _] => Ok(RunFormat::Tsv),
+        _ => {
+            let expected = "3 fields (user item score) or 6 (qid Q0 doc rank score tag) to detect the run format";
+            Err(fields_error(path, line, expected, fields))
+        }
+    }
+}
+
+/// The format of the run file at `path`, from its first data line as [`RunFormat::Auto`]
+/// reads it (`Auto` for a file without data lines).
+///
+/// # Errors
+/// [`MetricsError::Io`] when the file cannot be read; [`MetricsError::Parse`] when the
+/// first data line has neither layout.
+pub fn detect_run_format(path: impl AsRef<Path>) -> Result<RunFormat> {
+    let path = path.as_ref();
+    let mut format = RunFormat::Auto;
+    for (index, line) in open(path)?.lines().enumerate() {
+        let line = line.map_err(|e| parse_error(path, index + 1, format!("cannot read: {e}")))?;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = trimmed.split_whitespace().collect();
+        format = detected_format(path, index + 1, &fields)?;
+        break;
+    }
+    Ok(format)
+}
+
+/// The error of a (user, item) pair scored on `line` after `first`.
+fn scored_again(path: &Path, line: usize, user: &str, item: &str, first: usize) -> MetricsError {
+    parse_error(
+        path,
+        line,
+        format!("user `{user}` item `{item}` scored again (first on line {first})"),
+    )
 }
 
 /// Writes `judgments` as a qrels file: `user<TAB>item<TAB>grade`, one line per candidate

@@ -63,9 +63,9 @@ pub use user::CatalogUser;
 
 use crate::croc::CrocAccumulator;
 use crate::error::{MetricsError, Result};
-use crate::report::{Report, assemble};
+use crate::report::{Report, assemble, missing_warning};
 use crate::roc::check_max_fpr;
-use crate::scored::{TieBreak, score_key};
+use crate::scored::{Missing, TieBreak, score_key};
 use crate::spec::Metric;
 use crate::topn::{Options, PerUser, UserRow, UserShape, row_from_groups};
 use user::{Scratch, for_each_candidate, pass, user_auc};
@@ -132,6 +132,14 @@ impl Evaluator {
     pub fn new(metrics: &[Metric], options: Options, max_fpr: f64) -> Result<Self> {
         options.check()?;
         check_max_fpr(max_fpr)?;
+        if options.missing != Missing::Last {
+            // A streamed catalog is scored by a model for every item: nothing is unranked.
+            return Err(MetricsError::InvalidArgument {
+                name: "missing",
+                value: options.missing.to_string(),
+                expected: "`last` on a streamed full catalog",
+            });
+        }
         if let Some(m) = metrics.iter().find(|m| matches!(m, Metric::Coverage(_))) {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
@@ -304,7 +312,11 @@ impl Evaluator {
             n_positives: part.n_positives as usize,
             n_users_without_relevant: part.n_without_relevant as usize,
             n_missing: part.n_missing as usize,
-            warnings: Vec::new(),
+            warnings: missing_warning(
+                part.n_missing as usize,
+                part.n_candidates as usize,
+                self.options.missing,
+            ),
             roc: None,
             croc: None,
             per_user: None,
