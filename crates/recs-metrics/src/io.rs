@@ -43,7 +43,10 @@ use crate::names::named;
 
 mod candidates;
 
-pub use candidates::{Candidates, RunCandidates, parse_run_candidates, read_run_candidates};
+pub use candidates::{
+    Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
+    read_run_candidates,
+};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]
