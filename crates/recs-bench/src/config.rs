@@ -106,12 +106,13 @@ pub struct DatasetConfig {
     pub binary: bool,
     /// With `file` and `protocol = "predefined"`: the test file, same format.
     pub test_file: Option<PathBuf>,
-    /// Field delimiter of `file`: `tab`, `,`, `::`, ...
+    /// Field delimiter of `file`: `auto` (found from its first line, the default), `tab`,
+    /// `,`, `::`, ...
     #[serde(default = "default_delimiter")]
     pub delimiter: String,
-    /// `file` starts with a header line.
+    /// Whether `file` starts with a header line (absent: found from its first two lines).
     #[serde(default)]
-    pub header: bool,
+    pub header: Option<bool>,
     /// `file` has no rating column (each line is one event of value 1).
     #[serde(default)]
     pub implicit: bool,
@@ -125,7 +126,7 @@ pub struct DatasetConfig {
 }
 
 fn default_delimiter() -> String {
-    "tab".to_string()
+    recs_data::AUTO_DELIMITER.to_string()
 }
 
 impl<'de> Deserialize<'de> for ProtocolChoice {

@@ -65,6 +65,6 @@ pub use plan::{AttributeSource, Measure, Params, Plan, ProtocolChoice, RATING_ER
 pub use plot::PlotError;
 pub use registry::models;
 pub use runner::{
-    ExperimentRun, ModelResults, Outcome, Progress, Results, RunOptions, Session, Silent,
-    dataset_entry, run,
+    CatalogMetrics, ExperimentRun, ModelResults, Outcome, Progress, Results, RunOptions, Session,
+    Silent, Timing, catalog_block_users, dataset_entry, evaluate_catalog, run,
 };

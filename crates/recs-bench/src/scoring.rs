@@ -65,10 +65,7 @@ pub(crate) fn score_user(
     source: ItemSource<'_>,
     history: Option<&Interactions>,
 ) -> Result<()> {
-    let folded = history
-        .filter(|h| (user as usize) < h.n_users())
-        .map(|h| h.user_row(user))
-        .filter(|row| !row.is_empty());
+    let folded = history.filter(|h| has_history(h, user)).map(|h| h.user_row(user));
     match (folded, source) {
         (None, ItemSource::Trained) => model.score(user, items, out),
         (None, ItemSource::NewFromAttributes(attributes)) => model
@@ -91,6 +88,35 @@ pub(crate) fn score_user(
             "users unseen in training and items unseen in training at once".into(),
         )),
     }
+}
+
+/// Scores every item for each of `users` into `out` (`users.len() × n_items`, row-major),
+/// row `r` exactly as [`score_user`] would score `users[r]`: in one blocked call
+/// ([`Recommender::score_catalog`]) when no user of the block has a fold-in history, user
+/// by user otherwise.
+///
+/// # Errors
+/// As [`score_user`].
+pub(crate) fn score_catalog_block(
+    model: &dyn Recommender,
+    users: &[u32],
+    all_items: &[u32],
+    out: &mut [f32],
+    history: Option<&Interactions>,
+) -> Result<()> {
+    let folded = |user: u32| history.is_some_and(|h| has_history(h, user));
+    if !users.iter().any(|&user| folded(user)) {
+        return model.score_catalog(users, out);
+    }
+    for (&user, row) in users.iter().zip(out.chunks_mut(all_items.len().max(1))) {
+        score_user(model, user, all_items, row, ItemSource::Trained, history)?;
+    }
+    Ok(())
+}
+
+/// Whether `user` has events in the fold-in part `history`.
+fn has_history(history: &Interactions, user: u32) -> bool {
+    (user as usize) < history.n_users() && !history.user_row(user).is_empty()
 }
 
 #[cfg(test)]

@@ -6,9 +6,12 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use recs_metrics::io::{Qrels, Run, RunFormat, read_qrels, read_run, write_points_csv};
+use recs_metrics::io::{
+    Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, read_qrels, read_run,
+    read_run_candidates, write_points_csv,
+};
 use recs_metrics::{
-    Metric, Options, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
+    Metric, Missing, Options, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
     paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
 };
 use serde_json::{Map, Value, json};
@@ -43,14 +46,28 @@ pub(crate) struct Args {
     /// line), `tsv` or `trec`.
     #[arg(long, default_value_t)]
     format: RunFormat,
+    /// Which pairs are candidates: `qrels` (the qrels list every candidate, grade 0 = not
+    /// relevant; run lines for other pairs are ignored) or `run` (TREC: the run's items
+    /// are the candidates, unjudged ones not relevant; relevant items the run does not
+    /// retrieve count in recall, AP and NDCG denominators but are never ranked; users in
+    /// both files; trec_eval's measures) or `catalog` (every item of the qrels and of
+    /// --train that the user has no training event with; the qrels need only the graded
+    /// items) [default: `run` for a TREC run, `qrels` otherwise]
+    #[arg(long)]
+    candidates: Option<Candidates>,
+    /// With `--candidates catalog`: the training events, `user item ...` per line
+    /// (delimiter and header found from the file; further columns ignored).
+    #[arg(long, value_name = "FILE")]
+    train: Option<PathBuf>,
     /// Order of equal scores: `expected` (expected value over random orders),
     /// `item-ascending` or `item-descending` (by item index; also `item-asc`, `item-desc`).
     #[arg(long, default_value_t)]
     ties: TieBreak,
-    /// Users without a relevant candidate: `exclude` (from means), `zero` (counted as 0)
-    /// or `ignatov` (the ignatov2010 conventions).
-    #[arg(long, default_value_t)]
-    zero: ZeroPolicy,
+    /// Users without a relevant candidate: `exclude` (from means), `zero` (counted as 0,
+    /// as trec_eval does) or `ignatov` (the ignatov2010 conventions) [default: `zero`
+    /// with `--candidates run`, `exclude` otherwise]
+    #[arg(long)]
+    zero: Option<ZeroPolicy>,
     /// Upper false-alarm rate of the partial AUCs.
     #[arg(long, default_value_t = 0.3)]
     max_fpr: f64,
@@ -123,23 +140,85 @@ fn user_mean_columns(values: &PerUser) -> impl Iterator<Item = usize> + '_ {
     (0..values.metrics().len()).filter(|&c| is_user_mean(&values.metrics()[c]))
 }
 
+/// The candidate policy asked for, or the one the run file's format implies.
+fn candidate_policy(args: &Args) -> anyhow::Result<Candidates> {
+    if let Some(policy) = args.candidates {
+        return Ok(policy);
+    }
+    let format = match args.format {
+        RunFormat::Auto => detect_run_format(&args.run)?,
+        format => format,
+    };
+    Ok(if format == RunFormat::Trec { Candidates::Run } else { Candidates::Qrels })
+}
+
+/// The full-catalog candidates of the users of `qrels`, given the training file of
+/// `--train`.
+fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Result<Qrels> {
+    let Some(path) = &args.train else {
+        anyhow::bail!("--candidates catalog needs --train FILE: the training events");
+    };
+    let format = recs_data::DelimitedFormat::detected()
+        .rating(None)
+        .duplicates(recs_core::DuplicatePolicy::KeepLast);
+    let train = recs_data::load_delimited(path, &format)
+        .with_context(|| format!("reading training file {}", path.display()))?;
+    let known = train
+        .interactions
+        .events()
+        .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
+    let catalog = catalog_candidates(qrels, known)?;
+    if catalog.n_graded_known > 0 {
+        warnings.push(format!(
+            "{} graded pairs of {} are training events in {} and are not candidates",
+            catalog.n_graded_known,
+            args.qrels.display(),
+            path.display()
+        ));
+    }
+    Ok(catalog.qrels)
+}
+
+/// The candidates (as qrels) and scores of the run at `path` under `policy`, with
+/// warnings about what was left out.
 fn read_run_warned(
     path: &Path,
     qrels: &Qrels,
     qrels_path: &Path,
-    format: RunFormat,
+    args: &Args,
+    policy: Candidates,
     warnings: &mut Vec<String>,
-) -> anyhow::Result<Run> {
-    let run = read_run(path, qrels, format)?;
+) -> anyhow::Result<(Option<Qrels>, Run)> {
+    let (candidates, run) = match policy {
+        Candidates::Catalog => (None, read_run(path, qrels, args.format)?),
+        Candidates::Run => {
+            let read = read_run_candidates(path, qrels, args.format)?;
+            if read.n_users_without_run > 0 {
+                warnings.push(format!(
+                    "{} users of {} have no line in {} and are not evaluated",
+                    read.n_users_without_run,
+                    qrels_path.display(),
+                    path.display()
+                ));
+            }
+            (Some(read.qrels), read.run)
+        }
+        _ => (None, read_run(path, qrels, args.format)?),
+    };
     if run.n_ignored > 0 {
+        let what = match policy {
+            Candidates::Run => "are for users without judgments",
+            Candidates::Catalog => "are training events or users without judgments",
+            _ => "are not candidates",
+        };
         warnings.push(format!(
-            "{} lines of {} are not candidates in {} and were ignored",
+            "{} lines of {} {what} in {} and were ignored",
             run.n_ignored,
             path.display(),
             qrels_path.display()
         ));
     }
-    Ok(run)
+    Ok((candidates, run))
 }
 
 /// The value of `result`, or `None` after recording its error as a warning about `about`
@@ -263,13 +342,23 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.resamples == 0 {
         anyhow::bail!("--resamples must be at least 1");
     }
-    let qrels = read_qrels(&args.qrels)?;
+    let policy = candidate_policy(&args)?;
     let mut extra_warnings = Vec::new();
-    let run = read_run_warned(&args.run, &qrels, &args.qrels, args.format, &mut extra_warnings)?;
+    let read = read_qrels(&args.qrels)?;
+    let read = match policy {
+        Candidates::Catalog => catalog(&args, &read, &mut extra_warnings)?,
+        _ if args.train.is_some() => anyhow::bail!("--train is used by --candidates catalog"),
+        _ => read,
+    };
+    let (candidates, run) =
+        read_run_warned(&args.run, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
+    let qrels = candidates.as_ref().unwrap_or(&read);
+    let trec = policy == Candidates::Run;
     let options = Options {
         threshold: args.rel_threshold,
         ties: args.ties,
-        zero: args.zero,
+        zero: args.zero.unwrap_or(if trec { ZeroPolicy::Zero } else { ZeroPolicy::Exclude }),
+        missing: if trec { Missing::Unranked } else { Missing::Last },
         ..Options::default()
     };
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
@@ -294,9 +383,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let comparison = match (&values, &args.compare) {
         (Some(a), Some(path)) => {
-            let other =
-                read_run_warned(path, &qrels, &args.qrels, args.format, &mut report.warnings)?;
-            if other.n_missing > 0 {
+            let (other_candidates, other) =
+                read_run_warned(path, &read, &args.qrels, &args, policy, &mut report.warnings)?;
+            let other_qrels = other_candidates.as_ref().unwrap_or(&read);
+            if other_qrels.judgments.users() != qrels.judgments.users() {
+                anyhow::bail!(
+                    "{} and {} rank items for different users; paired tests need the same \
+                     users (with --candidates run, every user of the qrels needs lines in both)",
+                    args.run.display(),
+                    path.display()
+                );
+            }
+            if other.n_missing > 0 && !trec {
                 report.warnings.push(format!(
                     "{} of {} candidates have no score in {} and rank lowest",
                     other.n_missing,
@@ -304,7 +402,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                     path.display()
                 ));
             }
-            let scored_other = Scored::new(&qrels.judgments, &other.scores)?;
+            let scored_other = Scored::new(&other_qrels.judgments, &other.scores)?;
             let b = per_user(&scored_other, a.metrics(), &options)?;
             Some((path.clone(), other, compare(a, &b, &mut report.warnings)))
         }
@@ -332,6 +430,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 map.insert(format!("{key}_ci95_bootstrap"), interval_json(i.bootstrap));
             }
         }
+        map.insert("candidates".into(), json!(policy.to_string()));
+        map.insert("zero".into(), json!(options.zero.to_string()));
         map.insert("n_users".into(), json!(report.n_users));
         map.insert("n_candidates".into(), json!(report.n_candidates));
         map.insert("n_positives".into(), json!(report.n_positives));
@@ -383,6 +483,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             }
             println!("{line}");
         }
+        println!("{:<width$}  {policy}", "policy");
         println!("{:<width$}  {}", "users", report.n_users);
         println!("{:<width$}  {}", "candidates", report.n_candidates);
         println!("{:<width$}  {}", "positives", report.n_positives);

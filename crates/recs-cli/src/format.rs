@@ -6,12 +6,18 @@ use recs_data::DelimitedFormat;
 /// How a delimited interaction file is laid out.
 #[derive(Debug, Clone, clap::Args)]
 pub(crate) struct FileFormat {
-    /// Field delimiter: `tab`, `comma`, or the characters themselves (`,`, `::`).
-    #[arg(long, default_value = "tab")]
+    /// Field delimiter: `auto` (the first of tab, `::`, comma and semicolon found in the
+    /// first line), `tab`, `comma`, or the characters themselves (`,`, `::`).
+    #[arg(long, default_value = recs_data::AUTO_DELIMITER)]
     pub(crate) delimiter: String,
-    /// The file starts with a header line.
-    #[arg(long)]
+    /// The file starts with a header line [default: found from the first two lines: a
+    /// header holds text where the data hold numbers, or names its user column `user`,
+    /// `userId`, `user_id` or `uid`].
+    #[arg(long, conflicts_with = "no_header")]
     pub(crate) header: bool,
+    /// The file has no header line.
+    #[arg(long)]
+    pub(crate) no_header: bool,
     /// No rating column (`user item`): every line is one event of value 1.
     #[arg(long)]
     pub(crate) implicit: bool,
@@ -24,11 +30,11 @@ pub(crate) struct FileFormat {
 impl FileFormat {
     /// The format these options describe.
     pub(crate) fn delimited(&self) -> anyhow::Result<DelimitedFormat> {
-        Ok(DelimitedFormat::from_options(
-            &self.delimiter,
-            self.header,
-            self.implicit,
-            self.timestamps,
-        )?)
+        let header = match (self.header, self.no_header) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        };
+        Ok(DelimitedFormat::from_options(&self.delimiter, header, self.implicit, self.timestamps)?)
     }
 }

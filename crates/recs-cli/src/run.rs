@@ -14,7 +14,8 @@ use recs_bench::{Config, Progress, RunOptions, Silent};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Writes to --out (default `recs-runs/<name>`): report.json (the report contract), report.md \
-(tables, figures, claims), one SVG per figure, tables/*.csv, and with \
+(tables, figures, claims), one SVG per figure, tables/*.csv, timings.json (wall times of \
+every fit and evaluation, kept out of the byte-identical report), and with \
 `evaluation.save_scores = true`, scores/qrels.tsv and scores/<model>.tsv for `recs eval`.
 
 Every file is written atomically; an interrupted run leaves the previous files intact.")]
@@ -95,6 +96,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     recs_bench::write_report(&out, &outcome.report, &outcome.extras)
         .with_context(|| format!("writing the report into {}", out.display()))?;
+    let timings = serde_json::to_string_pretty(&outcome.results.timings_json())? + "\n";
+    let timings_path = out.join("timings.json");
+    recs_bench::report::write_atomic(&timings_path, timings.as_bytes())
+        .with_context(|| format!("writing {}", timings_path.display()))?;
     if !args.quiet {
         eprintln!(
             "{}: {} split(s), {} model(s) in {:.1} s; report in {}",

@@ -62,9 +62,10 @@ pub(crate) struct Args {
     /// that the user has no training event with (ties: smaller item index first).
     #[arg(long, value_name = "N")]
     top: Option<usize>,
-    /// Seed of every random choice of the model.
-    #[arg(long, required_unless_present = "list")]
-    seed: Option<u64>,
+    /// Seed of every random choice of the model (the same default as `recs split` and
+    /// configuration files).
+    #[arg(long, default_value_t = recs_core::DEFAULT_SEED)]
+    seed: u64,
     /// Output file.
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
@@ -75,11 +76,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         print_list();
         return Ok(());
     }
-    let (Some(train_path), Some(model_name), Some(seed), Some(out)) =
-        (&args.train, &args.model, args.seed, &args.out)
+    let (Some(train_path), Some(model_name), Some(out)) = (&args.train, &args.model, &args.out)
     else {
-        bail!("--train, --model, --seed and --out are required");
+        bail!("--train, --model and --out are required");
     };
+    let seed = args.seed;
     let format = args.format.delimited()?;
     let train = load_delimited(train_path, &format)
         .with_context(|| format!("reading training file {}", train_path.display()))?;

@@ -204,3 +204,30 @@ fn list_names_the_registry() {
         assert!(text.contains(name), "{text}");
     }
 }
+
+#[test]
+fn a_movielens_ratings_csv_reads_with_no_flags() {
+    // The layout of `ratings.csv` in every MovieLens CSV release: header, commas,
+    // half-star ratings and a timestamp column.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ratings.csv");
+    let text = "userId,movieId,rating,timestamp\n1,1,4.0,964982703\n1,3,4.0,964981247\n\
+                2,1,3.5,1445714835\n2,318,5.0,1445714835\n3,31,0.5,1306463578\n";
+    std::fs::write(&file, text).unwrap();
+    let stats = |extra: &[&str]| {
+        let out = recs()
+            .args(["data", "stats", "--json", "--file"])
+            .arg(&file)
+            .args(extra)
+            .output()
+            .unwrap();
+        (out.status.success(), out.stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (ok, stdout, stderr) = stats(&[]);
+    assert!(ok, "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!((v["n_users"].as_u64(), v["n_events"].as_u64()), (Some(3), Some(5)));
+    // Saying there is no header reads the header as data, and fails at its rating.
+    let (ok, _, stderr) = stats(&["--no-header"]);
+    assert!(!ok && stderr.contains("ratings.csv:1:"), "{stderr}");
+}

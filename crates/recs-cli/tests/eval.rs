@@ -89,6 +89,41 @@ fn trec_run_and_curves() {
 }
 
 #[test]
+fn trec_runs_follow_trec_conventions() {
+    // Only `a` is judged: `x` and `y`, retrieved above it, are not relevant.
+    let run = "1 Q0 x 1 3 s\n1 Q0 y 2 2 s\n1 Q0 a 3 1 s\n";
+    let (_dir, qrels, run) = inputs("1 0 a 1\n", "r.trec", run);
+    let v = json_of(&eval_ok(&qrels, &run, &["--json", "--metrics", "ndcg@10,p@1"]).stdout);
+    assert_eq!(v["candidates"], "run");
+    assert_eq!(v["ndcg@10"].as_f64(), Some(0.5));
+    assert_eq!(v["p@1"].as_f64(), Some(0.0));
+    // The qrels as the full candidate list, asked for by name, keeps only `a`.
+    let args = ["--json", "--metrics", "ndcg@10,p@1", "--candidates", "qrels"];
+    let v = json_of(&eval_ok(&qrels, &run, &args).stdout);
+    assert_eq!(v["candidates"], "qrels");
+    assert_eq!((v["ndcg@10"].as_f64(), v["p@1"].as_f64()), (Some(1.0), Some(1.0)));
+    assert_eq!(v["n_ignored"].as_u64(), Some(2));
+}
+
+#[test]
+fn trec_files_give_trec_evals_numbers() {
+    // Graded judgments, unjudged retrieved and unretrieved judged documents, queries in
+    // one file only, no ties: values computed by trec_eval's code (tools/trec_oracle.py).
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trec");
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("expected.json")).unwrap()).unwrap();
+    let metrics = "p@5,p@10,r@5,r@10,ndcg@5,ndcg@10,map,mrr";
+    let out =
+        eval_ok(&dir.join("qrels.txt"), &dir.join("run.txt"), &["--json", "--metrics", metrics]);
+    let v = json_of(&out.stdout);
+    assert_eq!(v["n_users"], expected["n_users"]);
+    for key in metrics.split(',') {
+        let (got, want) = (v[key].as_f64().unwrap(), expected[key].as_f64().unwrap());
+        assert!((got - want).abs() < 1e-12, "{key}: recs eval {got}, trec_eval {want}");
+    }
+}
+
+#[test]
 fn human_table_lists_metrics() {
     let run = "u1\ta\t0.9\nu1\tb\t0.5\nu1\tc\t0.1\nu2\ta\t0.8\nu2\tb\t0.7\n";
     let (_dir, qrels, run) = inputs(QRELS, "r.tsv", run);
@@ -154,7 +189,8 @@ fn tie_and_zero_policies_are_spelled_as_in_the_library() {
     // The help shows the defaults by their names.
     let help = recs().args(["eval", "--help"]).output().unwrap();
     let help = String::from_utf8_lossy(&help.stdout);
-    assert!(help.contains("[default: expected]") && help.contains("[default: exclude]"), "{help}");
+    assert!(help.contains("[default: expected]"), "{help}");
+    assert!(help.contains("[default: `zero` with `--candidates run`, `exclude` otherwise]"));
 }
 
 /// The committed fixture `tests/fixtures/eval/<name>`: six users with four candidates
@@ -270,4 +306,83 @@ fn cremonesi_roc2_and_roc1_by_name() {
     let out = eval(&fixture("qrels.tsv"), &fixture("better.tsv"), &["--metrics", "roc2@0"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("roc2@N"));
+}
+
+/// `recs` with `args`, failing the test with standard error when it fails.
+fn recs_ok(args: &[&str]) -> Output {
+    let out = recs().args(args).output().unwrap();
+    assert!(out.status.success(), "recs {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn catalog_candidates_equal_a_fully_listed_qrels_on_msweb() {
+    let Ok(data) = std::env::var("RECS_DATA_DIR") else {
+        eprintln!("notice: RECS_DATA_DIR is not set; skipping the MS Web catalog test");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let out = path("");
+    recs_ok(&[
+        "split",
+        "--dataset",
+        "msweb",
+        "--data-dir",
+        &data,
+        "--protocol",
+        "predefined",
+        "--judgments",
+        "implicit",
+        "--judge-users",
+        "test",
+        "--out",
+        &out,
+    ]);
+    // The graded pairs only, and one line of grade 0 for a judged user without any.
+    let listed = std::fs::read_to_string(path("qrels.tsv")).unwrap();
+    let mut graded = String::new();
+    let mut first_line: Vec<(&str, &str)> = Vec::new();
+    let mut positive = std::collections::HashSet::new();
+    for line in listed.lines() {
+        let user = line.split('\t').next().unwrap();
+        if line.split('\t').nth(2) != Some("0") {
+            graded.push_str(line);
+            graded.push('\n');
+            positive.insert(user);
+        } else if first_line.last().is_none_or(|(u, _)| *u != user) {
+            first_line.push((user, line));
+        }
+    }
+    for (user, line) in first_line {
+        if !positive.contains(user) {
+            graded.push_str(line);
+            graded.push('\n');
+        }
+    }
+    std::fs::write(path("graded.tsv"), &graded).unwrap();
+    assert!(graded.len() * 50 < listed.len(), "{} vs {} bytes", graded.len(), listed.len());
+    let metrics = "roc,croc,user_auc,ndcg@10,r@20,p@5,hit@3,ap@10,map,mrr";
+    // Item popularity ties many scores; PureSVD gives distinct ones.
+    for (model, params) in [("item-pop", vec![]), ("puresvd", vec!["--param", "rank=8"])] {
+        let run = path(&format!("{model}.tsv"));
+        let train = path("train.tsv");
+        let mut args = vec!["score", "--train", &train, "--model", model, "--qrels"];
+        let qrels = path("qrels.tsv");
+        args.extend([qrels.as_str(), "--out", &run]);
+        args.extend(params.iter().copied());
+        recs_ok(&args);
+        let eval = |extra: &[&str]| {
+            let mut args = vec!["eval", "--run", &run, "--metrics", metrics, "--json"];
+            args.extend_from_slice(extra);
+            let mut v = json_of(&recs_ok(&args).stdout);
+            v.as_object_mut().unwrap().remove("candidates");
+            v
+        };
+        let full = eval(&["--qrels", &qrels]);
+        let graded = path("graded.tsv");
+        let catalog = eval(&["--qrels", &graded, "--candidates", "catalog", "--train", &train]);
+        assert_eq!(full, catalog, "{model}");
+        assert_eq!(full["n_candidates"].as_u64(), Some(1_414_706));
+    }
 }

@@ -66,6 +66,21 @@ fn check_contract(name: &str, dir: &Path) -> Report {
     let report: Report = serde_json::from_str(&text).unwrap();
     assert_eq!(report.validate(), Vec::<String>::new(), "{name}");
     assert_eq!(report.paper, name);
+    // Wall times beside the report: one entry per model and split.
+    let timings: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("timings.json")).unwrap()).unwrap();
+    let models = timings["models"].as_array().unwrap();
+    assert!(!models.is_empty(), "{name}: timings without models");
+    for model in models {
+        let splits = model["splits"].as_array().unwrap();
+        assert!(!splits.is_empty(), "{name}: no timed split for {}", model["label"]);
+        for split in splits {
+            for key in ["fit_seconds", "evaluation_seconds"] {
+                assert!(split[key].as_f64().unwrap() >= 0.0, "{name}: {key} in {split}");
+            }
+            assert!(split["streamed"].is_boolean());
+        }
+    }
     let experiment = &report.experiments[0];
     for curve in &experiment.curves {
         let first = curve.points.first().unwrap();

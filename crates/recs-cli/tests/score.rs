@@ -229,3 +229,30 @@ fn bad_input_is_an_error_naming_the_problem() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.tsv") && stderr.contains('2'), "{stderr}");
 }
+
+#[test]
+fn the_seed_defaults_to_the_one_of_recs_split() {
+    // A random model shows the seed: no `--seed` scores as `--seed 42` does, not as 7.
+    let files = Files::new();
+    let qrels = files.path("qrels.tsv");
+    let with = |seed: &str, out: &str| {
+        let extra = ["--qrels", qrels.to_str().unwrap()];
+        assert_success(&score_from(&files, "train.tsv", "random", seed, &extra, out));
+        read_scores(&files.path(out))
+    };
+    let (train, out) = (files.path("train.tsv"), files.path("default.tsv"));
+    assert_success(&recs(&[
+        "score",
+        "--train",
+        train.to_str().unwrap(),
+        "--model",
+        "random",
+        "--qrels",
+        qrels.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let default = read_scores(&out);
+    assert_eq!(default, with("42", "42.tsv"));
+    assert_ne!(default, with("7", "7.tsv"));
+}

@@ -174,6 +174,23 @@ pub trait Recommender: Send + Sync {
     /// [`check_score_args`] to implement these checks uniformly.
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()>;
 
+    /// Writes the score of every item for each of `users` into `out` (`users.len() ×
+    /// n_items`, row-major): row `r` equals [`score`](Self::score) of `users[r]` with
+    /// items `0..n_items`, bit for bit. The default does exactly that; models with a
+    /// faster blocked computation of the same numbers override it.
+    ///
+    /// # Errors
+    /// As [`score`](Self::score), or `out.len() != users.len() × n_items`.
+    fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
+        let n_items = self.n_items();
+        crate::check_len("catalog score buffer (users × items)", users.len() * n_items, out.len())?;
+        let items: Vec<u32> = (0..n_items as u32).collect();
+        for (&user, row) in users.iter().zip(out.chunks_mut(n_items.max(1))) {
+            self.score(user, &items, row)?;
+        }
+        Ok(())
+    }
+
     /// This model as a rating predictor, if it is one.
     fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
         None

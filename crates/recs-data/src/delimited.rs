@@ -6,7 +6,7 @@ use std::path::Path;
 use derive_setters::Setters;
 use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RecsError};
 
-use crate::dataset::{Dataset, Feedback, SourceFile, canonical};
+use crate::dataset::{Dataset, Feedback, SourceFile};
 use crate::error::{DataError, Result};
 use crate::lines::{Lines, split_into, trim};
 
@@ -29,10 +29,12 @@ use crate::lines::{Lines, split_into, trim};
 /// ```
 #[derive(Debug, Clone, PartialEq, Setters)]
 pub struct DelimitedFormat {
+    /// `None`: found from the file ([`DelimitedFormat::detected`]).
     #[setters(skip)]
-    delimiter: Vec<u8>,
-    /// Whether the first non-blank line is a header to skip.
-    header: bool,
+    delimiter: Option<Vec<u8>>,
+    /// Whether the first non-blank line is a header to skip (`None`: found from the file).
+    #[setters(strip_option)]
+    header: Option<bool>,
     #[setters(skip)]
     user_column: usize,
     #[setters(skip)]
@@ -66,8 +68,33 @@ impl DelimitedFormat {
             ));
         }
         Ok(DelimitedFormat {
-            delimiter: delimiter.as_bytes().to_vec(),
-            header: false,
+            delimiter: Some(delimiter.as_bytes().to_vec()),
+            header: Some(false),
+            ..Self::detected()
+        })
+    }
+
+    /// A format whose delimiter and header line are found from the file's first two
+    /// records when it is read: the delimiter is the first of tab, `::`, comma and
+    /// semicolon that the first record holds; the first record is a header when a user,
+    /// item or rating field of it is not a number where the second record's is, or when
+    /// its user field is named like one (`user`, `userId`, `user_id`, `uid`). Otherwise as
+    /// [`DelimitedFormat::new`]. A header of text ids over text ids cannot be told from
+    /// data: say so with [`header`](Self::header).
+    ///
+    /// ```
+    /// use recs_data::{DelimitedFormat, parse_delimited};
+    /// let csv = b"userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n";
+    /// let data = parse_delimited(csv, "ratings.csv", &DelimitedFormat::detected())?;
+    /// assert_eq!((data.n_users(), data.n_events()), (1, 1));
+    /// let tsv = b"u1\ta\t4\nu2\tb\t5\n";
+    /// assert_eq!(parse_delimited(tsv, "u.tsv", &DelimitedFormat::detected())?.n_events(), 2);
+    /// # Ok::<(), recs_data::DataError>(())
+    /// ```
+    pub fn detected() -> Self {
+        DelimitedFormat {
+            delimiter: None,
+            header: None,
             user_column: 0,
             item_column: 1,
             rating_column: Some(2),
@@ -75,7 +102,7 @@ impl DelimitedFormat {
             n_fields: None,
             scale: None,
             duplicates: DuplicatePolicy::Error,
-        })
+        }
     }
 
     /// MovieLens 100K `u.data`: `user\titem\trating\ttimestamp`, ratings 1–5.
@@ -96,21 +123,25 @@ impl DelimitedFormat {
     /// MovieLens 20M / 25M / latest `ratings.csv`: header
     /// `userId,movieId,rating,timestamp`, half stars 0.5–5.
     pub fn movielens_csv() -> Self {
-        DelimitedFormat { header: true, ..Self::fixed(",", 4, (0.5, 5.0)) }
+        DelimitedFormat { header: Some(true), ..Self::fixed(",", 4, (0.5, 5.0)) }
     }
 
     fn fixed(delimiter: &str, n_fields: usize, scale: (f32, f32)) -> Self {
         DelimitedFormat {
-            delimiter: delimiter.as_bytes().to_vec(),
-            header: false,
-            user_column: 0,
-            item_column: 1,
-            rating_column: Some(2),
+            delimiter: Some(delimiter.as_bytes().to_vec()),
+            header: Some(false),
             timestamp_column: Some(3),
             n_fields: Some(n_fields),
             scale: Some(scale),
-            duplicates: DuplicatePolicy::Error,
+            ..Self::detected()
         }
+    }
+
+    /// Finds out from the file whether its first record is a header, as
+    /// [`DelimitedFormat::detected`] does.
+    pub fn detect_header(mut self) -> Self {
+        self.header = None;
+        self
     }
 
     /// Columns (0-based) of the user and item ids.
@@ -149,13 +180,56 @@ impl DelimitedFormat {
     }
 
     fn describe_fields(&self) -> String {
-        let delimiter = String::from_utf8_lossy(&self.delimiter);
+        let delimiter = String::from_utf8_lossy(self.delimiter.as_deref().unwrap_or(b"\t"));
         match self.n_fields {
             Some(n) => format!("{n} fields separated by {delimiter:?}"),
             None => {
                 format!("at least {} fields separated by {delimiter:?}", self.required_fields())
             }
         }
+    }
+}
+
+/// A user field that names the column instead of holding an id.
+const USER_HEADERS: [&str; 3] = ["user", "userid", "uid"];
+
+impl DelimitedFormat {
+    /// This format with its delimiter and header found from `lines` (the file's start)
+    /// where [`DelimitedFormat::detected`] left them open.
+    fn resolve<R: BufRead>(&self, mut lines: Lines<R>) -> Result<DelimitedFormat> {
+        let mut first: Vec<u8> = Vec::new();
+        let mut second: Option<Vec<u8>> = None;
+        if let Some((_, line)) = lines.next_record()? {
+            first = line.to_vec();
+            second = lines.next_record()?.map(|(_, line)| line.to_vec());
+        }
+        let delimiter = self.delimiter.clone().unwrap_or_else(|| {
+            let holds = |d: &[u8]| first.windows(d.len()).any(|w| w == d);
+            let found = [&b"\t"[..], b"::", b",", b";"].into_iter().find(|d| holds(d));
+            found.unwrap_or(b"\t").to_vec()
+        });
+        let header = self.header.unwrap_or_else(|| {
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let first_fields = split_into(&first, &delimiter, &mut a);
+            let number = |f: Option<&[u8]>| {
+                f.and_then(|f| std::str::from_utf8(trim(f)).ok())
+                    .is_some_and(|t| t.parse::<f64>().is_ok())
+            };
+            let named_user = first_fields.get(self.user_column).is_some_and(|f| {
+                let name = String::from_utf8_lossy(trim(f)).to_ascii_lowercase().replace('_', "");
+                USER_HEADERS.contains(&name.as_str())
+            });
+            let columns = [Some(self.user_column), Some(self.item_column), self.rating_column];
+            let text_over_numbers = second.as_ref().is_some_and(|second| {
+                let second_fields = split_into(second, &delimiter, &mut b);
+                columns
+                    .into_iter()
+                    .flatten()
+                    .any(|c| !number(first_fields.get(c)) && number(second_fields.get(c)))
+            });
+            named_user || text_over_numbers
+        });
+        Ok(DelimitedFormat { delimiter: Some(delimiter), header: Some(header), ..self.clone() })
     }
 }
 
@@ -215,14 +289,20 @@ pub(crate) fn read_events<R: BufRead>(
     declared_users: Option<&IdMap>,
     declared_items: Option<&IdMap>,
 ) -> Result<Parsed> {
-    let mut lines = Lines::new(open()?, file).with_header(format.header);
+    let resolved = match (&format.delimiter, format.header) {
+        (Some(_), Some(_)) => format.clone(),
+        _ => format.resolve(Lines::new(open()?, file))?,
+    };
+    let format = &resolved;
+    let delimiter = format.delimiter.as_deref().unwrap_or(b"\t");
+    let mut lines = Lines::new(open()?, file).with_header(format.header == Some(true));
     let mut users = IdMap::new();
     let mut items = IdMap::new();
     let mut events: Vec<Event> = Vec::new();
     let mut ranges = Vec::with_capacity(8);
     let required = format.required_fields();
     while let Some((line_no, line)) = lines.next_record()? {
-        let fields = split_into(line, &format.delimiter, &mut ranges);
+        let fields = split_into(line, delimiter, &mut ranges);
         let count_ok = match format.n_fields {
             Some(n) => fields.len() == n,
             None => fields.len() >= required,
@@ -263,14 +343,14 @@ pub(crate) fn read_events<R: BufRead>(
     let (users, user_remap) = match declared_users {
         Some(map) => (map.clone(), None),
         None => {
-            let (map, remap) = canonical(&users)?;
+            let (map, remap) = users.canonical()?;
             (map, Some(remap))
         }
     };
     let (items, item_remap) = match declared_items {
         Some(map) => (map.clone(), None),
         None => {
-            let (map, remap) = canonical(&items)?;
+            let (map, remap) = items.canonical()?;
             (map, Some(remap))
         }
     };
@@ -303,11 +383,12 @@ fn locate_duplicate<R: BufRead>(
     user: String,
     item: String,
 ) -> Result<DataError> {
-    let mut lines = Lines::new(open()?, file).with_header(format.header);
+    let mut lines = Lines::new(open()?, file).with_header(format.header == Some(true));
+    let delimiter = format.delimiter.as_deref().unwrap_or(b"\t");
     let mut ranges = Vec::new();
     let mut found: Vec<usize> = Vec::new();
     while let Some((line_no, line)) = lines.next_record()? {
-        let fields = split_into(line, &format.delimiter, &mut ranges);
+        let fields = split_into(line, delimiter, &mut ranges);
         let u = fields.get(format.user_column).map(trim);
         let i = fields.get(format.item_column).map(trim);
         if u == Some(user.as_bytes()) && i == Some(item.as_bytes()) {
@@ -387,6 +468,37 @@ mod tests {
 
     fn err(bytes: &[u8], format: &DelimitedFormat) -> String {
         parse_delimited(bytes, "f.tsv", format).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn delimiter_and_header_are_found_from_the_first_records() {
+        // (file, implicit, events, first user id): the header, when found, is not an event.
+        let cases: [(&[u8], bool, usize, &str); 8] = [
+            (b"userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n2,10,4,1\n", false, 2, "1"),
+            (b"196\t242\t3\t881250949\n186\t302\t3\t891717742\n", false, 2, "186"),
+            (b"1::1193::5::978300760\n1::661::3::978302109\n", false, 2, "1"),
+            (b"user;item;rating\nu1;a;4\nu2;b;5\n", false, 2, "u1"),
+            (b"user_id,item_id\nu1,a\nu2,b\n", true, 2, "u1"),
+            (b"u1,a\nu2,b\n", true, 2, "u1"),
+            (b"u1\ta\t4\n", false, 1, "u1"),
+            (b"\n\nuid\titem\n\n7\t8\n", true, 1, "7"),
+        ];
+        for (bytes, implicit, events, user) in cases {
+            let format = DelimitedFormat::detected();
+            let format = if implicit { format.rating(None) } else { format };
+            let text = String::from_utf8_lossy(bytes);
+            let data =
+                parse_delimited(bytes, "f", &format).unwrap_or_else(|e| panic!("{text}: {e}"));
+            assert_eq!(data.n_events(), events, "{text}");
+            assert_eq!(data.users.external(0), Some(user), "{text}");
+        }
+        // What is given is not second-guessed: a first record forced to be data.
+        let given = DelimitedFormat::detected().header(false).rating(None);
+        let data = parse_delimited(b"user,item\nu1,a\n", "f", &given).unwrap();
+        assert_eq!(data.n_events(), 2);
+        // A detected delimiter appears in errors as the one used.
+        let e = err(b"a;b\nc;d\n", &DelimitedFormat::detected().header(false));
+        assert!(e.starts_with("f.tsv:1: expected at least 3 fields separated by \";\""), "{e}");
     }
 
     #[test]

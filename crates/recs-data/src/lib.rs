@@ -58,7 +58,7 @@ pub use msweb::{
     parse_msweb, read_msweb_file,
 };
 pub use named::{load_cast, load_named, load_named_with};
-pub use options::{delimiter_from_name, join_predefined};
+pub use options::{AUTO_DELIMITER, delimiter_from_name, join_predefined};
 pub use registry::{DatasetKind, DatasetSpec, RegistryFile, registry, spec};
 #[cfg(feature = "download")]
 pub use resolve::download;

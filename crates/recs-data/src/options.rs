@@ -19,18 +19,35 @@ pub fn delimiter_from_name(name: &str) -> &str {
 
 impl DelimitedFormat {
     /// The format of a delimited interaction file as front ends describe it: a delimiter
-    /// name ([`delimiter_from_name`]), an optional header line, `user item rating` columns
-    /// (`user item` when `implicit`), and a timestamp column after them when `timestamps`.
+    /// name ([`delimiter_from_name`]; `auto` finds it from the file), a header line
+    /// (`None` finds out from the file; see [`DelimitedFormat::detected`]), `user item
+    /// rating` columns (`user item` when `implicit`), and a timestamp column after them
+    /// when `timestamps`.
+    ///
+    /// ```
+    /// use recs_data::{DelimitedFormat, parse_delimited};
+    /// let format = DelimitedFormat::from_options("auto", None, false, true)?;
+    /// let csv = b"userId,movieId,rating,timestamp\n1,31,2.5,1260759144\n";
+    /// assert_eq!(parse_delimited(csv, "ratings.csv", &format)?.n_events(), 1);
+    /// # Ok::<(), recs_data::DataError>(())
+    /// ```
     ///
     /// # Errors
     /// An empty delimiter or one containing a line break.
     pub fn from_options(
         delimiter: &str,
-        header: bool,
+        header: Option<bool>,
         implicit: bool,
         timestamps: bool,
     ) -> Result<DelimitedFormat> {
-        let mut format = DelimitedFormat::new(delimiter_from_name(delimiter))?.header(header);
+        let mut format = match delimiter {
+            AUTO_DELIMITER => DelimitedFormat::detected(),
+            name => DelimitedFormat::new(delimiter_from_name(name))?,
+        };
+        format = match header {
+            Some(header) => format.header(header),
+            None => format.detect_header(),
+        };
         if implicit {
             format = format.rating(None);
         }
@@ -40,6 +57,9 @@ impl DelimitedFormat {
         Ok(format)
     }
 }
+
+/// The delimiter name that finds the delimiter from the file (the default of front ends).
+pub const AUTO_DELIMITER: &str = "auto";
 
 /// Two files read separately, put into one index space (ids in canonical order, as every
 /// loader orders them), the second as the predefined test part; the sources of both are
@@ -83,19 +103,19 @@ mod tests {
 
     #[test]
     fn formats_read_the_columns_they_describe() {
-        let implicit = DelimitedFormat::from_options("comma", true, true, true).unwrap();
+        let implicit = DelimitedFormat::from_options("comma", Some(true), true, true).unwrap();
         let d = parse_delimited(b"user,item,time\nu1,a,17\nu2,a,18\n", "f", &implicit).unwrap();
         assert_eq!(d.interactions.n_events(), 2);
         assert!(d.interactions.has_timestamps());
-        let explicit = DelimitedFormat::from_options("tab", false, false, false).unwrap();
+        let explicit = DelimitedFormat::from_options("tab", Some(false), false, false).unwrap();
         let d = parse_delimited(b"u1\ta\t4.5\n", "f", &explicit).unwrap();
         assert_eq!(d.interactions.get(0, 0), Some(4.5));
-        assert!(DelimitedFormat::from_options("", false, false, false).is_err());
+        assert!(DelimitedFormat::from_options("", Some(false), false, false).is_err());
     }
 
     #[test]
     fn both_parts_share_one_index_space() {
-        let format = DelimitedFormat::from_options("tab", false, false, false).unwrap();
+        let format = DelimitedFormat::from_options("tab", Some(false), false, false).unwrap();
         let train = parse_delimited(b"u2\ta\t5\nu1\tb\t3\n", "train", &format).unwrap();
         let test = parse_delimited(b"u3\tb\t4\nu1\tc\t1\n", "test", &format).unwrap();
         let joined = join_predefined(train, test).unwrap();

@@ -2,8 +2,10 @@
 //!
 //! **Qrels**: one candidate per line, `user<TAB>item<TAB>grade` (grade 0 = not relevant),
 //! or the four-column TREC form `qid iter doc grade`; fields may be separated by tabs or
-//! spaces; empty lines and lines starting with `#` are skipped. Every candidate of a user
-//! must be listed. Ids are mapped to dense indices with [`IdMap::from_ids_sorted`]
+//! spaces; empty lines and lines starting with `#` are skipped. Under
+//! [`Candidates::Qrels`] ([`read_run`]) every candidate of a user must be listed; under
+//! [`Candidates::Run`] ([`read_run_candidates`], TREC) the run's items are the candidates
+//! and the qrels grade them. Ids are mapped to dense indices with [`IdMap::from_ids_sorted`]
 //! (numeric order when all ids are integers).
 //!
 //! **Runs**: `user<TAB>item<TAB>score`, or TREC `qid Q0 doc rank score tag` (the rank is
@@ -36,8 +38,19 @@ use std::path::{Path, PathBuf};
 
 use recs_core::{IdMap, Judgments};
 
+use rayon::prelude::*;
+
 use crate::error::{MetricsError, Result};
 use crate::names::named;
+use blocks::{Block, Blocks};
+
+mod blocks;
+mod candidates;
+
+pub use candidates::{
+    Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
+    read_run_candidates,
+};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]
@@ -68,30 +81,28 @@ impl Qrels {
 
 /// Fast `(user, item) → flat position` lookups.
 struct Positions<'a> {
-    qrels: &'a Qrels,
-    /// `offsets[user index]` = flat position of the user's first candidate, for judged
-    /// users; `usize::MAX` otherwise.
-    offsets: Vec<usize>,
+    /// `items[user index]`: the user's candidate items (empty without judgments).
+    items: Vec<&'a [u32]>,
+    /// `starts[user index]`: the flat position of the user's first candidate.
+    starts: Vec<usize>,
 }
 
 impl<'a> Positions<'a> {
     fn new(qrels: &'a Qrels) -> Self {
-        let mut offsets = vec![usize::MAX; qrels.users.len()];
+        let mut items = vec![&[][..]; qrels.users.len()];
+        let mut starts = vec![0; qrels.users.len()];
         let mut start = 0;
         for u in qrels.judgments.iter() {
-            offsets[u.user as usize] = start;
+            items[u.user as usize] = u.items;
+            starts[u.user as usize] = start;
             start += u.items.len();
         }
-        Positions { qrels, offsets }
+        Positions { items, starts }
     }
 
     fn get(&self, user: u32, item: u32) -> Option<usize> {
-        let start = *self.offsets.get(user as usize)?;
-        if start == usize::MAX {
-            return None;
-        }
-        let row = self.qrels.judgments.get(user)?;
-        row.items.binary_search(&item).ok().map(|i| start + i)
+        let row = self.items.get(user as usize)?;
+        row.binary_search(&item).ok().map(|i| self.starts[user as usize] + i)
     }
 }
 
@@ -140,32 +151,63 @@ fn fields_error(path: &Path, line: usize, expected: &str, fields: &[&str]) -> Me
     parse_error(path, line, format!("expected {expected}, found {} fields", fields.len()))
 }
 
-/// Calls `f(line number, fields)` for every data line.
+/// Calls `f(line number, fields)` for every data line ([`blocks::fields_of`]), reading
+/// one line at a time into a reused buffer.
 fn for_each_line(
-    reader: impl BufRead,
+    mut reader: impl BufRead,
     path: &Path,
     mut f: impl FnMut(usize, &[&str]) -> Result<()>,
 ) -> Result<()> {
-    for (index, line) in reader.lines().enumerate() {
-        let line_number = index + 1;
-        let line = line.map_err(|e| parse_error(path, line_number, format!("cannot read: {e}")))?;
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
+    let mut buf = Vec::with_capacity(256);
+    let mut line_number = 0;
+    loop {
+        buf.clear();
+        line_number += 1;
+        let read = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| parse_error(path, line_number, format!("cannot read: {e}")))?;
+        if read == 0 {
+            return Ok(());
         }
-        let mut fields = [""; 7];
-        let mut count = 0;
-        for field in trimmed.split_whitespace() {
-            if count == fields.len() {
-                count += 1;
-                break;
-            }
-            fields[count] = field;
-            count += 1;
+        let line = std::str::from_utf8(&buf)
+            .map_err(|e| parse_error(path, line_number, format!("not UTF-8: {e}")))?;
+        if let Some((fields, count)) = blocks::fields_of(line) {
+            f(line_number, &fields[..count])?;
         }
-        f(line_number, &fields[..count.min(fields.len())])?;
     }
-    Ok(())
+}
+
+/// The index of `id` in `map`, inserted if new, remembering the last id asked for: files
+/// list a user's lines together, so most lookups repeat the previous one.
+struct Interner {
+    map: IdMap,
+    last: Option<(Box<str>, u32)>,
+}
+
+impl Interner {
+    fn new() -> Self {
+        Interner { map: IdMap::new(), last: None }
+    }
+
+    fn index(&mut self, id: &str) -> Result<u32> {
+        if let Some((last, index)) = &self.last
+            && **last == *id
+        {
+            return Ok(*index);
+        }
+        let index = self.map.insert(id)?;
+        self.last = Some((id.into(), index));
+        Ok(index)
+    }
+}
+
+/// One qrels line: indices in first-seen order until made canonical.
+#[derive(Debug, Clone, Copy)]
+struct QrelsLine {
+    user: u32,
+    item: u32,
+    grade: f32,
+    line: u32,
 }
 
 /// Reads a qrels file; see the module documentation for the format.
@@ -193,8 +235,89 @@ pub fn read_qrels(path: impl AsRef<Path>) -> Result<Qrels> {
 /// # Errors
 /// As [`read_qrels`].
 pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
-    let mut rows: Vec<(String, String, f32, usize)> = Vec::new();
-    for_each_line(reader, path, |line, fields| {
+    let (mut users, mut items) = (IdMap::new(), IdMap::new());
+    let mut lines: Vec<QrelsLine> = Vec::new();
+    let mut blocks = Blocks::new(reader, path);
+    let threads = rayon::current_num_threads();
+    while let Some(block) = blocks.next_block()? {
+        let pieces: Vec<Result<QrelsPiece>> =
+            block.pieces(threads).into_par_iter().map(|piece| qrels_piece(piece, path)).collect();
+        // In file order: ids are numbered as a single pass would number them.
+        for piece in pieces {
+            let piece = piece?;
+            let (user_index, item_index) = (
+                merge_ids(&mut users, &piece.users.map)?,
+                merge_ids(&mut items, &piece.items.map)?,
+            );
+            lines.extend(piece.lines.iter().map(|l| QrelsLine {
+                user: user_index[l.user as usize],
+                item: item_index[l.item as usize],
+                ..*l
+            }));
+        }
+    }
+    let (users, items) = (Interner { map: users, last: None }, Interner { map: items, last: None });
+    // Ids in canonical order, whatever the order of the lines.
+    let (users, user_remap) = users.map.canonical()?;
+    let (items, item_remap) = items.map.canonical()?;
+    for l in &mut lines {
+        l.user = user_remap[l.user as usize];
+        l.item = item_remap[l.item as usize];
+    }
+    // Files written in order (as `write_qrels` writes them) need no sort.
+    if !lines.is_sorted_by_key(|l| (l.user, l.item)) {
+        lines.sort_unstable_by_key(|l| (l.user, l.item, l.line));
+    }
+    if let Some(w) = lines.windows(2).find(|w| w[0].user == w[1].user && w[0].item == w[1].item) {
+        let (first, again) = if w[0].line < w[1].line { (w[0], w[1]) } else { (w[1], w[0]) };
+        return Err(parse_error(
+            path,
+            again.line as usize,
+            format!(
+                "user `{}` lists item `{}` again (first on line {})",
+                users.external(again.user).unwrap_or("?"),
+                items.external(again.item).unwrap_or("?"),
+                first.line
+            ),
+        ));
+    }
+    let mut judged = Vec::new();
+    let mut offsets = vec![0];
+    for (k, l) in lines.iter().enumerate() {
+        if judged.last() != Some(&l.user) {
+            if k > 0 {
+                offsets.push(k);
+            }
+            judged.push(l.user);
+        }
+    }
+    if !lines.is_empty() {
+        offsets.push(lines.len());
+    }
+    let item_column: Vec<u32> = lines.iter().map(|l| l.item).collect();
+    let grades: Vec<f32> = lines.iter().map(|l| l.grade).collect();
+    drop(lines);
+    let judgments =
+        Judgments::from_flat(users.len(), items.len(), judged, offsets, item_column, grades)?;
+    Ok(Qrels { users, items, judgments })
+}
+
+/// Adds the ids of `piece` to `into`; for each index of `piece`, its index in `into`.
+fn merge_ids(into: &mut IdMap, piece: &IdMap) -> Result<Vec<u32>> {
+    Ok(piece.iter().map(|id| into.insert(id)).collect::<recs_core::Result<_>>()?)
+}
+
+/// The lines of one piece of a qrels file, with ids numbered within the piece.
+struct QrelsPiece {
+    users: Interner,
+    items: Interner,
+    lines: Vec<QrelsLine>,
+}
+
+fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
+    let (mut users, mut items) = (Interner::new(), Interner::new());
+    let mut lines = Vec::new();
+    piece.for_each_line(|line, fields| {
         let (user, item, grade) = match fields {
             [u, i, g] => (u, i, g),
             [u, _, i, g] => (u, i, g),
@@ -204,49 +327,14 @@ pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
             }
         };
         let grade: f32 =
-            grade.parse().ok().filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(|| {
-                parse_error(path, line, format!("grade `{grade}` is not a number >= 0"))
-            })?;
-        rows.push((user.to_string(), item.to_string(), grade, line));
+            blocks::parse_f32(grade).filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(
+                || parse_error(path, line, format!("grade `{grade}` is not a number >= 0")),
+            )?;
+        let (user, item) = (users.index(user)?, items.index(item)?);
+        lines.push(QrelsLine { user, item, grade, line: u32::try_from(line).unwrap_or(u32::MAX) });
         Ok(())
     })?;
-    let users = IdMap::from_ids_sorted(rows.iter().map(|r| r.0.as_str()))?;
-    let items = IdMap::from_ids_sorted(rows.iter().map(|r| r.1.as_str()))?;
-    let mut indexed: Vec<(u32, u32, f32, usize)> = rows
-        .iter()
-        .map(|(u, i, g, line)| {
-            (users.get(u).expect("mapped"), items.get(i).expect("mapped"), *g, *line)
-        })
-        .collect();
-    drop(rows);
-    indexed.sort_unstable_by_key(|r| (r.0, r.1, r.3));
-    if let Some(w) = indexed.windows(2).find(|w| w[0].0 == w[1].0 && w[0].1 == w[1].1) {
-        return Err(parse_error(
-            path,
-            w[1].3,
-            format!(
-                "user `{}` lists item `{}` again (first on line {})",
-                users.external(w[1].0).unwrap_or("?"),
-                items.external(w[1].1).unwrap_or("?"),
-                w[0].3
-            ),
-        ));
-    }
-    let mut builder = Judgments::builder(users.len(), items.len());
-    let mut start = 0;
-    let mut item_buf = Vec::new();
-    let mut grade_buf = Vec::new();
-    while start < indexed.len() {
-        let user = indexed[start].0;
-        let end = start + indexed[start..].iter().take_while(|r| r.0 == user).count();
-        item_buf.clear();
-        grade_buf.clear();
-        item_buf.extend(indexed[start..end].iter().map(|r| r.1));
-        grade_buf.extend(indexed[start..end].iter().map(|r| r.2));
-        builder.push_user(user, &item_buf, &grade_buf)?;
-        start = end;
-    }
-    Ok(Qrels { users, items, judgments: builder.build()? })
+    Ok(QrelsPiece { users, items, lines })
 }
 
 /// Reads a run file against `qrels`; see the module documentation for the format.
@@ -284,58 +372,182 @@ pub fn parse_run(
     let positions = Positions::new(qrels);
     let n = qrels.judgments.n_candidates();
     let mut scores = vec![f32::NAN; n];
-    let mut seen_line = vec![0usize; n];
-    let mut format = format;
+    // The line that scored each candidate (0: none yet), for the error of a second one.
+    let mut seen_line = vec![0u32; n];
     let mut n_ignored = 0;
-    for_each_line(reader, path, |line, fields| {
+    let mut format = format;
+    let mut blocks = Blocks::new(reader, path);
+    let threads = rayon::current_num_threads();
+    while let Some(block) = blocks.next_block()? {
         if format == RunFormat::Auto {
-            format = match fields {
-                [_, q0, _, _, _, _] if q0.eq_ignore_ascii_case("q0") => RunFormat::Trec,
-                [_, _, _] => RunFormat::Tsv,
-                _ => {
-                    let expected = "3 fields (user item score) or 6 (qid Q0 doc rank score tag) \
-                                    to detect the run format";
-                    return Err(fields_error(path, line, expected, fields));
-                }
-            };
+            format = block_format(block, path)?;
         }
-        let (user, item, score) = match (format, fields) {
-            (RunFormat::Tsv, [u, i, s]) => (u, i, s),
-            (RunFormat::Trec, [u, _, i, _, s, _]) => (u, i, s),
-            (RunFormat::Tsv, _) => {
-                return Err(fields_error(path, line, "`user<TAB>item<TAB>score`", fields));
-            }
-            _ => return Err(fields_error(path, line, "`qid Q0 doc rank score tag`", fields)),
-        };
-        let score: f32 =
-            score.parse().ok().filter(|s: &f32| !s.is_nan()).ok_or_else(|| {
-                parse_error(path, line, format!("score `{score}` is not a number"))
-            })?;
-        let position = match (qrels.users.get(user), qrels.items.get(item)) {
-            (Some(u), Some(i)) => positions.get(u, i),
-            _ => None,
-        };
-        match position {
-            None => n_ignored += 1,
-            Some(p) => {
-                if seen_line[p] != 0 {
-                    return Err(parse_error(
-                        path,
-                        line,
-                        format!(
-                            "user `{user}` item `{item}` scored again (first on line {})",
-                            seen_line[p]
-                        ),
-                    ));
+        let pieces: Vec<Result<RunPiece>> = block
+            .pieces(threads)
+            .into_par_iter()
+            .map(|piece| run_piece(piece, path, format, qrels, &positions))
+            .collect();
+        for piece in pieces {
+            let piece = piece?;
+            n_ignored += piece.n_ignored;
+            for l in piece.scored {
+                if seen_line[l.position] != 0 {
+                    let user = qrels.users.external(l.user).unwrap_or("?");
+                    let item = qrels.items.external(l.item).unwrap_or("?");
+                    let first = seen_line[l.position] as usize;
+                    return Err(scored_again(path, l.line as usize, user, item, first));
                 }
-                seen_line[p] = line;
-                scores[p] = score;
+                seen_line[l.position] = l.line;
+                scores[l.position] = l.score;
+            }
+        }
+    }
+    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
+    Ok(Run { scores, n_missing, n_ignored, format })
+}
+
+/// A run line that scores a candidate.
+struct ScoredLine {
+    position: usize,
+    user: u32,
+    item: u32,
+    score: f32,
+    line: u32,
+}
+
+/// What one piece of a run file holds.
+struct RunPiece {
+    scored: Vec<ScoredLine>,
+    /// Lines that are not candidates.
+    n_ignored: usize,
+}
+
+fn run_piece(
+    piece: Block<'_>,
+    path: &Path,
+    format: RunFormat,
+    qrels: &Qrels,
+    positions: &Positions<'_>,
+) -> Result<RunPiece> {
+    let mut out = RunPiece { scored: Vec::new(), n_ignored: 0 };
+    // A run lists a user's lines together: look the user up once per run of lines.
+    let mut last_user: Option<(&str, Option<u32>)> = None;
+    piece.for_each_line(|line, fields| {
+        let (user, item, score) = run_fields(path, line, format, fields)?;
+        let user_index = match last_user {
+            Some((last, index)) if last == user => index,
+            _ => {
+                let index = qrels.users.get(user);
+                last_user = Some((user, index));
+                index
+            }
+        };
+        let (Some(user), Some(item)) = (user_index, qrels.items.get(item)) else {
+            out.n_ignored += 1;
+            return Ok(());
+        };
+        match positions.get(user, item) {
+            None => out.n_ignored += 1,
+            Some(position) => {
+                let line = u32::try_from(line).unwrap_or(u32::MAX);
+                out.scored.push(ScoredLine { position, user, item, score, line });
             }
         }
         Ok(())
     })?;
-    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
-    Ok(Run { scores, n_missing, n_ignored, format })
+    Ok(out)
+}
+
+/// The run format of the first data line of `block` (`Auto` without one).
+fn block_format(block: Block<'_>, path: &Path) -> Result<RunFormat> {
+    for (k, line) in block.text.split_terminator('\n').enumerate() {
+        if let Some((fields, count)) = blocks::fields_of(line) {
+            return detected_format(path, block.first_line + k, &fields[..count]);
+        }
+    }
+    Ok(RunFormat::Auto)
+}
+
+/// The user, item and score of a run line in `format` (not `Auto`).
+fn run_fields<'a>(
+    path: &Path,
+    line: usize,
+    format: RunFormat,
+    fields: &[&'a str],
+) -> Result<(&'a str, &'a str, f32)> {
+    let (user, item, score) = match (format, fields) {
+        (RunFormat::Tsv, [u, i, s]) => (*u, *i, *s),
+        (RunFormat::Trec, [u, _, i, _, s, _]) => (*u, *i, *s),
+        (RunFormat::Tsv, _) => {
+            return Err(fields_error(path, line, "`user<TAB>item<TAB>score`", fields));
+        }
+        _ => return Err(fields_error(path, line, "`qid Q0 doc rank score tag`", fields)),
+    };
+    let score: f32 = blocks::parse_f32(score)
+        .filter(|s: &f32| !s.is_nan())
+        .ok_or_else(|| parse_error(path, line, format!("score `{score}` is not a number")))?;
+    Ok((user, item, score))
+}
+
+/// Calls `f(line number, user, item, score)` for every data line of a run in `format`
+/// (detected from the first data line under [`RunFormat::Auto`]); returns the format read.
+fn for_each_run_line(
+    reader: impl BufRead,
+    path: &Path,
+    mut format: RunFormat,
+    mut f: impl FnMut(usize, &str, &str, f32) -> Result<()>,
+) -> Result<RunFormat> {
+    for_each_line(reader, path, |line, fields| {
+        if format == RunFormat::Auto {
+            format = detected_format(path, line, fields)?;
+        }
+        let (user, item, score) = run_fields(path, line, format, fields)?;
+        f(line, user, item, score)
+    })?;
+    Ok(format)
+}
+
+/// The run format of a first data line: six fields with `Q0` second → TREC, three → TSV.
+fn detected_format(path: &Path, line: usize, fields: &[&str]) -> Result<RunFormat> {
+    match fields {
+        [_, q0, _, _, _, _] if q0.eq_ignore_ascii_case("q0") => Ok(RunFormat::Trec),
+        [_, _, _] => Ok(RunFormat::Tsv),
+        _ => {
+            let expected = "3 fields (user item score) or 6 (qid Q0 doc rank score tag) to detect the run format";
+            Err(fields_error(path, line, expected, fields))
+        }
+    }
+}
+
+/// The format of the run file at `path`, from its first data line as [`RunFormat::Auto`]
+/// reads it (`Auto` for a file without data lines).
+///
+/// # Errors
+/// [`MetricsError::Io`] when the file cannot be read; [`MetricsError::Parse`] when the
+/// first data line has neither layout.
+pub fn detect_run_format(path: impl AsRef<Path>) -> Result<RunFormat> {
+    let path = path.as_ref();
+    let mut format = RunFormat::Auto;
+    for (index, line) in open(path)?.lines().enumerate() {
+        let line = line.map_err(|e| parse_error(path, index + 1, format!("cannot read: {e}")))?;
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = trimmed.split_whitespace().collect();
+        format = detected_format(path, index + 1, &fields)?;
+        break;
+    }
+    Ok(format)
+}
+
+/// The error of a (user, item) pair scored on `line` after `first`.
+fn scored_again(path: &Path, line: usize, user: &str, item: &str, first: usize) -> MetricsError {
+    parse_error(
+        path,
+        line,
+        format!("user `{user}` item `{item}` scored again (first on line {first})"),
+    )
 }
 
 /// Writes `judgments` as a qrels file: `user<TAB>item<TAB>grade`, one line per candidate

@@ -89,6 +89,6 @@ pub use roc::{
     RocAccumulator, RocSummary, omniscient_roc, random_roc, roc, roc_auc, roc_summary,
     user_averaged_auc,
 };
-pub use scored::{Scored, TieBreak};
+pub use scored::{Missing, Scored, TieBreak};
 pub use spec::Metric;
 pub use topn::{Options, PerUser, Summary, ZeroPolicy, per_user};

@@ -4,7 +4,7 @@ use crate::croc::croc;
 use crate::curve::Curve;
 use crate::error::Result;
 use crate::roc::{check_max_fpr, roc, roc_summary, user_averaged_auc};
-use crate::scored::Scored;
+use crate::scored::{Missing, Scored};
 use crate::spec::Metric;
 use crate::topn::{Options, PerUser, per_user};
 
@@ -86,7 +86,7 @@ pub fn evaluate(
             .filter(|u| u.n_relevant(options.threshold) == 0)
             .count(),
         n_missing: scored.n_missing(),
-        warnings: Vec::new(),
+        warnings: missing_warning(scored.n_missing(), judgments.n_candidates(), options.missing),
         roc: None,
         croc: None,
         per_user: None,
@@ -122,6 +122,24 @@ pub fn evaluate(
     ))
 }
 
+/// The warning about candidates without a score, if any, under the `missing` policy.
+pub(crate) fn missing_warning(
+    n_missing: usize,
+    n_candidates: usize,
+    missing: Missing,
+) -> Vec<String> {
+    if n_missing == 0 {
+        return Vec::new();
+    }
+    vec![match missing {
+        Missing::Unranked => format!(
+            "{n_missing} of {n_candidates} candidates have no score and are not ranked: \
+             relevant ones still count in R and the ideal DCG (ROC and CROC place them last)"
+        ),
+        _ => format!("{n_missing} of {n_candidates} candidates have no score and rank lowest"),
+    }]
+}
+
 /// Fills `report` (its counts set) with the values of `metrics` in the order asked: the
 /// per-user means from `values` (computed for `per_user_metrics`), and the ROC family
 /// from the three computations given, each called only when its metric is asked for.
@@ -138,12 +156,6 @@ pub(crate) fn assemble(
     mut croc_curve: impl FnMut() -> Result<Curve>,
     mut user_auc: impl FnMut() -> Result<f64>,
 ) -> Report {
-    if report.n_missing > 0 {
-        report.warnings.push(format!(
-            "{} of {} candidates have no score and rank lowest",
-            report.n_missing, report.n_candidates
-        ));
-    }
     let pauc_key = |name: &str| format!("{name}_pauc@{max_fpr}");
     let mut warn_excluded = false;
     for metric in metrics {

@@ -139,6 +139,32 @@ named!(
     aliases ["item-asc" => ItemAscending, "item-desc" => ItemDescending],
 );
 
+/// What a candidate without a score (`NaN`) is, for the per-user metrics.
+///
+/// As text (`FromStr`, `Display`, serde): `last` or `unranked`.
+///
+/// ```
+/// use recs_metrics::Missing;
+/// assert_eq!("unranked".parse::<Missing>()?, Missing::Unranked);
+/// assert_eq!(Missing::default().to_string(), "last");
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Missing {
+    /// `last`: ranked below every scored candidate, tied with the user's other missing
+    /// candidates (the default: a system that gives no score gives the lowest).
+    #[default]
+    Last,
+    /// `unranked`: never ranked, so never a hit; a missing relevant candidate still
+    /// counts in `R` (recall, AP, MAP, F1) and in the ideal DCG. This is trec_eval's
+    /// treatment of a judged document the run does not retrieve. The pooled ROC and CROC,
+    /// whose curves end at (1, 1), and the per-user AUC still place it last.
+    Unranked,
+}
+
+named!(Missing, "missing-score policy", [Last => "last", Unranked => "unranked"]);
+
 /// A user's candidates in decreasing score order, cut into tie groups.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Ranking {

@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use crate::error::{MetricsError, Result};
 use crate::names::named;
-use crate::scored::{Ranking, Scored, TieBreak, score_key};
+use crate::scored::{Missing, Ranking, Scored, TieBreak, score_key};
 use crate::spec::Metric;
 
 /// What to do with a user who has no relevant candidate (a zero denominator for recall,
@@ -53,6 +53,8 @@ pub struct Options {
     /// Neutral vote `d` of the half-life utility: gains are `max(grade − d, 0)`
     /// (default 0).
     pub neutral: f32,
+    /// Candidates without a score (default: ranked last).
+    pub missing: Missing,
 }
 
 impl Default for Options {
@@ -62,6 +64,7 @@ impl Default for Options {
             ties: TieBreak::Expected,
             zero: ZeroPolicy::Exclude,
             neutral: 0.0,
+            missing: Missing::Last,
         }
     }
 }
@@ -345,6 +348,42 @@ struct Work {
     gains: Vec<f64>,
     /// The positive grades of the user at hand.
     positive: Vec<f32>,
+    /// The user's scored candidates, when [`Missing::Unranked`] leaves others out.
+    ranked: RankedPart,
+}
+
+/// The scored candidates of a user and the positive grades of its unscored ones.
+#[derive(Debug, Clone, Default)]
+struct RankedPart {
+    items: Vec<u32>,
+    grades: Vec<f32>,
+    scores: Vec<f32>,
+    unranked_positive: Vec<f32>,
+}
+
+impl RankedPart {
+    /// Keeps the scored candidates of `input` and the positive grades of the others.
+    fn split(&mut self, input: UserInput<'_>) {
+        self.items.clear();
+        self.grades.clear();
+        self.scores.clear();
+        self.unranked_positive.clear();
+        for ((&item, &grade), &score) in input.items.iter().zip(input.grades).zip(input.scores) {
+            if score.is_nan() {
+                if grade > 0.0 {
+                    self.unranked_positive.push(grade);
+                }
+            } else {
+                self.items.push(item);
+                self.grades.push(grade);
+                self.scores.push(score);
+            }
+        }
+    }
+
+    fn input(&self) -> UserInput<'_> {
+        UserInput { items: &self.items, grades: &self.grades, scores: &self.scores }
+    }
 }
 
 /// One user's candidates.
@@ -575,6 +614,14 @@ fn user_row(
     options: &Options,
     coverage_depth: Option<usize>,
 ) -> UserRow {
+    let mut ranked = std::mem::take(&mut work.ranked);
+    ranked.unranked_positive.clear();
+    let input = if options.missing == Missing::Unranked && input.scores.iter().any(|s| s.is_nan()) {
+        ranked.split(input);
+        ranked.input()
+    } else {
+        input
+    };
     let UserInput { items, grades, scores } = input;
     // Counting beats sorting while the graded candidates are few (about 2·log2 n).
     let graded = grades.iter().filter(|&&g| g > 0.0).count();
@@ -586,6 +633,7 @@ fn user_row(
     let Work { ranking, groups, gains, positive, .. } = work;
     positive.clear();
     positive.extend(grades.iter().copied().filter(|&g| g > 0.0));
+    positive.extend_from_slice(&ranked.unranked_positive);
     let shape = UserShape { n: grades.len(), positive_grades: positive };
     let mut row = row_from_groups(groups, gains, shape, metrics, options);
     for &metric in metrics {
@@ -604,6 +652,7 @@ fn user_row(
             row.covered.push(covered);
         }
     }
+    work.ranked = ranked;
     row
 }
 
@@ -776,6 +825,49 @@ mod tests {
     }
 
     #[test]
+    fn unranked_missing_candidates_count_in_denominators_only() {
+        // Items 0 (rel, 0.9), 1 (0.8), 2 (rel, no score), 3 (no score). R = 2.
+        let grades = [1.0, 0.0, 2.0, 0.0];
+        let scores = [0.9, 0.8, f32::NAN, f32::NAN];
+        let idcg = 2.0 + 1.0 / 3f64.log2();
+        let unranked = Options { missing: Missing::Unranked, ..Options::default() };
+        check(
+            &grades,
+            &scores,
+            unranked,
+            &[
+                ("p@1", 1.0),
+                ("p@10", 0.1),
+                ("r@10", 0.5),
+                ("f1@10", 2.0 / 12.0),
+                ("ndcg@10", 1.0 / idcg),
+                ("map", 0.5),
+                ("ap@10", 0.5),
+                ("mrr", 1.0),
+            ],
+        );
+        // Ranked last instead, item 2 is found at rank 3 or 4 (tied with item 3).
+        let (dcg_last, ap_last) = (
+            1.0 + 2.0 * (0.5 / 2.0 + 0.5 / 5f64.log2()),
+            (1.0 + 0.5 * (2.0 / 3.0 + 2.0 / 4.0)) / 2.0,
+        );
+        check(
+            &grades,
+            &scores,
+            Options::default(),
+            &[("r@10", 1.0), ("ndcg@10", dcg_last / idcg), ("map", ap_last)],
+        );
+    }
+
+    #[test]
+    fn missing_policies_have_names() {
+        assert_eq!(Missing::ALL, &[Missing::Last, Missing::Unranked]);
+        assert_eq!("last".parse::<Missing>().unwrap(), Missing::Last);
+        let error = "ranked".parse::<Missing>().unwrap_err().to_string();
+        assert!(error.contains("last") && error.contains("unranked"), "{error}");
+    }
+
+    #[test]
     fn half_life_hand_computed() {
         // α = 2: weights 1, 1/2, 1/4, 1/8. Ranked grades 0, 3, 5, 1 with d = 2:
         // gains 0, 1, 3, 0 → R = 1/2 + 3/4; ideal 3, 1 → 3 + 1/2.
@@ -927,6 +1019,36 @@ mod tests {
                 prop_assert!(values[2] <= values[3] + 1e-12 && values[3] <= values[4] + 1e-12);
                 prop_assert!((values[4] - 1.0).abs() < 1e-12);
             }
+        }
+
+        #[test]
+        fn unranked_equals_leaving_unscored_negatives_out(
+            (grades, scores) in user(),
+            missing in proptest::collection::vec(any::<bool>(), 30),
+        ) {
+            // Unscored candidates that are not positive: `unranked` is the same as never
+            // listing them. With no unscored candidate, both policies agree.
+            let metrics = Metric::parse_list("p@3,r@3,f1@3,hit@2,ndcg@3,ndcg_exp@3,ap@3,map,mrr").unwrap();
+            let unranked = Options { missing: Missing::Unranked, ..Options::default() };
+            let scores_with_missing: Vec<f32> = scores
+                .iter()
+                .zip(&grades)
+                .zip(&missing)
+                .map(|((&s, &g), &m)| if m && g == 0.0 { f32::NAN } else { s })
+                .collect();
+            let j = one_user(&grades);
+            let got = per_user(&Scored::new(&j, &scores_with_missing).unwrap(), &metrics, &unranked).unwrap();
+            let kept: Vec<usize> = (0..grades.len()).filter(|&i| !scores_with_missing[i].is_nan()).collect();
+            if !kept.is_empty() {
+                let g2: Vec<f32> = kept.iter().map(|&i| grades[i]).collect();
+                let s2: Vec<f32> = kept.iter().map(|&i| scores[i]).collect();
+                let j2 = one_user(&g2);
+                let want = per_user(&Scored::new(&j2, &s2).unwrap(), &metrics, &Options::default()).unwrap();
+                prop_assert_eq!(&got, &want);
+            }
+            let last = per_user(&Scored::new(&j, &scores).unwrap(), &metrics, &Options::default()).unwrap();
+            let unranked_all = per_user(&Scored::new(&j, &scores).unwrap(), &metrics, &unranked).unwrap();
+            prop_assert_eq!(last, unranked_all);
         }
 
         #[test]

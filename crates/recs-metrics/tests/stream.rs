@@ -224,6 +224,7 @@ proptest! {
             ties: [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending][ties],
             zero: [ZeroPolicy::Exclude, ZeroPolicy::Zero, ZeroPolicy::Ignatov][zero],
             neutral: f32::from(neutral),
+            ..Options::default()
         };
         let metrics = Metric::parse_list(METRICS).unwrap();
         let memory = in_memory(&users, 9, &metrics, &options);

@@ -92,6 +92,9 @@ fn bench_size(c: &mut Criterion, name: &str, train: &Interactions) {
     c.bench_function(&format!("{name}/puresvd-50/score-block-256-users"), |b| {
         b.iter(|| model.score_block(black_box(&users), &mut block).expect("score"))
     });
+    c.bench_function(&format!("{name}/puresvd-50/score-catalog-256-users"), |b| {
+        b.iter(|| model.score_catalog(black_box(&users), &mut block).expect("score"))
+    });
     c.bench_function(&format!("{name}/puresvd-50/score-one-user"), |b| {
         b.iter(|| model.score(black_box(7), &items, &mut row).expect("score"))
     });

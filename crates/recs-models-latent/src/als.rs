@@ -458,6 +458,10 @@ impl Recommender for Als {
         self.factors.score(user, items, out)
     }
 
+    fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
+        self.factors.score_catalog(users, out)
+    }
+
     fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
         match self.params.loss {
             AlsLoss::Explicit { .. } => Some(self),

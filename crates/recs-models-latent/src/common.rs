@@ -1,9 +1,13 @@
 //! Shared pieces: seeded random numbers, small dense solves, and the factor scorer that
 //! every factor model (PureSVD, ALS) scores with.
 
+use std::sync::OnceLock;
+
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use recs_core::{RecsError, Result, check_index, check_items, check_len};
+
+use crate::kernel::ItemPanels;
 
 /// Purposes of random streams; each gets its own generator so that adding a random step
 /// for one purpose does not shift another.
@@ -98,6 +102,8 @@ pub(crate) struct Factors {
     pub(crate) users: Vec<f32>,
     /// `n_items × rank`.
     pub(crate) items: Vec<f32>,
+    /// The item factors regrouped for full-catalog scoring, built on first use.
+    pub(crate) panels: OnceLock<ItemPanels>,
 }
 
 impl Factors {
@@ -114,6 +120,7 @@ impl Factors {
             rank,
             users: users.iter().map(|&x| x as f32).collect(),
             items: items.iter().map(|&x| x as f32).collect(),
+            panels: OnceLock::new(),
         }
     }
 
@@ -153,6 +160,20 @@ impl Factors {
     pub(crate) fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
         recs_core::check_score_args(self.n_users, self.n_items, user, items, out)?;
         self.score_vector(self.user(user as usize), items, out);
+        Ok(())
+    }
+
+    /// Scores every item for each of `users` into `out` (`users.len() × n_items`,
+    /// row-major), each row equal bit for bit to [`Factors::score`] of every item.
+    pub(crate) fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
+        for &user in users {
+            check_index("user", user as usize, self.n_users)?;
+        }
+        check_len("catalog score buffer (users × items)", users.len() * self.n_items, out.len())?;
+        let panels =
+            self.panels.get_or_init(|| ItemPanels::new(&self.items, self.n_items, self.rank));
+        let rows: Vec<&[f32]> = users.iter().map(|&u| self.user(u as usize)).collect();
+        panels.score(&rows, out);
         Ok(())
     }
 

@@ -53,6 +53,7 @@ mod als;
 mod aspect;
 mod catalog;
 mod common;
+mod kernel;
 mod lpca;
 mod puresvd;
 

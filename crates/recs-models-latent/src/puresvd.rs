@@ -345,6 +345,10 @@ impl Recommender for PureSvd {
         self.factors.score(user, items, out)
     }
 
+    fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
+        self.factors.score_catalog(users, out)
+    }
+
     recs_core::capabilities!(fold_in);
 }
 

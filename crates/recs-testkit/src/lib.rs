@@ -226,6 +226,7 @@ pub fn check_model(params: &dyn FitDyn) -> std::result::Result<(), Failures> {
             }
         }
         check_subsets(model, &scores, &mut failures);
+        check_catalog_blocks(model, &scores, &mut failures);
     }
 
     let items = [0u32, 1];
@@ -247,6 +248,31 @@ pub fn check_model(params: &dyn FitDyn) -> std::result::Result<(), Failures> {
     expect_err("fit on data without events", &mut failures, || params.fit_dyn(&empty_data));
 
     if failures.is_empty() { Ok(()) } else { Err(Failures(failures)) }
+}
+
+/// Scoring every item for a block of users (scrambled, one repeated) must equal `score`.
+fn check_catalog_blocks(model: &dyn Recommender, scores: &[f32], failures: &mut Vec<String>) {
+    let users: Vec<u32> = (0..N_USERS as u32).rev().chain([0]).collect();
+    let mut out = vec![f32::NAN; users.len() * N_ITEMS];
+    match guarded("score_catalog", failures, || model.score_catalog(&users, &mut out)) {
+        Some(Ok(())) => {
+            for (row, &user) in out.chunks(N_ITEMS).zip(&users) {
+                let full = &scores[user as usize * N_ITEMS..][..N_ITEMS];
+                if row.iter().zip(full).any(|(a, b)| a.to_bits() != b.to_bits()) {
+                    failures.push(format!("score_catalog row of user {user} differs from score"));
+                    return;
+                }
+            }
+        }
+        Some(Err(e)) => failures.push(format!("score_catalog failed: {e}")),
+        None => return,
+    }
+    expect_err("score_catalog with a short buffer", failures, || {
+        model.score_catalog(&users, &mut out[1..])
+    });
+    expect_err("score_catalog for user n_users", failures, || {
+        model.score_catalog(&[N_USERS as u32], &mut out[..N_ITEMS])
+    });
 }
 
 /// Scoring items in a scrambled subset must equal picking from the full scores.

@@ -124,6 +124,7 @@ fn results(
                 values: Vec::with_capacity(splits.len()),
                 validation: Vec::with_capacity(splits.len()),
                 item_scoring: Vec::with_capacity(splits.len()),
+                timings: Vec::with_capacity(splits.len()),
                 groups: Vec::with_capacity(splits.len()),
                 roc: None,
                 croc: None,
@@ -134,6 +135,7 @@ fn results(
                 results.values.push(std::mem::take(&mut a.values));
                 results.validation.push(std::mem::take(&mut a.validation));
                 results.item_scoring.push(a.item_scoring);
+                results.timings.push(a.timing);
                 results.groups.push(std::mem::take(&mut a.groups));
                 if n == 0 {
                     results.roc = a.roc.take();

@@ -7,6 +7,7 @@ use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommende
 use recs_metrics::Scored;
 use recs_split::{Split, SplitId};
 
+use super::Timing;
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
 use crate::curves::ModelCurve;
 use crate::error::{BenchError, Result};
@@ -33,6 +34,7 @@ pub(crate) struct Assessment {
     pub(crate) warnings: Vec<String>,
     /// `user<TAB>item<TAB>score` lines of the first split, when saving scores.
     pub(crate) saved: Option<String>,
+    pub(crate) timing: Timing,
 }
 
 /// Scores of one model on listed candidates, one per candidate in the judgments' order.
@@ -100,17 +102,15 @@ impl Scoring<'_, '_> {
             _ => None,
         };
         let item_scoring = scores.as_ref().map_or("trained index", |s| s.item_scoring);
-        // Wall times go to the progress lines only: the report stays byte-identical
-        // from run to run.
-        let path = if test.candidates.listed().is_some() { "listed" } else { "streamed" };
+        // Wall times stay out of the report, which is byte-identical from run to run.
+        let timing = Timing {
+            fit_seconds: fitting.as_secs_f64(),
+            evaluation_seconds: evaluating.as_secs_f64(),
+            streamed: test.candidates.listed().is_none(),
+        };
         self.context.progress.step(&format!(
-            "{} split {}/{}: {} (fit {:.1} s, {path} evaluation {:.1} s)",
-            plan.name,
-            self.id.repetition,
-            self.id.fold,
-            model.label,
-            fitting.as_secs_f64(),
-            evaluating.as_secs_f64()
+            "{} split {}/{}: {} ({timing})",
+            plan.name, self.id.repetition, self.id.fold, model.label,
         ));
         Ok(Assessment {
             params,
@@ -122,6 +122,7 @@ impl Scoring<'_, '_> {
             croc,
             warnings: report.warnings,
             saved,
+            timing,
         })
     }
 

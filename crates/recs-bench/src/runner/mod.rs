@@ -39,6 +39,7 @@ use crate::plan::{Params, Plan};
 use crate::report::{Claim, DatasetEntry, Experiment, Report};
 
 pub use assemble::dataset_entry;
+pub use stream::{CatalogMetrics, catalog_block_users, evaluate_catalog};
 
 /// How plans are run.
 #[derive(Debug, Clone, Default)]
@@ -60,6 +61,29 @@ pub trait Progress: Sync {
     fn begin(&self, _total: u64) {}
     /// One step is done; `what` says which.
     fn step(&self, _what: &str) {}
+}
+
+/// Wall times of one model on one split: the fit with the chosen parameters (validation
+/// fits not included) and the evaluation on the test candidates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    /// Seconds to fit the model.
+    pub fit_seconds: f64,
+    /// Seconds to score the test candidates and compute the metrics.
+    pub evaluation_seconds: f64,
+    /// Whether the candidates were streamed (a full catalog) rather than listed.
+    pub streamed: bool,
+}
+
+impl std::fmt::Display for Timing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let path = if self.streamed { "streamed" } else { "listed" };
+        write!(
+            f,
+            "fit {:.1} s, {path} evaluation {:.1} s",
+            self.fit_seconds, self.evaluation_seconds
+        )
+    }
 }
 
 /// Progress that goes nowhere.
@@ -121,6 +145,8 @@ pub struct ModelResults {
     validation: Vec<Vec<(Params, Vec<Option<f64>>)>>,
     /// Per split: how candidate items were scored.
     item_scoring: Vec<&'static str>,
+    /// Per split: the wall times of the final fit and evaluation.
+    timings: Vec<Timing>,
     /// Per split and user group: (sum of the group metric, users counted).
     groups: Vec<Vec<(f64, usize)>>,
     roc: Option<ModelCurve>,
@@ -171,12 +197,46 @@ impl Results {
     pub fn judgments(&self) -> Option<&Judgments> {
         self.judgments.as_ref()
     }
+
+    /// Every model's [`Timing`] on every split, as `timings.json` holds them:
+    /// `{"models": [{"label", "splits": [{"repetition", "fold", "fit_seconds",
+    /// "evaluation_seconds", "streamed"}]}]}`.
+    pub fn timings_json(&self) -> serde_json::Value {
+        let models: Vec<serde_json::Value> = self
+            .models
+            .iter()
+            .map(|m| {
+                let splits: Vec<serde_json::Value> = self
+                    .split_ids
+                    .iter()
+                    .zip(&m.timings)
+                    .map(|(id, t)| {
+                        serde_json::json!({
+                            "repetition": id.repetition,
+                            "fold": id.fold,
+                            "fit_seconds": t.fit_seconds,
+                            "evaluation_seconds": t.evaluation_seconds,
+                            "streamed": t.streamed,
+                        })
+                    })
+                    .collect();
+                serde_json::json!({ "label": m.label, "splits": splits })
+            })
+            .collect();
+        serde_json::json!({ "models": models })
+    }
 }
 
 impl ModelResults {
     /// The model's label.
     pub fn label(&self) -> &str {
         &self.label
+    }
+
+    /// Per split, in [`Results::split_ids`] order: the wall times of the final fit and of
+    /// the evaluation (not in the report, which is byte-identical from run to run).
+    pub fn timings(&self) -> &[Timing] {
+        &self.timings
     }
 
     /// The parameters used on the first split.

@@ -57,13 +57,15 @@ mod user;
 use serde::{Deserialize, Serialize};
 
 pub use pooled::{NegativeCounts, PositiveScores, Thresholds};
+
+use pooled::NegativeBatch;
 pub use user::CatalogUser;
 
 use crate::croc::CrocAccumulator;
 use crate::error::{MetricsError, Result};
-use crate::report::{Report, assemble};
+use crate::report::{Report, assemble, missing_warning};
 use crate::roc::check_max_fpr;
-use crate::scored::TieBreak;
+use crate::scored::{Missing, TieBreak, score_key};
 use crate::spec::Metric;
 use crate::topn::{Options, PerUser, UserRow, UserShape, row_from_groups};
 use user::{Scratch, for_each_candidate, pass, user_auc};
@@ -93,6 +95,9 @@ pub struct Part {
     n_positives: u64,
     n_without_relevant: u64,
     n_missing: u64,
+    /// Storage for counting negatives in batches; empty between calls.
+    #[serde(skip)]
+    batch: NegativeBatch,
 }
 
 impl Part {
@@ -112,7 +117,7 @@ impl Part {
         self.n_missing += other.n_missing;
     }
 
-    /// Number of users pushed.
+    /// Number of users pushed that had a candidate (the others are not judged).
     pub fn n_users(&self) -> usize {
         self.rows.len()
     }
@@ -127,6 +132,14 @@ impl Evaluator {
     pub fn new(metrics: &[Metric], options: Options, max_fpr: f64) -> Result<Self> {
         options.check()?;
         check_max_fpr(max_fpr)?;
+        if options.missing != Missing::Last {
+            // A streamed catalog is scored by a model for every item: nothing is unranked.
+            return Err(MetricsError::InvalidArgument {
+                name: "missing",
+                value: options.missing.to_string(),
+                expected: "`last` on a streamed full catalog",
+            });
+        }
         if let Some(m) = metrics.iter().find(|m| matches!(m, Metric::Coverage(_))) {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
@@ -170,17 +183,27 @@ impl Evaluator {
             n_positives: 0,
             n_without_relevant: 0,
             n_missing: 0,
+            batch: NegativeBatch::default(),
         }
     }
 
-    /// Evaluates one user into `part`.
+    /// Evaluates one user into `part`; see [`Evaluator::push_users`].
+    ///
+    /// # Errors
+    /// As [`Evaluator::push_users`].
+    pub fn push_user(&self, part: &mut Part, user: &CatalogUser<'_>) -> Result<()> {
+        self.push_users(part, std::slice::from_ref(user))
+    }
+
+    /// Evaluates `users` into `part`. A block of users costs less than the same users one
+    /// at a time: their negatives are counted for the pooled ROC together.
     ///
     /// # Errors
     /// [`MetricsError::InvalidArgument`] when the pooled ROC is asked for and no
     /// positives were set, or for a malformed user: lists not strictly ascending, an
     /// item out of the catalog, a graded item excluded, a grade that is not positive.
-    pub fn push_user(&self, part: &mut Part, user: &CatalogUser<'_>) -> Result<()> {
-        check_user(user)?;
+    /// Users before the malformed one are in `part`.
+    pub fn push_users(&self, part: &mut Part, users: &[CatalogUser<'_>]) -> Result<()> {
         if self.needs_positives() && self.thresholds.is_none() {
             return Err(MetricsError::InvalidArgument {
                 name: "positives",
@@ -189,8 +212,33 @@ impl Evaluator {
             });
         }
         let mut scratch = Scratch::default();
+        let mut result = Ok(());
+        for user in users {
+            result = self.push_one(part, user, &mut scratch);
+            if result.is_err() {
+                break;
+            }
+        }
+        if let (Some(thresholds), Some(counts)) = (&self.thresholds, &mut part.roc) {
+            thresholds.push_batch(counts, &mut part.batch);
+        }
+        result
+    }
+
+    /// One user's rows and counts into `part`, its negatives into `part.batch`.
+    fn push_one(
+        &self,
+        part: &mut Part,
+        user: &CatalogUser<'_>,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        check_user(user)?;
+        if user.excluded.len() == user.scores.len() {
+            // No candidate: not a judged user, as in `Judgments`.
+            return Ok(());
+        }
         let expected = self.options.ties == TieBreak::Expected;
-        let ranked = pass(user, self.options.ties, &self.options, self.exp_gains, &mut scratch);
+        let ranked = pass(user, self.options.ties, &self.options, self.exp_gains, scratch);
         let shape = UserShape { n: ranked.n, positive_grades: user.grades };
         let row = row_from_groups(
             &ranked.groups,
@@ -211,7 +259,7 @@ impl Evaluator {
             let groups = if expected {
                 ranked.groups
             } else {
-                pass(user, TieBreak::Expected, &self.options, false, &mut scratch).groups
+                pass(user, TieBreak::Expected, &self.options, false, scratch).groups
             };
             if let Some(croc) = &mut part.croc {
                 croc.push_groups(ranked.n, relevant, &groups);
@@ -222,8 +270,9 @@ impl Evaluator {
                 part.user_aucs.push((user.user, auc));
             }
         }
-        if let (Some(thresholds), Some(counts)) = (&self.thresholds, &mut part.roc) {
+        if part.roc.is_some() {
             let mut graded = user.graded.iter().zip(user.grades).peekable();
+            let keys = &mut part.batch.keys;
             for_each_candidate(user, |item, score| {
                 let mut relevant = false;
                 if let Some(&(&i, &g)) = graded.peek()
@@ -233,7 +282,7 @@ impl Evaluator {
                     graded.next();
                 }
                 if !relevant {
-                    thresholds.push_negative(counts, score);
+                    keys.push(score_key(score));
                 }
             });
         }
@@ -263,7 +312,11 @@ impl Evaluator {
             n_positives: part.n_positives as usize,
             n_users_without_relevant: part.n_without_relevant as usize,
             n_missing: part.n_missing as usize,
-            warnings: Vec::new(),
+            warnings: missing_warning(
+                part.n_missing as usize,
+                part.n_candidates as usize,
+                self.options.missing,
+            ),
             roc: None,
             croc: None,
             per_user: None,

@@ -15,6 +15,15 @@ use crate::error::Result;
 use crate::roc::{AreaWalk, CurvePoints, RocSummary, check_classes, check_max_fpr};
 use crate::scored::score_key;
 
+/// Negative score keys waiting to be counted together ([`Thresholds::push_batch`]), with
+/// the storage the count reuses. Empty between calls of the evaluator.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct NegativeBatch {
+    pub(crate) keys: Vec<u32>,
+    bucketed: Vec<u32>,
+    starts: Vec<u32>,
+}
+
 /// The score keys of every positive pair (phase one of the pooled ROC).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PositiveScores {
@@ -63,15 +72,19 @@ impl PositiveScores {
                 }
             }
         }
-        // prefix[p] = number of keys whose top 16 bits are below p.
-        let mut prefix = vec![0u32; (1 << 16) + 1];
+        // An index of 2^bits cells: about 16 per key, so that a cell holds few keys even
+        // where scores crowd, within [2^16, 2^24] cells (256 KiB to 64 MiB).
+        let bits = (usize::BITS - keys.len().leading_zeros() + 4).clamp(BUCKET_BITS, 24);
+        let shift = 32 - bits;
+        // prefix[p] = number of keys whose top `bits` bits are below p.
+        let mut prefix = vec![0u32; (1 << bits) + 1];
         for &k in &keys {
-            prefix[(k >> 16) as usize + 1] += 1;
+            prefix[(k >> shift) as usize + 1] += 1;
         }
         for p in 1..prefix.len() {
             prefix[p] += prefix[p - 1];
         }
-        Thresholds { keys, positives, prefix }
+        Thresholds { keys, positives, prefix, shift }
     }
 }
 
@@ -83,7 +96,13 @@ pub struct Thresholds {
     keys: Vec<u32>,
     positives: Vec<u64>,
     prefix: Vec<u32>,
+    /// A key's cell in `prefix` is `key >> shift`.
+    shift: u32,
 }
+
+/// Negatives of a batch are grouped by the top `BUCKET_BITS` bits of their keys: the
+/// index cells and thresholds of one group are contiguous and stay in cache.
+const BUCKET_BITS: u32 = 16;
 
 impl Thresholds {
     /// Fresh counts for the negatives of a part of the data.
@@ -94,8 +113,13 @@ impl Thresholds {
     /// Counts one negative pair of `score` (`NaN` = missing, lowest).
     #[inline]
     pub fn push_negative(&self, counts: &mut NegativeCounts, score: f32) {
-        let key = score_key(score);
-        let p = (key >> 16) as usize;
+        self.push_negative_key(counts, score_key(score));
+    }
+
+    /// Counts one negative pair of score key `key`.
+    #[inline]
+    fn push_negative_key(&self, counts: &mut NegativeCounts, key: u32) {
+        let p = (key >> self.shift) as usize;
         let (lo, hi) = (self.prefix[p] as usize, self.prefix[p + 1] as usize);
         let j = lo + self.keys[lo..hi].partition_point(|&k| k < key);
         if j < hi && self.keys[j] == key {
@@ -103,6 +127,49 @@ impl Thresholds {
         } else {
             counts.below[j] += 1;
         }
+    }
+
+    /// Counts every negative key gathered in `batch` (as [`score_key`] gives them) and
+    /// empties it: the same counts as [`Thresholds::push_negative`] on each, found in
+    /// another order. Keys are grouped by their top [`BUCKET_BITS`] bits, so that the
+    /// index cells, thresholds and counts of a group are contiguous and stay in cache
+    /// while it is counted; in the order scores arrive, each key would be a cache miss
+    /// on a large catalog.
+    pub(crate) fn push_batch(&self, counts: &mut NegativeCounts, batch: &mut NegativeBatch) {
+        let NegativeBatch { keys, bucketed, starts } = batch;
+        starts.clear();
+        starts.resize((1 << BUCKET_BITS) + 1, 0);
+        let bucket_of = |k: u32| (k >> (32 - BUCKET_BITS)) as usize;
+        for &k in keys.iter() {
+            starts[bucket_of(k) + 1] += 1;
+        }
+        for p in 1..starts.len() {
+            starts[p] += starts[p - 1];
+        }
+        bucketed.resize(keys.len(), 0);
+        let mut next = starts.clone();
+        for &k in keys.iter() {
+            let slot = &mut next[bucket_of(k)];
+            bucketed[*slot as usize] = k;
+            *slot += 1;
+        }
+        let cells = 32 - BUCKET_BITS - self.shift;
+        for (b, bounds) in starts.windows(2).enumerate() {
+            let bucket = &bucketed[bounds[0] as usize..bounds[1] as usize];
+            if bucket.is_empty() {
+                continue;
+            }
+            let (lo, hi) =
+                (self.prefix[b << cells] as usize, self.prefix[(b + 1) << cells] as usize);
+            if lo == hi {
+                counts.below[lo] += bucket.len() as u64;
+                continue;
+            }
+            for &k in bucket {
+                self.push_negative_key(counts, k);
+            }
+        }
+        keys.clear();
     }
 
     /// Number of positive pairs.
@@ -233,7 +300,62 @@ mod tests {
         assert!(thresholds.curve(&counts).is_err());
     }
 
+    #[test]
+    fn a_fine_index_places_every_key_as_a_search_of_all_thresholds() {
+        // 20,000 positives crowded in a narrow range: an index finer than the buckets.
+        let mut state = 7u64;
+        let mut next =
+            move || (recs_core::splitmix64(&mut state) >> 40) as f32 / (1u64 << 24) as f32;
+        let positives: Vec<f32> = (0..20_000).map(|_| 0.5 + next() * 0.01).collect();
+        let mut first = PositiveScores::new();
+        first.push_user(&vec![1.0; positives.len()], &positives, 1.0);
+        let thresholds = first.thresholds();
+        assert!(thresholds.shift < 32 - BUCKET_BITS, "the index is finer than the buckets");
+        let (mut batched, mut brute) = (thresholds.counts(), thresholds.counts());
+        let mut batch = NegativeBatch::default();
+        for i in 0..60_000 {
+            // Negatives among the positives, around them, and some equal to one.
+            let s = if i % 7 == 0 { positives[i % positives.len()] } else { 0.49 + next() * 0.03 };
+            let key = score_key(s);
+            batch.keys.push(key);
+            let j = thresholds.keys.partition_point(|&k| k < key);
+            if thresholds.keys.get(j) == Some(&key) {
+                brute.equal[j] += 1;
+            } else {
+                brute.below[j] += 1;
+            }
+        }
+        thresholds.push_batch(&mut batched, &mut batch);
+        assert_eq!(batched, brute);
+        assert!(brute.equal.iter().sum::<u64>() > 0 && brute.below[0] > 0);
+    }
+
     proptest! {
+        #[test]
+        fn batched_counts_equal_one_at_a_time(
+            positives in prop::collection::vec((0u32..4, 0u32..64), 0..60),
+            negatives in prop::collection::vec((0u32..4, 0u32..64), 0..400),
+        ) {
+            // Keys from four prefixes of one bucket each and a few low bits: buckets with
+            // and without thresholds, ties, keys above and below every threshold.
+            let key = |(prefix, low): (u32, u32)| ((0x3f80 + prefix * 3) << 16) | (low * 977);
+            let score = |k: u32| f32::from_bits(k);
+            let p: Vec<f32> = positives.iter().map(|&x| score(key(x))).collect();
+            let mut first = PositiveScores::new();
+            first.push_user(&vec![1.0; p.len()], &p, 1.0);
+            let thresholds = first.thresholds();
+            let (mut one, mut batched) = (thresholds.counts(), thresholds.counts());
+            let mut batch = NegativeBatch::default();
+            for &x in &negatives {
+                let s = score(key(x));
+                thresholds.push_negative(&mut one, s);
+                batch.keys.push(score_key(s));
+            }
+            thresholds.push_batch(&mut batched, &mut batch);
+            prop_assert_eq!(&one, &batched);
+            prop_assert!(batch.keys.is_empty());
+        }
+
         #[test]
         fn streamed_equals_in_memory(
             positives in prop::collection::vec(0u8..20, 1..40),

@@ -1,0 +1,345 @@
+//! Which (user, item) pairs are candidates when a run and a qrels file disagree.
+//!
+//! A qrels file in the TREC tradition lists only the judged documents of a query, and a
+//! run lists what a system retrieved: a retrieved document nobody judged is not relevant,
+//! and a relevant document the run did not retrieve still counts in recall's and AP's
+//! denominators. Treating the qrels as the full list of candidates instead (the
+//! convention of files written by `recs split` and `recs run`) drops the unjudged
+//! retrieved documents and inflates every number: a run `x, y, a` with only `a` judged
+//! relevant would score P@1 = 1 instead of 0.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use recs_core::{IdMap, Judgments};
+
+use super::{Qrels, Run, RunFormat, for_each_run_line, open, scored_again};
+use crate::error::{MetricsError, Result};
+use crate::names::named;
+
+/// The candidates of a user when evaluating a run against qrels.
+///
+/// As text (`FromStr`, `Display`, serde, `recs eval --candidates`): `qrels` or `run`.
+///
+/// ```
+/// use recs_metrics::io::Candidates;
+/// assert_eq!("run".parse::<Candidates>()?, Candidates::Run);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Candidates {
+    /// `qrels`: the qrels list every candidate with its grade (0 = not relevant); run
+    /// lines for other pairs are ignored, candidates without a run line are missing.
+    Qrels,
+    /// `run` (TREC): the run's items are the candidates, graded by the qrels (0 when not
+    /// judged); users are those of both files; a judged item with a positive grade that
+    /// the run does not retrieve counts in the denominators (recall, AP, the ideal DCG)
+    /// but is never ranked, as in trec_eval (use with [`Missing::Unranked`]).
+    ///
+    /// [`Missing::Unranked`]: crate::Missing::Unranked
+    Run,
+    /// `catalog`: every item of the catalog (the items of the qrels and of a training
+    /// file) that the user has no training event with; the qrels hold only the graded
+    /// items, every other candidate is not relevant ([`catalog_candidates`]).
+    Catalog,
+}
+
+named!(Candidates, "candidate policy", [Qrels => "qrels", Run => "run", Catalog => "catalog"]);
+
+/// A run read under [`Candidates::Run`], with the judgments it defines.
+#[derive(Debug, Clone)]
+pub struct RunCandidates {
+    /// The candidates: every retrieved item of a user in both files, graded from the
+    /// qrels, and the user's positively graded items the run does not retrieve.
+    pub qrels: Qrels,
+    /// One score per candidate; `NaN` for the unretrieved graded items
+    /// (`n_missing` of them). `n_ignored` counts the run lines of users the qrels do not
+    /// judge.
+    pub run: Run,
+    /// Users of the qrels without a line in the run (not evaluated, as in trec_eval).
+    pub n_users_without_run: usize,
+}
+
+/// Reads a run file under [`Candidates::Run`]; see [`parse_run_candidates`].
+///
+/// # Errors
+/// As [`read_run`](super::read_run).
+pub fn read_run_candidates(
+    path: impl AsRef<Path>,
+    qrels: &Qrels,
+    format: RunFormat,
+) -> Result<RunCandidates> {
+    let path = path.as_ref();
+    parse_run_candidates(open(path)?, path, qrels, format)
+}
+
+/// Parses a run under [`Candidates::Run`] from any reader; `path` names the source in
+/// errors.
+///
+/// ```
+/// use recs_metrics::io::{RunFormat, parse_qrels, parse_run_candidates};
+/// let qrels = parse_qrels("1 0 a 1\n1 0 b 1\n".as_bytes(), "q".as_ref())?;
+/// let run = "1 Q0 x 1 3 s\n1 Q0 y 2 2 s\n1 Q0 a 3 1 s\n";
+/// let read = parse_run_candidates(run.as_bytes(), "r".as_ref(), &qrels, RunFormat::Auto)?;
+/// // x and y are retrieved but not judged: candidates graded 0. b is judged relevant
+/// // but not retrieved: a candidate without a score.
+/// assert_eq!(read.qrels.judgments.n_candidates(), 4);
+/// assert_eq!(read.qrels.judgments.n_relevant(1.0), 2);
+/// assert_eq!(read.run.n_missing, 1);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// As [`read_run`](super::read_run).
+pub fn parse_run_candidates(
+    reader: impl BufRead,
+    path: &Path,
+    qrels: &Qrels,
+    format: RunFormat,
+) -> Result<RunCandidates> {
+    // Lines of judged users: (qrels user index, item id, score, line).
+    let mut lines: Vec<(u32, Box<str>, f32, usize)> = Vec::new();
+    let mut n_ignored = 0;
+    let format = for_each_run_line(reader, path, format, |line, user, item, score| {
+        match qrels.users.get(user).filter(|&u| qrels.judgments.get(u).is_some()) {
+            Some(u) => lines.push((u, item.into(), score, line)),
+            None => n_ignored += 1,
+        }
+        Ok(())
+    })?;
+    let mut evaluated: Vec<u32> = lines.iter().map(|l| l.0).collect();
+    evaluated.sort_unstable();
+    evaluated.dedup();
+    let n_users_without_run = qrels.judgments.n_judged_users() - evaluated.len();
+
+    // Every candidate as (qrels user, item id, grade, score, line); line 0 = not retrieved.
+    let mut candidates: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(lines.len());
+    for (user, item, score, line) in &lines {
+        let grade = qrels_grade(qrels, *user, item);
+        candidates.push((*user, item, grade, *score, *line));
+    }
+    for &user in &evaluated {
+        let Some(row) = qrels.judgments.get(user) else { continue };
+        for (&item, &grade) in row.items.iter().zip(row.grades) {
+            if grade > 0.0 {
+                let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
+                candidates.push((user, id, grade, f32::NAN, 0));
+            }
+        }
+    }
+    // Retrieved lines first within a pair, so that an unretrieved entry follows the line
+    // that retrieved it and is dropped, and a second line is reported.
+    candidates.sort_unstable_by(|a, b| (a.0, a.1, a.4 == 0, a.4).cmp(&(b.0, b.1, b.4 == 0, b.4)));
+    let mut kept: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        match kept.last() {
+            Some(last) if last.0 == c.0 && last.1 == c.1 => {
+                if c.4 != 0 {
+                    let user = qrels.users.external(c.0).unwrap_or("?");
+                    return Err(scored_again(path, c.4, user, c.1, last.4));
+                }
+            }
+            _ => kept.push(c),
+        }
+    }
+
+    // Users keep the qrels' indices (those without a run line are not judged); items
+    // are the qrels' and the run's together.
+    let items = IdMap::from_ids_sorted(kept.iter().map(|c| c.1))?;
+    let mut rows: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(kept.len());
+    for &(user, item, grade, score, _) in &kept {
+        let item = items.get(item).ok_or_else(|| unmapped(item))?;
+        rows.push((user, item, grade, score));
+    }
+    rows.sort_unstable_by_key(|r| (r.0, r.1));
+    let mut builder = Judgments::builder(qrels.users.len(), items.len());
+    let (mut item_buf, mut grade_buf) = (Vec::new(), Vec::new());
+    let mut scores = Vec::with_capacity(rows.len());
+    for user_rows in rows.chunk_by(|a, b| a.0 == b.0) {
+        item_buf.clear();
+        grade_buf.clear();
+        item_buf.extend(user_rows.iter().map(|r| r.1));
+        grade_buf.extend(user_rows.iter().map(|r| r.2));
+        scores.extend(user_rows.iter().map(|r| r.3));
+        builder.push_user(user_rows[0].0, &item_buf, &grade_buf)?;
+    }
+    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
+    Ok(RunCandidates {
+        qrels: Qrels { users: qrels.users.clone(), items, judgments: builder.build()? },
+        run: Run { scores, n_missing, n_ignored, format },
+        n_users_without_run,
+    })
+}
+
+/// The full-catalog candidates of [`Candidates::Catalog`].
+#[derive(Debug, Clone)]
+pub struct CatalogCandidates {
+    /// Every judged user of the qrels with every catalog item it has no training event
+    /// with, graded as in the qrels (0 when not graded), over the catalog's items.
+    pub qrels: Qrels,
+    /// Pairs of the qrels with a positive grade that are training events, hence not
+    /// candidates.
+    pub n_graded_known: usize,
+}
+
+/// The candidates of every judged user of `qrels` when each item the user has no
+/// training event with is one: the catalog is the items of `qrels` and of `known`, the
+/// (user, item) ids of the training events (in any order, repeats allowed). The qrels
+/// need to list only the graded items; a run is then read against the result with
+/// [`read_run`](super::read_run) (its lines for training events are ignored).
+///
+/// ```
+/// use recs_metrics::io::{catalog_candidates, parse_qrels};
+/// let qrels = parse_qrels("u1\tc\t1\n".as_bytes(), "q".as_ref())?;
+/// let known = [("u1", "a"), ("u2", "b")];
+/// let catalog = catalog_candidates(&qrels, known)?;
+/// // Catalog a, b, c; u1 knows a: candidates b (not relevant) and c (relevant).
+/// let row = catalog.qrels.judgments.get(0).unwrap();
+/// assert_eq!((row.items, row.grades), (&[1, 2][..], &[0.0, 1.0][..]));
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::InvalidArgument`] with more than `u32::MAX` distinct items.
+pub fn catalog_candidates<'a>(
+    qrels: &Qrels,
+    known: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<CatalogCandidates> {
+    let known: Vec<(&str, &str)> = known.into_iter().collect();
+    let items = IdMap::from_ids_sorted(qrels.items.iter().chain(known.iter().map(|k| k.1)))?;
+    // Training events of judged users, as (qrels user, catalog item), sorted.
+    let mut known_pairs: Vec<(u32, u32)> = Vec::with_capacity(known.len());
+    for (user, item) in known {
+        if let (Some(u), Some(i)) = (qrels.users.get(user), items.get(item)) {
+            known_pairs.push((u, i));
+        }
+    }
+    known_pairs.sort_unstable();
+    known_pairs.dedup();
+    let n_items = items.len() as u32;
+    let mut builder = Judgments::builder(qrels.users.len(), items.len());
+    let (mut item_buf, mut grade_buf, mut graded) = (Vec::new(), Vec::new(), Vec::new());
+    let mut n_graded_known = 0;
+    let mut start = 0;
+    for row in qrels.judgments.iter() {
+        let known_start = start + known_pairs[start..].partition_point(|p| p.0 < row.user);
+        let known_end =
+            known_start + known_pairs[known_start..].partition_point(|p| p.0 == row.user);
+        start = known_end;
+        let known_items = &known_pairs[known_start..known_end];
+        graded.clear();
+        for (&item, &grade) in row.items.iter().zip(row.grades) {
+            let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
+            graded.push((items.get(id).ok_or_else(|| unmapped(id))?, grade));
+        }
+        graded.sort_unstable_by_key(|g| g.0);
+        item_buf.clear();
+        grade_buf.clear();
+        let (mut k, mut g) = (0, 0);
+        for item in 0..n_items {
+            while k < known_items.len() && known_items[k].1 < item {
+                k += 1;
+            }
+            while g < graded.len() && graded[g].0 < item {
+                g += 1;
+            }
+            let grade = graded.get(g).filter(|x| x.0 == item).map_or(0.0, |x| x.1);
+            if known_items.get(k).is_some_and(|x| x.1 == item) {
+                n_graded_known += usize::from(grade > 0.0);
+                continue;
+            }
+            item_buf.push(item);
+            grade_buf.push(grade);
+        }
+        builder.push_user(row.user, &item_buf, &grade_buf)?;
+    }
+    Ok(CatalogCandidates {
+        qrels: Qrels { users: qrels.users.clone(), items, judgments: builder.build()? },
+        n_graded_known,
+    })
+}
+
+/// An id missing from a map built from it: a broken invariant, reported, not a panic.
+fn unmapped(id: &str) -> MetricsError {
+    MetricsError::InvalidArgument {
+        name: "id",
+        value: id.to_string(),
+        expected: "an id of the qrels or the run",
+    }
+}
+
+/// The grade the qrels give `item` of `user` (0 when not judged).
+fn qrels_grade(qrels: &Qrels, user: u32, item: &str) -> f32 {
+    let Some(item) = qrels.items.get(item) else { return 0.0 };
+    let Some(row) = qrels.judgments.get(user) else { return 0.0 };
+    row.items.binary_search(&item).map_or(0.0, |i| row.grades[i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::io::parse_qrels;
+
+    fn read(qrels: &str, run: &str) -> Result<RunCandidates> {
+        let q = parse_qrels(qrels.as_bytes(), Path::new("q"))?;
+        parse_run_candidates(run.as_bytes(), Path::new("r"), &q, RunFormat::Auto)
+    }
+
+    #[test]
+    fn unjudged_items_are_negatives_and_unretrieved_relevant_items_are_missing() {
+        let r = read(
+            "1 0 a 1\n1 0 b 2\n1 0 c 0\n1 0 d 0\n2 0 a 1\n3 0 z 1\n",
+            "1 Q0 x 1 3 s\n1 Q0 a 2 2 s\n1 Q0 c 3 1 s\n2 Q0 y 1 5 s\n9 Q0 a 1 1 s\n",
+        )
+        .unwrap();
+        // User 1: x (0), a (1), c (0) retrieved; b (2) judged, not retrieved; d (0) neither.
+        // User 2: y (0) retrieved; a (1) not. User 3: no run line. User 9: not judged.
+        let j = &r.qrels.judgments;
+        assert_eq!(j.n_judged_users(), 2);
+        let grades = |u: &str| {
+            let row = j.get(r.qrels.users.get(u).unwrap()).unwrap();
+            let ids: Vec<&str> =
+                row.items.iter().map(|&i| r.qrels.items.external(i).unwrap()).collect();
+            ids.into_iter().zip(row.grades.iter().copied()).collect::<Vec<_>>()
+        };
+        assert_eq!(grades("1"), [("a", 1.0), ("b", 2.0), ("c", 0.0), ("x", 0.0)]);
+        assert_eq!(grades("2"), [("a", 1.0), ("y", 0.0)]);
+        let scores: Vec<String> = r.run.scores.iter().map(|s| s.to_string()).collect();
+        assert_eq!(scores, ["2", "NaN", "1", "3", "NaN", "5"]);
+        assert_eq!((r.run.n_missing, r.run.n_ignored, r.n_users_without_run), (2, 1, 1));
+        assert_eq!(r.run.format, RunFormat::Trec);
+    }
+
+    #[test]
+    fn a_pair_scored_twice_names_both_lines() {
+        let e = read("u\ta\t1\n", "u\ta\t1\nu\tb\t2\nu\ta\t3\n").unwrap_err().to_string();
+        assert!(e.starts_with("r:3:") && e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn the_catalog_is_every_item_a_user_has_not_trained_on() {
+        let q = parse_qrels("1\tc\t2\n1\td\t0\n2\ta\t1\n".as_bytes(), Path::new("q")).unwrap();
+        // Catalog a, b, c, d, e. User 1 knows a and e; user 2 knows a (graded too: not a
+        // candidate) and b; user 3 is not judged.
+        let known = [("1", "a"), ("1", "e"), ("2", "a"), ("2", "b"), ("2", "b"), ("3", "c")];
+        let c = catalog_candidates(&q, known).unwrap();
+        let row = |user: &str| {
+            let r = c.qrels.judgments.get(c.qrels.users.get(user).unwrap()).unwrap();
+            let ids: Vec<&str> =
+                r.items.iter().map(|&i| c.qrels.items.external(i).unwrap()).collect();
+            ids.into_iter().zip(r.grades.iter().copied()).collect::<Vec<_>>()
+        };
+        assert_eq!(row("1"), [("b", 0.0), ("c", 2.0), ("d", 0.0)]);
+        assert_eq!(row("2"), [("c", 0.0), ("d", 0.0), ("e", 0.0)]);
+        assert_eq!(c.qrels.judgments.n_judged_users(), 2);
+        assert_eq!(c.n_graded_known, 1);
+    }
+
+    #[test]
+    fn policies_have_names() {
+        assert_eq!(Candidates::ALL, &[Candidates::Qrels, Candidates::Run, Candidates::Catalog]);
+        let e = "catalogue".parse::<Candidates>().unwrap_err().to_string();
+        assert!(e.contains("qrels") && e.contains("run"), "{e}");
+    }
+}
