@@ -10,8 +10,8 @@ pub(crate) mod schein2005;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use anyhow::{Context, Result, bail};
-use recs_bench::report::{Claim, Report};
+use anyhow::{Context, Result, bail, ensure};
+use recs_bench::report::{Claim, Report, Table};
 use recs_bench::{Config, Extras, Plan, RunOptions, Session};
 
 /// Command-line options shared by every reproduction.
@@ -166,8 +166,59 @@ pub(crate) fn unevaluated_claims(report: &Report, ids: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// One problem line per dataset of `expected` (`(name, [users, items, events])`) that
+/// `report` lacks or reads with other counts (for a paper's `check`).
+pub(crate) fn dataset_problems(report: &Report, expected: &[(&str, [u64; 3])]) -> Vec<String> {
+    let mut problems = Vec::new();
+    for (name, counts) in expected {
+        match report.datasets.iter().find(|d| d.name == *name) {
+            None => problems.push(format!("dataset {name} is missing")),
+            Some(d) if [d.users, d.items, d.events] != *counts => problems.push(format!(
+                "dataset {name}: {} users, {} items, {} events; expected {counts:?}",
+                d.users, d.items, d.events
+            )),
+            Some(_) => {}
+        }
+    }
+    problems
+}
+
+/// Refuses a report with `problems` (its paper's check); otherwise writes the report
+/// folder `out/<paper>/`, prints the claims and says where the folder is.
+pub(crate) fn finish(
+    options: &Options,
+    report: &Report,
+    extras: &Extras,
+    problems: &[String],
+    lines: &Lines,
+) -> Result<()> {
+    ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
+    let dir = options.out.join(&report.paper);
+    write_outputs(&dir, report, extras)?;
+    lines.say(format!("wrote {}", dir.display()));
+    Ok(())
+}
+
+/// One problem line per experiment of `ids` that `report` lacks or that has no table,
+/// then `first_table`'s problems with the first table of each (for a paper's `check`).
+pub(crate) fn experiment_problems(
+    report: &Report,
+    ids: &[&str],
+    first_table: impl Fn(&str, &Table) -> Vec<String>,
+) -> Vec<String> {
+    let mut problems = Vec::new();
+    for id in ids {
+        match report.experiments.iter().find(|e| e.id == *id) {
+            None => problems.push(format!("experiment {id} is missing")),
+            Some(e) if e.tables.is_empty() => problems.push(format!("{id}: no tables")),
+            Some(e) => problems.extend(first_table(id, &e.tables[0])),
+        }
+    }
+    problems
+}
+
 /// Writes the report folder `dir` and prints the claims.
-pub(crate) fn write_outputs(dir: &Path, report: &Report, extras: &Extras) -> Result<()> {
+fn write_outputs(dir: &Path, report: &Report, extras: &Extras) -> Result<()> {
     recs_bench::write_report(dir, report, extras)
         .with_context(|| format!("writing {}", dir.display()))?;
     for claim in &report.claims {

@@ -30,7 +30,7 @@ use recs_bench::{ExperimentRun, Figure, Measure, ModelCurve, ModelResults, Resul
 use recs_core::Judgments;
 use serde_json::json;
 
-use super::{Lines, Options, claim, unevaluated_claims, write_outputs};
+use super::{Lines, Options, claim, finish, unevaluated_claims};
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "schein2005";
@@ -104,12 +104,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         session.report(PAPER, options.seed, vec![fig3, fig4, fig5], claims, &notes)?;
     report.experiments.push(thm1);
     extras.figures.push(thm1_figure);
-    let problems = report.validate();
-    ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
-    let dir = options.out.join(PAPER);
-    write_outputs(&dir, &report, &extras)?;
-    lines.say(format!("wrote {}", dir.display()));
-    Ok(())
+    finish(options, &report, &extras, &report.validate(), &lines)
 }
 
 /// MAE of the raw scores against the 0/1 outcome of every candidate (schein2005 eq. 11, as

@@ -1,52 +1,88 @@
 //! `cargo xtask check-report fastml2015`: the report contract and this paper's
 //! expectations.
 
-use recs_bench::report::Report;
+use recs_bench::report::{Report, Table};
 
 use super::{CLAIMS, EXPERIMENTS};
-use crate::reproduce::unevaluated_claims;
+use crate::reproduce::{dataset_problems, experiment_problems, unevaluated_claims};
 
 /// Checks a written report against the contract and this paper's expectations: every
 /// experiment with a first table of at least two rows whose NDCG, MAP and AP columns are
 /// numbers in [0, 1], every claim, and MovieLens 100K.
 pub(crate) fn check(report: &Report) -> Vec<String> {
     let mut problems = report.validate();
-    for id in EXPERIMENTS {
-        let Some(e) = report.experiments.iter().find(|e| e.id == id) else {
-            problems.push(format!("experiment {id} is missing"));
-            continue;
-        };
-        let Some(table) = e.tables.first() else {
-            problems.push(format!("{id}: no tables"));
-            continue;
-        };
-        if table.rows.len() < 2 {
-            problems.push(format!("{id}: `{}` has {} row(s)", table.name, table.rows.len()));
-        }
-        for (r, row) in table.rows.iter().enumerate() {
-            for (c, column) in table.columns.iter().enumerate() {
-                let measure = ["ndcg@", "map", "ap@"].iter().any(|m| column.contains(m));
-                if !measure || column.ends_with("±95%") {
-                    continue;
-                }
-                match row.get(c).and_then(serde_json::Value::as_f64) {
-                    Some(v) if (0.0..=1.0).contains(&v) => {}
-                    _ => problems.push(format!(
-                        "{id}: row {r}: `{column}` is {:?}, expected a number in [0, 1]",
-                        row.get(c)
-                    )),
-                }
+    problems.extend(experiment_problems(report, &EXPERIMENTS, check_table));
+    problems.extend(unevaluated_claims(report, &CLAIMS));
+    problems.extend(dataset_problems(report, &[("ml-100k", [943, 1682, 100_000])]));
+    problems
+}
+
+/// The first table of an experiment: at least two rows, every measure (a column naming
+/// NDCG, MAP or AP, not a half-width) a number in [0, 1].
+fn check_table(id: &str, table: &Table) -> Vec<String> {
+    let mut problems = Vec::new();
+    if table.rows.len() < 2 {
+        problems.push(format!("{id}: `{}` has {} row(s)", table.name, table.rows.len()));
+    }
+    for (r, row) in table.rows.iter().enumerate() {
+        for (c, column) in table.columns.iter().enumerate() {
+            let measure = ["ndcg@", "map", "ap@"].iter().any(|m| column.contains(m));
+            if !measure || column.ends_with("±95%") {
+                continue;
+            }
+            match row.get(c).and_then(serde_json::Value::as_f64) {
+                Some(v) if (0.0..=1.0).contains(&v) => {}
+                _ => problems.push(format!(
+                    "{id}: row {r}: `{column}` is {:?}, expected a number in [0, 1]",
+                    row.get(c)
+                )),
             }
         }
     }
-    problems.extend(unevaluated_claims(report, &CLAIMS));
-    match report.datasets.iter().find(|d| d.name == "ml-100k") {
-        None => problems.push("dataset ml-100k is missing".into()),
-        Some(d) if [d.users, d.items, d.events] != [943, 1682, 100_000] => problems.push(format!(
-            "dataset ml-100k: {} users, {} items, {} events",
-            d.users, d.items, d.events
-        )),
-        Some(_) => {}
-    }
     problems
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use recs_bench::report::{DatasetEntry, SCHEMA_VERSION};
+    use serde_json::json;
+
+    #[test]
+    fn check_reports_missing_parts_and_measures_out_of_range() {
+        let report = Report {
+            schema_version: SCHEMA_VERSION,
+            paper: "fastml2015".into(),
+            seed: 0,
+            quick: true,
+            version: "0".into(),
+            datasets: vec![DatasetEntry {
+                name: "ml-100k".into(),
+                users: 943,
+                items: 1682,
+                events: 99_999,
+                files: vec![],
+            }],
+            experiments: vec![],
+            claims: vec![],
+        };
+        let problems = check(&report);
+        assert!(problems.iter().any(|p| p.contains("experiment more-is-better is missing")));
+        assert!(problems.iter().any(|p| p.contains("claim F5")));
+        assert!(problems.iter().any(|p| p.contains("dataset ml-100k: 943 users")));
+        let table = Table {
+            name: "t".into(),
+            columns: ["model", "RMSE", "all-items ndcg@10", "binary map", "ndcg@50 ±95%"]
+                .map(String::from)
+                .to_vec(),
+            rows: vec![
+                vec![json!("a"), json!(1.2), json!(0.5), json!(0.1), json!(2.0)],
+                vec![json!("b"), json!(0.9), json!(1.5), json!(null), json!(null)],
+            ],
+        };
+        let problems = check_table("e", &table);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("all-items ndcg@10") && problems[1].contains("binary map"));
+        assert_eq!(check_table("e", &Table { rows: vec![], ..table }).len(), 1);
+    }
 }

@@ -15,7 +15,6 @@
 //!   users" (F5): each model folded in by least squares reaches at least [`FRACTION`] of
 //!   its weak-generalization NDCG@50 under strong generalization.
 
-use recs_bench::Results;
 use recs_bench::report::Claim;
 
 use super::curves::{Curve, crossover, mandcg, means};
@@ -31,22 +30,57 @@ pub(crate) const FRACTION: f64 = 0.9;
 pub(crate) const ALS: &str = "ALS (RMSE)";
 pub(crate) const POPULARITY: &str = "item popularity";
 pub(crate) const IALS: &str = "implicit ALS";
+/// The models folded in by a regularised least-squares solve (F5).
+pub(crate) const FOLDED: [&str; 2] = [ALS, IALS];
 
-/// F1 from the two candidate sets of `rmse-vs-ranking`.
-pub(crate) fn f1(held_out: &Results, all_items: &Results, labels: &[String]) -> Claim {
-    let mean = |r: &Results, label: &str, key: &str| r.mean(label, key).unwrap_or(f64::NAN);
-    let best = labels
-        .iter()
-        .map(|l| (mean(held_out, l, "ndcg@10"), l.as_str()))
-        .filter(|(v, _)| v.is_finite())
-        .fold((f64::NEG_INFINITY, ""), |a, b| if b.0 > a.0 { b } else { a });
-    let als_held = mean(held_out, ALS, "ndcg@10");
-    let close = als_held >= CLOSE * best.0;
-    let below: Vec<(f64, f64)> = ["ndcg@10", "ndcg@50"]
-        .iter()
-        .map(|k| (mean(all_items, ALS, k), mean(all_items, POPULARITY, k)))
+/// One model of `rmse-vs-ranking`: its RMSE (for a rating predictor) and graded NDCG
+/// when ranking the held-out ratings only and when choosing from all items.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct RankingRow {
+    pub(crate) label: String,
+    pub(crate) rmse: Option<f64>,
+    pub(crate) held_out: [Option<f64>; 2],
+    pub(crate) all_items: [Option<f64>; 2],
+}
+
+/// One model's NDCG@50 under weak and under strong generalization.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Generalization {
+    pub(crate) label: String,
+    pub(crate) weak: Option<f64>,
+    pub(crate) strong: Option<f64>,
+}
+
+fn text(value: Option<f64>) -> String {
+    value.map_or("-".into(), |v| format!("{v:.4}"))
+}
+
+/// F1 from the rows of `rmse-vs-ranking`: index 0 of `held_out` and `all_items` is
+/// NDCG@10, index 1 NDCG@50.
+pub(crate) fn f1(rows: &[RankingRow]) -> Claim {
+    let row = |label: &str| rows.iter().find(|r| r.label == label);
+    let best = rows.iter().filter_map(|r| r.held_out[0].map(|v| (v, r.label.as_str()))).fold(
+        None,
+        |a: Option<(f64, &str)>, b| match a {
+            Some(a) if a.0 >= b.0 => Some(a),
+            _ => Some(b),
+        },
+    );
+    let als = row(ALS);
+    let popularity = row(POPULARITY);
+    let als_held = als.and_then(|r| r.held_out[0]);
+    let close = match (als_held, best) {
+        (Some(a), Some((b, _))) => a >= CLOSE * b,
+        _ => false,
+    };
+    let pairs: Vec<(Option<f64>, Option<f64>)> = (0..2)
+        .map(|k| (als.and_then(|r| r.all_items[k]), popularity.and_then(|r| r.all_items[k])))
         .collect();
-    let fails = below.iter().all(|(a, p)| a < p);
+    let fails = pairs.iter().all(|p| matches!(p, (Some(a), Some(p)) if a < p));
+    let ratio = match (als_held, best) {
+        (Some(a), Some((b, _))) if b > 0.0 => format!("{:.3}", a / b),
+        _ => "-".into(),
+    };
     claim(
         "F1",
         "The RMSE-trained factorization orders held-out ratings close to the best model but \
@@ -55,30 +89,25 @@ pub(crate) fn f1(held_out: &Results, all_items: &Results, labels: &[String]) -> 
          held-out ratings, but failed completely when choosing recommendations from all the \
          available items",
         format!(
-            "held-out only, NDCG@10: {ALS} {als_held:.4}, best {} {:.4} (ratio {:.3}, needs ≥ \
-             {CLOSE}); all items: {ALS} NDCG@10 {:.4} vs {POPULARITY} {:.4}, NDCG@50 {:.4} vs \
-             {:.4}",
-            best.1,
-            best.0,
-            als_held / best.0,
-            below[0].0,
-            below[0].1,
-            below[1].0,
-            below[1].1
+            "held-out only, NDCG@10: {ALS} {}, best {} {} (ratio {ratio}, needs ≥ {CLOSE}); all \
+             items: {ALS} NDCG@10 {} vs {POPULARITY} {}, NDCG@50 {} vs {}",
+            text(als_held),
+            best.map_or("-", |b| b.1),
+            text(best.map(|b| b.0)),
+            text(pairs[0].0),
+            text(pairs[0].1),
+            text(pairs[1].0),
+            text(pairs[1].1)
         ),
         close && fails,
     )
 }
 
-/// F2: the pairs of rating predictors (models with an RMSE) that RMSE and all-items
+/// F2: the pairs of rating predictors (rows with an RMSE) that RMSE and all-items
 /// NDCG@10 order differently.
-pub(crate) fn f2(held_out: &Results, all_items: &Results, labels: &[String]) -> Claim {
-    let rated: Vec<(&str, f64, f64)> = labels
-        .iter()
-        .filter_map(|l| {
-            Some((l.as_str(), held_out.mean(l, "rmse")?, all_items.mean(l, "ndcg@10")?))
-        })
-        .collect();
+pub(crate) fn f2(rows: &[RankingRow]) -> Claim {
+    let rated: Vec<(&str, f64, f64)> =
+        rows.iter().filter_map(|r| Some((r.label.as_str(), r.rmse?, r.all_items[0]?))).collect();
     let mut reversed = Vec::new();
     for a in &rated {
         for b in &rated {
@@ -165,27 +194,31 @@ pub(crate) fn f4(curves: &[(String, Curve)]) -> Claim {
     )
 }
 
-/// F5: strong over weak NDCG@50 for the models folded in by least squares.
-pub(crate) fn f5(weak: &Results, strong: &Results) -> Claim {
-    let mut all = true;
+/// F5: strong over weak NDCG@50 for the models folded in by least squares ([`FOLDED`]);
+/// the other rows are reported beside them.
+pub(crate) fn f5(rows: &[Generalization]) -> Claim {
+    let mut all = FOLDED.iter().all(|l| rows.iter().any(|r| r.label == *l));
     let mut parts = Vec::new();
-    for label in [ALS, IALS] {
-        let (w, s) = (weak.mean(label, "ndcg@50"), strong.mean(label, "ndcg@50"));
-        let ratio = match (w, s) {
+    for row in rows {
+        let ratio = match (row.weak, row.strong) {
             (Some(w), Some(s)) if w > 0.0 => Some(s / w),
             _ => None,
         };
-        all &= ratio.is_some_and(|r| r >= FRACTION);
+        if FOLDED.contains(&row.label.as_str()) {
+            all &= ratio.is_some_and(|r| r >= FRACTION);
+        }
         parts.push(format!(
-            "{label}: weak {}, strong {}, ratio {}",
-            w.map_or("-".into(), |v| format!("{v:.4}")),
-            s.map_or("-".into(), |v| format!("{v:.4}")),
+            "{}: weak {}, strong {}, ratio {}",
+            row.label,
+            text(row.weak),
+            text(row.strong),
             ratio.map_or("-".into(), |v| format!("{v:.3}"))
         ));
     }
     claim(
         "F5",
-        "Folded in by least squares, new users reach at least 90% of the weak-generalization NDCG@50",
+        "Folded in by least squares, new users reach at least 90% of the weak-generalization \
+         NDCG@50",
         "At test time, when we have input from a new user, we could keep the item factors \
          fixed and fit the user factors, then proceed with recommendations",
         parts.join("; "),
@@ -203,6 +236,79 @@ mod tests {
             .enumerate()
             .map(|(i, &y)| (i as f64 + 1.0, Estimate { mean: y, half_width: Some(0.01) }))
             .collect()
+    }
+
+    fn row(label: &str, rmse: Option<f64>, held_out: f64, all_items: [f64; 2]) -> RankingRow {
+        RankingRow {
+            label: label.into(),
+            rmse,
+            held_out: [Some(held_out), Some(held_out)],
+            all_items: all_items.map(Some),
+        }
+    }
+
+    #[test]
+    fn f1_needs_the_rmse_model_close_on_held_out_and_below_popularity_on_all_items() {
+        // (ALS held-out, ALS all items, expected); the best held-out is 0.90, popularity
+        // chooses 0.20 / 0.25 from all items.
+        let cases = [
+            (0.90, [0.05, 0.10], true),
+            (0.86, [0.05, 0.10], true),
+            (0.85, [0.05, 0.10], false),
+            (0.90, [0.20, 0.10], false),
+            (0.90, [0.05, 0.30], false),
+        ];
+        for (held_out, all_items, holds) in cases {
+            let rows = vec![
+                row(ALS, Some(0.9), held_out, all_items),
+                row(POPULARITY, None, 0.88, [0.20, 0.25]),
+                row("PureSVD", None, 0.90, [0.40, 0.45]),
+            ];
+            assert_eq!(f1(&rows).holds, holds, "{held_out} {all_items:?}");
+            let mut reversed = rows.clone();
+            reversed.reverse();
+            assert_eq!(f1(&reversed).holds, holds, "reversed: {held_out} {all_items:?}");
+        }
+        // Without the RMSE model or popularity there is nothing to hold.
+        assert!(!f1(&[row(POPULARITY, None, 0.88, [0.20, 0.25])]).holds);
+    }
+
+    #[test]
+    fn f2_needs_two_rating_predictors_ordered_differently_by_rmse_and_ndcg() {
+        let a = row("a", Some(0.90), 0.9, [0.05, 0.1]);
+        let better = row("b", Some(1.00), 0.9, [0.10, 0.1]);
+        let worse = row("c", Some(1.00), 0.9, [0.01, 0.1]);
+        let unrated = row("d", None, 0.9, [0.50, 0.5]);
+        for (rows, holds) in [
+            (vec![a.clone(), better.clone()], true),
+            (vec![better.clone(), a.clone()], true),
+            (vec![a.clone(), worse.clone()], false),
+            (vec![a.clone(), worse, unrated], false),
+            (vec![a], false),
+        ] {
+            assert_eq!(f2(&rows).holds, holds, "{rows:?}");
+        }
+        assert!(f2(&[better, row("a", Some(0.9), 0.9, [0.05, 0.1])]).measured.contains(
+            "a has the lower RMSE (0.9000 < 1.0000) but the lower NDCG@10 (0.0500 < 0.1000) than b"
+        ));
+    }
+
+    #[test]
+    fn f5_needs_every_least_squares_fold_in_at_the_fraction() {
+        let g = |label: &str, weak: f64, strong: f64| Generalization {
+            label: label.into(),
+            weak: Some(weak),
+            strong: Some(strong),
+        };
+        let others = g("PureSVD", 0.5, 0.1);
+        for (als, ials, holds) in [(0.91, 0.95, true), (0.89, 0.95, false), (1.2, 0.5, false)] {
+            let rows = [g(ALS, 0.2, 0.2 * als), others.clone(), g(IALS, 0.4, 0.4 * ials)];
+            assert_eq!(f5(&rows).holds, holds, "{als} {ials}");
+        }
+        // A folded model missing, or undefined, fails.
+        assert!(!f5(&[g(ALS, 0.2, 0.2)]).holds);
+        let undefined = Generalization { label: IALS.into(), weak: Some(0.0), strong: Some(0.1) };
+        assert!(!f5(&[g(ALS, 0.2, 0.2), undefined]).holds);
     }
 
     #[test]

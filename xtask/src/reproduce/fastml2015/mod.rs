@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 pub(crate) use self::check::check;
 use self::curves::Curve;
 use super::ignatov2010::sweep::line;
-use super::{Lines, Options, write_outputs};
+use super::{Lines, Options, finish};
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "fastml2015";
@@ -36,7 +36,7 @@ const EXPERIMENTS: [&str; 4] =
 /// The claim ids of the report.
 const CLAIMS: [&str; 5] = ["F1", "F2", "F3", "F4", "F5"];
 /// `more-is-better` in a `--quick` run: repetitions, largest L, test users.
-const QUICK_GIVEN_L: (u32, usize, usize) = (2, 5, 100);
+const QUICK_GIVEN_L: (u32, usize, usize) = (3, 5, 100);
 /// The metric of `more-is-better`.
 const CURVE_KEY: &str = "ndcg@50";
 
@@ -83,7 +83,15 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         );
     }
 
-    let labels = labels_of(&held_out.results);
+    let rows = ranking_rows(&held_out.results, &all_items.results);
+    let generalization: Vec<claims::Generalization> = labels_of(&weak.results)
+        .into_iter()
+        .map(|label| claims::Generalization {
+            weak: weak.results.mean(&label, "ndcg@50"),
+            strong: strong.results.mean(&label, "ndcg@50"),
+            label,
+        })
+        .collect();
     let curves: Vec<(String, Curve)> = labels_of(&more.results)
         .into_iter()
         .map(|l| {
@@ -92,14 +100,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         })
         .collect();
     let claims = vec![
-        claims::f1(&held_out.results, &all_items.results, &labels),
-        claims::f2(&held_out.results, &all_items.results, &labels),
+        claims::f1(&rows),
+        claims::f2(&rows),
         claims::f3(&curves),
         claims::f4(&curves),
-        claims::f5(&weak.results, &strong.results),
+        claims::f5(&generalization),
     ];
 
-    let rmse_table = rmse_vs_ranking_table(&held_out.results, &all_items.results, &labels);
+    let rmse_table = rmse_vs_ranking_table(&rows);
     merge(
         &mut held_out,
         "rmse-vs-ranking",
@@ -134,12 +142,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     );
     let runs = vec![held_out, weak, more, binary];
     let (report, extras) = session.report(PAPER, options.seed, runs, claims, &notes)?;
-    let problems = check(&report);
-    ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
-    let dir = options.out.join(PAPER);
-    write_outputs(&dir, &report, &extras)?;
-    lines.say(format!("wrote {}", dir.display()));
-    Ok(())
+    finish(options, &report, &extras, &check(&report), &lines)
 }
 
 /// `more-is-better` shortened for a `--quick` run ([`QUICK_GIVEN_L`]).
@@ -179,7 +182,22 @@ fn number(value: Option<f64>) -> Value {
     value.map_or(Value::Null, |v| json!(v))
 }
 
-fn rmse_vs_ranking_table(held_out: &Results, all_items: &Results, labels: &[String]) -> Table {
+/// The rows of `rmse-vs-ranking`, in file order: RMSE, then NDCG@10 and NDCG@50 on the
+/// held-out ratings only and on all items.
+fn ranking_rows(held_out: &Results, all_items: &Results) -> Vec<claims::RankingRow> {
+    let ndcg = |r: &Results, label: &str| ["ndcg@10", "ndcg@50"].map(|k| r.mean(label, k));
+    labels_of(held_out)
+        .into_iter()
+        .map(|label| claims::RankingRow {
+            rmse: held_out.mean(&label, "rmse"),
+            held_out: ndcg(held_out, &label),
+            all_items: ndcg(all_items, &label),
+            label,
+        })
+        .collect()
+}
+
+fn rmse_vs_ranking_table(rows: &[claims::RankingRow]) -> Table {
     Table {
         name: "RMSE beside graded NDCG on the held-out ratings only and on all items".into(),
         columns: [
@@ -192,63 +210,60 @@ fn rmse_vs_ranking_table(held_out: &Results, all_items: &Results, labels: &[Stri
         ]
         .map(String::from)
         .to_vec(),
+        rows: rows
+            .iter()
+            .map(|r| {
+                let mut row = vec![json!(r.label), number(r.rmse)];
+                row.extend(r.held_out.iter().chain(&r.all_items).map(|&v| number(v)));
+                row
+            })
+            .collect(),
+    }
+}
+
+/// One row per model of `labels`; after the model, each column `(name, results, key)`
+/// holds the mean of `key` in `results`.
+fn side_by_side(name: &str, labels: &[String], columns: &[(&str, &Results, &str)]) -> Table {
+    let mut names = vec!["model".to_string()];
+    names.extend(columns.iter().map(|c| c.0.to_string()));
+    Table {
+        name: name.into(),
+        columns: names,
         rows: labels
             .iter()
             .map(|l| {
-                vec![
-                    json!(l),
-                    number(held_out.mean(l, "rmse")),
-                    number(held_out.mean(l, "ndcg@10")),
-                    number(held_out.mean(l, "ndcg@50")),
-                    number(all_items.mean(l, "ndcg@10")),
-                    number(all_items.mean(l, "ndcg@50")),
-                ]
+                let mut row = vec![json!(l)];
+                row.extend(columns.iter().map(|(_, r, key)| number(r.mean(l, key))));
+                row
             })
             .collect(),
     }
 }
 
 fn weak_vs_strong_table(weak: &Results, strong: &Results) -> Table {
-    Table {
-        name: "Graded NDCG, weak beside strong generalization (same folds and targets)".into(),
-        columns: ["model", "weak ndcg@10", "strong ndcg@10", "weak ndcg@50", "strong ndcg@50"]
-            .map(String::from)
-            .to_vec(),
-        rows: labels_of(weak)
-            .iter()
-            .map(|l| {
-                vec![
-                    json!(l),
-                    number(weak.mean(l, "ndcg@10")),
-                    number(strong.mean(l, "ndcg@10")),
-                    number(weak.mean(l, "ndcg@50")),
-                    number(strong.mean(l, "ndcg@50")),
-                ]
-            })
-            .collect(),
-    }
+    side_by_side(
+        "Graded NDCG, weak beside strong generalization (same folds and targets)",
+        &labels_of(weak),
+        &[
+            ("weak ndcg@10", weak, "ndcg@10"),
+            ("strong ndcg@10", strong, "ndcg@10"),
+            ("weak ndcg@50", weak, "ndcg@50"),
+            ("strong ndcg@50", strong, "ndcg@50"),
+        ],
+    )
 }
 
 fn relevance_table(binary: &Results, graded: &Results) -> Table {
-    Table {
-        name: "Binary relevance (every held-out rating relevant) beside graded (gain = rating)"
-            .into(),
-        columns: ["model", "binary map", "binary ap@50", "binary ndcg@50", "graded ndcg@50"]
-            .map(String::from)
-            .to_vec(),
-        rows: labels_of(binary)
-            .iter()
-            .map(|l| {
-                vec![
-                    json!(l),
-                    number(binary.mean(l, "map")),
-                    number(binary.mean(l, "ap@50")),
-                    number(binary.mean(l, "ndcg@50")),
-                    number(graded.mean(l, "ndcg@50")),
-                ]
-            })
-            .collect(),
-    }
+    side_by_side(
+        "Binary relevance (every held-out rating relevant) beside graded (gain = rating)",
+        &labels_of(binary),
+        &[
+            ("binary map", binary, "map"),
+            ("binary ap@50", binary, "ap@50"),
+            ("binary ndcg@50", binary, "ndcg@50"),
+            ("graded ndcg@50", graded, "ndcg@50"),
+        ],
+    )
 }
 
 /// Mean NDCG@50 at every L with its 95% half-width, one column pair per model.

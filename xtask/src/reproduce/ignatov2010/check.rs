@@ -4,31 +4,21 @@
 use recs_bench::report::{Report, Table};
 
 use super::{CLAIMS, EXPERIMENTS};
-use crate::reproduce::unevaluated_claims;
+use crate::reproduce::{dataset_problems, experiment_problems, unevaluated_claims};
 
 /// Checks a written report against the contract and this paper's expectations: every
 /// experiment and claim, the datasets, and finite measures in [0, 1] in every table
 /// (with 95% half-widths in a full run).
 pub(crate) fn check(report: &Report) -> Vec<String> {
     let mut problems = report.validate();
-    for id in EXPERIMENTS {
-        match report.experiments.iter().find(|e| e.id == id) {
-            None => problems.push(format!("experiment {id} is missing")),
-            Some(e) if e.tables.is_empty() => problems.push(format!("{id}: no tables")),
-            Some(e) => problems.extend(check_table(id, &e.tables[0], report.quick)),
-        }
-    }
+    problems.extend(experiment_problems(report, &EXPERIMENTS, |id, table| {
+        check_table(id, table, report.quick)
+    }));
     problems.extend(unevaluated_claims(report, &CLAIMS));
-    for (name, counts) in [("ml-100k", [943, 1682, 100_000]), ("ignatov-blocks", [20, 20, 100])] {
-        match report.datasets.iter().find(|d| d.name == name) {
-            None => problems.push(format!("dataset {name} is missing")),
-            Some(d) if [d.users, d.items, d.events] != counts => problems.push(format!(
-                "dataset {name}: {} users, {} items, {} events; expected {counts:?}",
-                d.users, d.items, d.events
-            )),
-            Some(_) => {}
-        }
-    }
+    problems.extend(dataset_problems(
+        report,
+        &[("ml-100k", [943, 1682, 100_000]), ("ignatov-blocks", [20, 20, 100])],
+    ));
     problems
 }
 

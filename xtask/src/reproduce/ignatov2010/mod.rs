@@ -27,7 +27,7 @@ mod hidden;
 mod pearson;
 pub(crate) mod sweep;
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, bail};
 use recs_bench::report::Experiment;
 use recs_bench::{Config, ProtocolChoice, Results, Silent};
 use recs_split::{Amount, Protocol};
@@ -39,7 +39,7 @@ use self::entries::{
 };
 use self::hidden::Keys;
 use self::sweep::{Point, Sweep};
-use super::{Lines, Options, write_outputs};
+use super::{Lines, Options, finish};
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "ignatov2010";
@@ -145,12 +145,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     report.experiments = experiments;
     extras.figures = figures;
     extras.intro = intro(&runner, options)?;
-    let problems = check(&report);
-    ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
-    let dir = options.out.join(PAPER);
-    write_outputs(&dir, &report, &extras)?;
-    lines.say(format!("wrote {}", dir.display()));
-    Ok(())
+    finish(options, &report, &extras, &check(&report), &lines)
 }
 
 /// What every experiment of the paper shares while running.
