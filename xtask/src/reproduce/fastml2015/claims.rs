@@ -11,9 +11,10 @@
 //!   exceeds NDCG@50 at L = 1 by more than the sum of their 95% half-widths;
 //! - "at some point the curves intersect" (F4): some pair of curves swaps order for good
 //!   ([`super::curves::crossover`]);
-//! - "matrix factorization models are [not] unable to provide recommendations for new
-//!   users" (F5): each model folded in by least squares reaches at least [`FRACTION`] of
-//!   its weak-generalization NDCG@50 under strong generalization.
+//! - "people might say that matrix factorization models are unable to provide
+//!   recommendations for new users. This is not quite true" (F5): each model of [`FOLDED`]
+//!   (folded in by least squares) reaches at least [`FRACTION`] of its
+//!   weak-generalization NDCG@50 under strong generalization.
 
 use recs_bench::report::Claim;
 
