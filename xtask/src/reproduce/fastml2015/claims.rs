@@ -169,7 +169,10 @@ pub(crate) fn f3(curves: &[(String, Curve)]) -> Claim {
 }
 
 /// F4: the crossover L of every pair of curves, and each curve's MANDCG.
-pub(crate) fn f4(curves: &[(String, Curve)]) -> Claim {
+/// MANDCG is given over every L of the curves and over `L = 1..complete`, the L at
+/// which every test user still has a target: there the average over L of the mean over
+/// users is the post's mean over users of each user's average over L.
+pub(crate) fn f4(curves: &[(String, Curve)], complete: f64) -> Claim {
     let mut crossings = Vec::new();
     let mut any = false;
     for (i, (a, ca)) in curves.iter().enumerate() {
@@ -180,17 +183,31 @@ pub(crate) fn f4(curves: &[(String, Curve)]) -> Claim {
                 .push(format!("{a} / {b}: {}", at.map_or("none".into(), |l| format!("L={l}"))));
         }
     }
-    let scores: Vec<String> = curves
-        .iter()
-        .map(|(l, c)| format!("{l} {}", mandcg(c).map_or("-".into(), |m| format!("{m:.4}"))))
-        .collect();
+    let scores = |up_to: f64| -> String {
+        let values: Vec<String> = curves
+            .iter()
+            .map(|(l, c)| {
+                let head: Vec<_> = c.iter().filter(|p| p.0 <= up_to).copied().collect();
+                format!("{l} {}", mandcg(&head).map_or("-".into(), |m| format!("{m:.4}")))
+            })
+            .collect();
+        values.join(", ")
+    };
+    let last = curves.iter().filter_map(|(_, c)| c.last()).map(|p| p.0).fold(0.0, f64::max);
+    let complete = complete.min(last);
     claim(
         "F4",
         "Some curves of NDCG@50 against L cross: the crossover L is the switch point of a hybrid",
         "Either one is better than the other across the board, or at some point the curves \
          intersect ... Initially we employ the first; after acquiring more feedback than the \
          threshold, we switch to the other",
-        format!("crossover L: {}; MANDCG: {}", crossings.join(", "), scores.join(", ")),
+        format!(
+            "crossover L: {}; MANDCG over L = 1..{last}: {}; over L = 1..{complete} (every test \
+             user at every L): {}",
+            crossings.join(", "),
+            scores(last),
+            scores(complete)
+        ),
         any,
     )
 }
@@ -327,11 +344,12 @@ mod tests {
         let a = ("a".to_string(), curve(&[0.3, 0.3, 0.3]));
         let b = ("b".to_string(), curve(&[0.1, 0.2, 0.4]));
         let c = ("c".to_string(), curve(&[0.0, 0.0, 0.0]));
-        assert!(f4(&[a.clone(), b.clone(), c.clone()]).holds);
-        assert!(f4(&[c.clone(), b.clone(), a.clone()]).holds);
-        let claim = f4(&[a.clone(), b]);
+        assert!(f4(&[a.clone(), b.clone(), c.clone()], 2.0).holds);
+        assert!(f4(&[c.clone(), b.clone(), a.clone()], 2.0).holds);
+        let claim = f4(&[a.clone(), b], 2.0);
         assert!(claim.measured.contains("a / b: L=3"), "{}", claim.measured);
-        assert!(claim.measured.contains("MANDCG: a 0.3000, b 0.2333"), "{}", claim.measured);
-        assert!(!f4(&[a, c]).holds);
+        assert!(claim.measured.contains("1..3: a 0.3000, b 0.2333;"), "{}", claim.measured);
+        assert!(claim.measured.contains("L): a 0.3000, b 0.1500"), "{}", claim.measured);
+        assert!(!f4(&[a, c], 2.0).holds);
     }
 }
