@@ -38,6 +38,9 @@ use std::path::{Path, PathBuf};
 
 use recs_core::{IdMap, Judgments};
 
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
+
 use rayon::prelude::*;
 
 use crate::error::{MetricsError, Result};
@@ -181,7 +184,7 @@ fn for_each_line(
 /// list a user's lines together, so most lookups repeat the previous one.
 struct Interner {
     map: IdMap,
-    last: Option<(Box<str>, u32)>,
+    last: Option<u32>,
 }
 
 impl Interner {
@@ -190,13 +193,13 @@ impl Interner {
     }
 
     fn index(&mut self, id: &str) -> Result<u32> {
-        if let Some((last, index)) = &self.last
-            && **last == *id
+        if let Some(last) = self.last
+            && self.map.external(last) == Some(id)
         {
-            return Ok(*index);
+            return Ok(last);
         }
         let index = self.map.insert(id)?;
-        self.last = Some((id.into(), index));
+        self.last = Some(index);
         Ok(index)
     }
 }
@@ -236,70 +239,96 @@ pub fn read_qrels(path: impl AsRef<Path>) -> Result<Qrels> {
 /// As [`read_qrels`].
 pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
     let (mut users, mut items) = (IdMap::new(), IdMap::new());
-    let mut lines: Vec<QrelsLine> = Vec::new();
+    // The lines, piece by piece in file order (never copied into one vector when the
+    // file is in order already).
+    let mut parts: Vec<Vec<QrelsLine>> = Vec::new();
     let mut blocks = Blocks::new(reader, path);
     let threads = rayon::current_num_threads();
     while let Some(block) = blocks.next_block()? {
         let pieces: Vec<Result<QrelsPiece>> =
             block.pieces(threads).into_par_iter().map(|piece| qrels_piece(piece, path)).collect();
         // In file order: ids are numbered as a single pass would number them.
+        let mut remaps = Vec::with_capacity(pieces.len());
+        let first = parts.len();
         for piece in pieces {
             let piece = piece?;
-            let (user_index, item_index) = (
+            remaps.push((
                 merge_ids(&mut users, &piece.users.map)?,
                 merge_ids(&mut items, &piece.items.map)?,
-            );
-            lines.extend(piece.lines.iter().map(|l| QrelsLine {
-                user: user_index[l.user as usize],
-                item: item_index[l.item as usize],
-                ..*l
-            }));
+            ));
+            parts.push(piece.lines);
         }
+        parts[first..].par_iter_mut().zip(&remaps).for_each(|(lines, (u, i))| remap(lines, u, i));
     }
-    let (users, items) = (Interner { map: users, last: None }, Interner { map: items, last: None });
     // Ids in canonical order, whatever the order of the lines.
-    let (users, user_remap) = users.map.canonical()?;
-    let (items, item_remap) = items.map.canonical()?;
-    for l in &mut lines {
-        l.user = user_remap[l.user as usize];
-        l.item = item_remap[l.item as usize];
-    }
+    let (users, user_remap) = users.canonical()?;
+    let (items, item_remap) = items.canonical()?;
+    parts.par_iter_mut().for_each(|lines| remap(lines, &user_remap, &item_remap));
+    let key = |l: &QrelsLine| (l.user, l.item);
     // Files written in order (as `write_qrels` writes them) need no sort.
-    if !lines.is_sorted_by_key(|l| (l.user, l.item)) {
-        lines.sort_unstable_by_key(|l| (l.user, l.item, l.line));
+    let sorted = parts.par_iter().all(|p| p.is_sorted_by_key(key))
+        && parts.windows(2).all(|w| match (w[0].last(), w[1].first()) {
+            (Some(a), Some(b)) => key(a) <= key(b),
+            _ => true,
+        });
+    if !sorted {
+        let mut lines = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for part in std::mem::take(&mut parts) {
+            lines.extend(part);
+        }
+        lines.par_sort_unstable_by_key(|l| (l.user, l.item, l.line));
+        parts = vec![lines];
     }
-    if let Some(w) = lines.windows(2).find(|w| w[0].user == w[1].user && w[0].item == w[1].item) {
-        let (first, again) = if w[0].line < w[1].line { (w[0], w[1]) } else { (w[1], w[0]) };
-        return Err(parse_error(
-            path,
-            again.line as usize,
-            format!(
-                "user `{}` lists item `{}` again (first on line {})",
-                users.external(again.user).unwrap_or("?"),
-                items.external(again.item).unwrap_or("?"),
-                first.line
-            ),
-        ));
-    }
-    let mut judged = Vec::new();
-    let mut offsets = vec![0];
-    for (k, l) in lines.iter().enumerate() {
-        if judged.last() != Some(&l.user) {
-            if k > 0 {
-                offsets.push(k);
+    let mut previous: Option<QrelsLine> = None;
+    let (mut judged, mut offsets) = (Vec::new(), vec![0]);
+    let mut position = 0;
+    for l in parts.iter().flatten() {
+        if let Some(p) = previous {
+            if key(&p) == key(l) {
+                let (first, again) = if p.line < l.line { (p, *l) } else { (*l, p) };
+                return Err(parse_error(
+                    path,
+                    again.line as usize,
+                    format!(
+                        "user `{}` lists item `{}` again (first on line {})",
+                        users.external(again.user).unwrap_or("?"),
+                        items.external(again.item).unwrap_or("?"),
+                        first.line
+                    ),
+                ));
             }
+            if p.user != l.user {
+                offsets.push(position);
+            }
+        }
+        if previous.is_none_or(|p| p.user != l.user) {
             judged.push(l.user);
         }
+        previous = Some(*l);
+        position += 1;
     }
-    if !lines.is_empty() {
-        offsets.push(lines.len());
+    if position > 0 {
+        offsets.push(position);
     }
-    let item_column: Vec<u32> = lines.iter().map(|l| l.item).collect();
-    let grades: Vec<f32> = lines.iter().map(|l| l.grade).collect();
-    drop(lines);
+    let (mut item_column, mut grades) =
+        (Vec::with_capacity(position), Vec::with_capacity(position));
+    for part in &parts {
+        item_column.extend(part.iter().map(|l| l.item));
+        grades.extend(part.iter().map(|l| l.grade));
+    }
+
+    drop(parts);
     let judgments =
         Judgments::from_flat(users.len(), items.len(), judged, offsets, item_column, grades)?;
     Ok(Qrels { users, items, judgments })
+}
+
+/// Renumbers the users and items of `lines` through `users` and `items`.
+fn remap(lines: &mut [QrelsLine], users: &[u32], items: &[u32]) {
+    for l in lines {
+        l.user = users[l.user as usize];
+        l.item = items[l.item as usize];
+    }
 }
 
 /// Adds the ids of `piece` to `into`; for each index of `piece`, its index in `into`.
@@ -317,7 +346,7 @@ struct QrelsPiece {
 fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
     let (mut users, mut items) = (Interner::new(), Interner::new());
     let mut lines = Vec::new();
-    piece.for_each_line(|line, fields| {
+    piece.for_each_line(path, |line, fields| {
         let (user, item, grade) = match fields {
             [u, i, g] => (u, i, g),
             [u, _, i, g] => (u, i, g),
@@ -371,10 +400,14 @@ pub fn parse_run(
 ) -> Result<Run> {
     let positions = Positions::new(qrels);
     let n = qrels.judgments.n_candidates();
-    let mut scores = vec![f32::NAN; n];
-    // The line that scored each candidate (0: none yet), for the error of a second one.
-    let mut seen_line = vec![0u32; n];
+    // Pieces write where their lines belong, at once: the bits of each candidate's score,
+    // and the line that scored it (0: none yet), which finds a pair scored twice.
+    let target = RunTarget {
+        scores: (0..n).into_par_iter().map(|_| AtomicU32::new(f32::NAN.to_bits())).collect(),
+        lines: (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
+    };
     let mut n_ignored = 0;
+    let mut again: Vec<ScoredAgain> = Vec::new();
     let mut format = format;
     let mut blocks = Blocks::new(reader, path);
     let threads = rayon::current_num_threads();
@@ -385,41 +418,43 @@ pub fn parse_run(
         let pieces: Vec<Result<RunPiece>> = block
             .pieces(threads)
             .into_par_iter()
-            .map(|piece| run_piece(piece, path, format, qrels, &positions))
+            .map(|piece| run_piece(piece, path, format, qrels, &positions, &target))
             .collect();
         for piece in pieces {
             let piece = piece?;
             n_ignored += piece.n_ignored;
-            for l in piece.scored {
-                if seen_line[l.position] != 0 {
-                    let user = qrels.users.external(l.user).unwrap_or("?");
-                    let item = qrels.items.external(l.item).unwrap_or("?");
-                    let first = seen_line[l.position] as usize;
-                    return Err(scored_again(path, l.line as usize, user, item, first));
-                }
-                seen_line[l.position] = l.line;
-                scores[l.position] = l.score;
-            }
+            again.extend(piece.again);
         }
     }
-    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
+    if !again.is_empty() {
+        return Err(first_scored_again(path, qrels, &target, again));
+    }
+    drop(target.lines);
+    let scores: Vec<f32> =
+        target.scores.into_par_iter().map(|bits| f32::from_bits(bits.into_inner())).collect();
+    let n_missing = scores.par_iter().filter(|s| s.is_nan()).count();
     Ok(Run { scores, n_missing, n_ignored, format })
 }
 
-/// A run line that scores a candidate.
-struct ScoredLine {
+/// Where the pieces of a run write, indexed by candidate position.
+struct RunTarget {
+    scores: Vec<AtomicU32>,
+    lines: Vec<AtomicU32>,
+}
+
+/// A run line whose candidate an earlier-written line had scored already.
+struct ScoredAgain {
     position: usize,
     user: u32,
     item: u32,
-    score: f32,
     line: u32,
 }
 
-/// What one piece of a run file holds.
+/// What one piece of a run file held besides the scores it wrote.
 struct RunPiece {
-    scored: Vec<ScoredLine>,
     /// Lines that are not candidates.
     n_ignored: usize,
+    again: Vec<ScoredAgain>,
 }
 
 fn run_piece(
@@ -428,11 +463,12 @@ fn run_piece(
     format: RunFormat,
     qrels: &Qrels,
     positions: &Positions<'_>,
+    target: &RunTarget,
 ) -> Result<RunPiece> {
-    let mut out = RunPiece { scored: Vec::new(), n_ignored: 0 };
+    let mut out = RunPiece { n_ignored: 0, again: Vec::new() };
     // A run lists a user's lines together: look the user up once per run of lines.
     let mut last_user: Option<(&str, Option<u32>)> = None;
-    piece.for_each_line(|line, fields| {
+    piece.for_each_line(path, |line, fields| {
         let (user, item, score) = run_fields(path, line, format, fields)?;
         let user_index = match last_user {
             Some((last, index)) if last == user => index,
@@ -446,21 +482,52 @@ fn run_piece(
             out.n_ignored += 1;
             return Ok(());
         };
-        match positions.get(user, item) {
-            None => out.n_ignored += 1,
-            Some(position) => {
-                let line = u32::try_from(line).unwrap_or(u32::MAX);
-                out.scored.push(ScoredLine { position, user, item, score, line });
-            }
+        let Some(position) = positions.get(user, item) else {
+            out.n_ignored += 1;
+            return Ok(());
+        };
+        let line = u32::try_from(line).unwrap_or(u32::MAX);
+        if target.lines[position].compare_exchange(0, line, Relaxed, Relaxed).is_ok() {
+            target.scores[position].store(score.to_bits(), Relaxed);
+        } else {
+            out.again.push(ScoredAgain { position, user, item, line });
         }
         Ok(())
     })?;
     Ok(out)
 }
 
+/// The error a reading line by line would give: the first line, in file order, that
+/// scores a candidate an earlier line scored (whichever thread wrote first).
+fn first_scored_again(
+    path: &Path,
+    qrels: &Qrels,
+    target: &RunTarget,
+    again: Vec<ScoredAgain>,
+) -> MetricsError {
+    // Per candidate, its two earliest lines; the error is at the earliest second line.
+    let mut lines: std::collections::BTreeMap<usize, (Vec<u32>, u32, u32)> = Default::default();
+    for a in again {
+        let stored = target.lines[a.position].load(Relaxed);
+        let entry = lines.entry(a.position).or_insert((vec![stored], a.user, a.item));
+        entry.0.push(a.line);
+    }
+    let (first, second, user, item) = lines
+        .into_values()
+        .map(|(mut l, user, item)| {
+            l.sort_unstable();
+            (l[0], l[1], user, item)
+        })
+        .min_by_key(|t| t.1)
+        .unwrap_or((0, 0, 0, 0));
+    let user = qrels.users.external(user).unwrap_or("?");
+    let item = qrels.items.external(item).unwrap_or("?");
+    scored_again(path, second as usize, user, item, first as usize)
+}
+
 /// The run format of the first data line of `block` (`Auto` without one).
 fn block_format(block: Block<'_>, path: &Path) -> Result<RunFormat> {
-    for (k, line) in block.text.split_terminator('\n').enumerate() {
+    for (k, line) in block.text(path)?.split_terminator('\n').enumerate() {
         if let Some((fields, count)) = blocks::fields_of(line) {
             return detected_format(path, block.first_line + k, &fields[..count]);
         }
@@ -701,6 +768,45 @@ mod tests {
         assert_eq!(ok.format, RunFormat::Tsv);
         assert_eq!((ok.n_missing, ok.n_ignored), (1, 1));
         assert_eq!(ok.scores[1], 0.5);
+    }
+
+    #[test]
+    fn repeats_far_apart_are_reported_as_a_line_by_line_reading_would() {
+        // Files spanning many blocks: the second line of the earliest repeated pair is
+        // reported, with the first, at any thread count.
+        let mut qrels_text = String::new();
+        let mut run_text = String::new();
+        for u in 0..400 {
+            for i in 0..10 {
+                qrels_text.push_str(&format!("u{u}\ti{i}\t{}\n", (u + i) % 2));
+                run_text.push_str(&format!("u{u}\ti{i}\t{}.5\n", u * 10 + i));
+            }
+        }
+        let q = qrels(&qrels_text).unwrap();
+        assert_eq!(q.judgments.n_candidates(), 4000);
+        let lines: Vec<&str> = run_text.lines().collect();
+        // Line 3001 repeats line 12; line 3500 repeats line 7 and line 3900 line 12 again.
+        let mut with_repeats: Vec<&str> = lines.clone();
+        with_repeats.insert(3000, lines[11]);
+        with_repeats.insert(3499, lines[6]);
+        with_repeats.insert(3899, lines[11]);
+        let text = with_repeats.join("\n");
+        for threads in [1, 2, 5] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let e = pool
+                .install(|| parse_run(text.as_bytes(), Path::new("r"), &q, RunFormat::Auto))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("r:3001:") && e.contains("first on line 12"), "{threads}: {e}");
+            let q2 = pool.install(|| qrels(&qrels_text)).unwrap();
+            assert_eq!(q2.judgments, q.judgments);
+            let run = pool
+                .install(|| parse_run(run_text.as_bytes(), Path::new("r"), &q, RunFormat::Auto))
+                .unwrap();
+            assert_eq!((run.n_missing, run.n_ignored), (0, 0));
+            let last = q.position(q.users.get("u399").unwrap(), q.items.get("i9").unwrap());
+            assert_eq!(run.scores[last.unwrap()], 3999.5);
+        }
     }
 
     #[test]

@@ -5,6 +5,8 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
+
 use super::parse_error;
 use crate::error::{MetricsError, Result};
 
@@ -12,47 +14,89 @@ use crate::error::{MetricsError, Result};
 /// they cross block boundaries.
 const BLOCK_BYTES: usize = if cfg!(test) { 1 << 12 } else { 1 << 23 };
 
-/// Whole lines of text and the number of the first.
+/// Whole lines of a file (bytes, checked as UTF-8 when parsed) and the number of the first.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Block<'a> {
-    pub(super) text: &'a str,
+    pub(super) bytes: &'a [u8],
     pub(super) first_line: usize,
 }
 
 impl<'a> Block<'a> {
-    /// This block cut at line ends into about `n` pieces of similar size.
+    /// This block cut at line ends into about `n` pieces of similar size, each with the
+    /// number of its first line (lines counted in parallel).
     pub(super) fn pieces(self, n: usize) -> Vec<Block<'a>> {
-        let bytes = self.text.as_bytes();
-        let mut pieces = Vec::with_capacity(n);
-        let (mut start, mut line) = (0, self.first_line);
-        for k in 1..=n.max(1) {
-            let target = (bytes.len() * k / n.max(1)).max(start);
-            let end = if k == n.max(1) {
-                bytes.len()
-            } else {
-                bytes[target..]
-                    .iter()
-                    .position(|&b| b == b'\n')
-                    .map_or(bytes.len(), |p| target + p + 1)
-            };
-            if end > start {
-                let text = &self.text[start..end];
-                pieces.push(Block { text, first_line: line });
-                line += count_lines(text.as_bytes());
-                start = end;
-            }
+        let bytes = self.bytes;
+        let n = n.max(1);
+        let mut cuts = vec![0];
+        for k in 1..n {
+            let target = (bytes.len() * k / n).max(*cuts.last().unwrap_or(&0));
+            let cut = bytes[target..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |p| target + p + 1);
+            cuts.push(cut);
         }
-        pieces
+        cuts.push(bytes.len());
+        cuts.dedup();
+        let counts: Vec<usize> =
+            cuts.par_windows(2).map(|w| count_lines(&bytes[w[0]..w[1]])).collect();
+        let mut line = self.first_line;
+        cuts.windows(2)
+            .zip(counts)
+            .map(|(w, count)| {
+                let piece = Block { bytes: &bytes[w[0]..w[1]], first_line: line };
+                line += count;
+                piece
+            })
+            .collect()
     }
 
-    /// Calls `f(line number, fields)` for each data line ([`fields_of`]).
+    /// The text of this block.
+    ///
+    /// # Errors
+    /// Bytes that are not UTF-8, at their line of `path`.
+    pub(super) fn text(self, path: &Path) -> Result<&'a str> {
+        std::str::from_utf8(self.bytes).map_err(|e| {
+            let line = self.first_line + count_lines(&self.bytes[..e.valid_up_to()]);
+            parse_error(path, line, "not UTF-8")
+        })
+    }
+
+    /// Calls `f(line number, fields)` for each data line, with the fields [`fields_of`]
+    /// gives, in one pass over the bytes.
+    ///
+    /// # Errors
+    /// Text that is not UTF-8, or the first error of `f`.
     pub(super) fn for_each_line(
         self,
+        path: &Path,
         mut f: impl FnMut(usize, &[&'a str]) -> Result<()>,
     ) -> Result<()> {
-        for (k, line) in self.text.split_terminator('\n').enumerate() {
-            if let Some((fields, count)) = fields_of(line) {
-                f(self.first_line + k, &fields[..count])?;
+        let text = self.text(path)?;
+        let bytes = text.as_bytes();
+        let mut fields = [""; 7];
+        let (mut count, mut start, mut comment) = (0, None, false);
+        let mut line = self.first_line;
+        // The separators are ASCII, so every cut is a char boundary.
+        for k in 0..=bytes.len() {
+            let b = bytes.get(k).copied().unwrap_or(b'\n');
+            if b == b'\n' || b.is_ascii_whitespace() {
+                if let Some(s) = start.take()
+                    && count < fields.len()
+                {
+                    fields[count] = &text[s..k];
+                    count += 1;
+                }
+                if b == b'\n' {
+                    if count > 0 && !comment {
+                        f(line, &fields[..count])?;
+                    }
+                    (count, comment) = (0, false);
+                    line += 1;
+                }
+            } else if start.is_none() {
+                comment |= count == 0 && b == b'#';
+                start = Some(k);
             }
         }
         Ok(())
@@ -63,20 +107,30 @@ impl<'a> Block<'a> {
 /// one starting with `#`. At most 7 are kept: a line with more gives 7, which no layout
 /// accepts.
 pub(super) fn fields_of(line: &str) -> Option<([&str; 7], usize)> {
-    let trimmed = line.trim_ascii();
-    if trimmed.is_empty() || trimmed.starts_with('#') {
-        return None;
-    }
+    // One pass over the bytes: the separators are ASCII, so every cut is a char boundary.
+    let bytes = line.as_bytes();
     let mut fields = [""; 7];
-    let mut count = 0;
-    for field in trimmed.split_ascii_whitespace() {
-        if count == fields.len() {
-            break;
+    let (mut count, mut start, mut k) = (0, None, 0);
+    while k <= bytes.len() {
+        let separator = k == bytes.len() || bytes[k].is_ascii_whitespace();
+        match (separator, start) {
+            (true, Some(s)) => {
+                if count == 0 && bytes[s] == b'#' {
+                    return None;
+                }
+                if count == fields.len() {
+                    break;
+                }
+                fields[count] = &line[s..k];
+                count += 1;
+                start = None;
+            }
+            (false, None) => start = Some(k),
+            _ => {}
         }
-        fields[count] = field;
-        count += 1;
+        k += 1;
     }
-    Some((fields, count))
+    (count > 0).then_some((fields, count))
 }
 
 fn count_lines(bytes: &[u8]) -> usize {
@@ -110,7 +164,7 @@ impl<R: Read> Blocks<R> {
     /// end of the input.
     ///
     /// # Errors
-    /// A read error or text that is not UTF-8, at its line.
+    /// A read error.
     pub(super) fn next_block(&mut self) -> Result<Option<Block<'_>>> {
         self.buf.drain(..self.consumed);
         self.consumed = 0;
@@ -146,12 +200,9 @@ impl<R: Read> Blocks<R> {
         if end == 0 {
             return Ok(None);
         }
-        let text = std::str::from_utf8(&self.buf[..end]).map_err(|e| {
-            let line = self.next_line + count_lines(&self.buf[..e.valid_up_to()]);
-            parse_error(&self.path, line, "not UTF-8")
-        })?;
-        let block = Block { text, first_line: self.next_line };
-        self.next_line += count_lines(text.as_bytes());
+        let bytes = &self.buf[..end];
+        let block = Block { bytes, first_line: self.next_line };
+        self.next_line += bytes.par_chunks(1 << 20).map(count_lines).sum::<usize>();
         self.consumed = end;
         Ok(Some(block))
     }
@@ -180,7 +231,7 @@ mod tests {
         while let Some(block) = blocks.next_block().unwrap() {
             for piece in block.pieces(pieces) {
                 piece
-                    .for_each_line(|line, fields| {
+                    .for_each_line(Path::new("t"), |line, fields| {
                         out.push((line, fields.iter().map(|f| f.to_string()).collect()));
                         Ok(())
                     })
@@ -188,6 +239,29 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn fields_are_split_at_ascii_whitespace() {
+        let cases: [(&str, Option<&[&str]>); 7] = [
+            ("a b\tc", Some(&["a", "b", "c"])),
+            ("  a\t\tb  \r", Some(&["a", "b"])),
+            ("", None),
+            (" \t\r", None),
+            ("# a b", None),
+            ("  #x", None),
+            ("a #b", Some(&["a", "#b"])),
+        ];
+        for (line, want) in cases {
+            let got = fields_of(line).map(|(f, n)| f[..n].to_vec());
+            assert_eq!(got.as_deref(), want, "{line:?}");
+            let std: Vec<&str> = line.split_ascii_whitespace().collect();
+            if let Some(want) = want {
+                assert_eq!(std, want);
+            }
+        }
+        // More than seven fields keep seven, which no layout accepts.
+        assert_eq!(fields_of("1 2 3 4 5 6 7 8 9").map(|f| f.1), Some(7));
     }
 
     #[test]
@@ -228,7 +302,16 @@ mod tests {
         let mut bad = b"a 1\nb 2\n".to_vec();
         bad.extend_from_slice(b"c \xff\n");
         let mut blocks = Blocks::new(&bad[..], Path::new("t"));
-        let e = blocks.next_block().unwrap_err().to_string();
-        assert!(e.starts_with("t:3:"), "{e}");
+        let block = blocks.next_block().unwrap().unwrap();
+        for pieces in 1..4 {
+            let errors: Vec<String> = block
+                .pieces(pieces)
+                .into_iter()
+                .filter_map(|p| p.for_each_line(Path::new("t"), |_, _| Ok(())).err())
+                .map(|e| e.to_string())
+                .collect();
+            assert_eq!(errors.len(), 1);
+            assert!(errors[0].starts_with("t:3:"), "{errors:?}");
+        }
     }
 }
