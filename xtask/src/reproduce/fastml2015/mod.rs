@@ -175,7 +175,8 @@ fn labels_of(results: &Results) -> Vec<String> {
 }
 
 /// Makes `run` the report entry `id`, with `other`'s tables (named after `what`) and
-/// intro, and `table` first; the runner's own figures of both are dropped.
+/// description (its intro's first paragraph, after `run`'s), and `table` first; the
+/// runner's own figures of both are dropped.
 fn merge(run: &mut ExperimentRun, id: &str, other: ExperimentRun, what: &str, table: Table) {
     run.experiment.id = id.to_string();
     run.experiment.mode = format!("{} | {}", run.experiment.mode, other.experiment.mode);
@@ -184,7 +185,9 @@ fn merge(run: &mut ExperimentRun, id: &str, other: ExperimentRun, what: &str, ta
         t.name = format!("{what}: {}", t.name);
         run.experiment.tables.push(t);
     }
-    run.intro = format!("{}\n\n{}", run.intro.trim_end(), other.intro.trim_end());
+    let (description, rest) = run.intro.split_once("\n\n").unwrap_or((&run.intro, ""));
+    let other_description = other.intro.split("\n\n").next().unwrap_or("").trim_end();
+    run.intro = format!("{description}\n\n{other_description}\n\n{}", rest.trim_end());
     run.figures.clear();
 }
 
