@@ -136,3 +136,31 @@ fn binary_datasets_read_every_event_as_one() {
         .unwrap();
     assert_eq!(run.results.mean("item-pop", "largest training value"), Some(1.0));
 }
+
+#[test]
+fn implicit_als_with_its_defaults_ranks_above_item_popularity_on_ratings() {
+    // The confidence slope's default suits 1–5 ratings (`AlsParams::DEFAULT_ALPHA`).
+    let Some(session) = session() else { return };
+    let config = r#"
+name = "ials-defaults"
+seed = 42
+[dataset]
+name = "ml-100k"
+[protocol]
+protocol = "leave-k-out"
+k = "20%"
+[judgments]
+mode = "implicit"
+[evaluation]
+metrics = ["ndcg@10"]
+[[models]]
+name = "item-pop"
+[[models]]
+name = "ials"
+"#;
+    let run = session.run(&plan(config), &Silent).unwrap();
+    let (pop, ials) =
+        (run.results.mean("item-pop", "ndcg@10"), run.results.mean("ials", "ndcg@10"));
+    let (pop, ials) = (pop.unwrap(), ials.unwrap());
+    assert!(ials > pop + 0.1, "ials {ials} vs item popularity {pop}");
+}

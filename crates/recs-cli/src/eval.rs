@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use recs_metrics::io::{
-    Candidates, Qrels, Run, RunFormat, detect_run_format, read_qrels, read_run,
+    Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, read_qrels, read_run,
     read_run_candidates, write_points_csv,
 };
 use recs_metrics::{
@@ -50,10 +50,15 @@ pub(crate) struct Args {
     /// relevant; run lines for other pairs are ignored) or `run` (TREC: the run's items
     /// are the candidates, unjudged ones not relevant; relevant items the run does not
     /// retrieve count in recall, AP and NDCG denominators but are never ranked; users in
-    /// both files; trec_eval's measures) [default: `run` for a TREC run, `qrels`
-    /// otherwise]
+    /// both files; trec_eval's measures) or `catalog` (every item of the qrels and of
+    /// --train that the user has no training event with; the qrels need only the graded
+    /// items) [default: `run` for a TREC run, `qrels` otherwise]
     #[arg(long)]
     candidates: Option<Candidates>,
+    /// With `--candidates catalog`: the training events, `user item ...` per line
+    /// (delimiter and header found from the file; further columns ignored).
+    #[arg(long, value_name = "FILE")]
+    train: Option<PathBuf>,
     /// Order of equal scores: `expected` (expected value over random orders),
     /// `item-ascending` or `item-descending` (by item index; also `item-asc`, `item-desc`).
     #[arg(long, default_value_t)]
@@ -147,6 +152,33 @@ fn candidate_policy(args: &Args) -> anyhow::Result<Candidates> {
     Ok(if format == RunFormat::Trec { Candidates::Run } else { Candidates::Qrels })
 }
 
+/// The full-catalog candidates of the users of `qrels`, given the training file of
+/// `--train`.
+fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Result<Qrels> {
+    let Some(path) = &args.train else {
+        anyhow::bail!("--candidates catalog needs --train FILE: the training events");
+    };
+    let format = recs_data::DelimitedFormat::detected()
+        .rating(None)
+        .duplicates(recs_core::DuplicatePolicy::KeepLast);
+    let train = recs_data::load_delimited(path, &format)
+        .with_context(|| format!("reading training file {}", path.display()))?;
+    let known = train
+        .interactions
+        .events()
+        .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
+    let catalog = catalog_candidates(qrels, known)?;
+    if catalog.n_graded_known > 0 {
+        warnings.push(format!(
+            "{} graded pairs of {} are training events in {} and are not candidates",
+            catalog.n_graded_known,
+            args.qrels.display(),
+            path.display()
+        ));
+    }
+    Ok(catalog.qrels)
+}
+
 /// The candidates (as qrels) and scores of the run at `path` under `policy`, with
 /// warnings about what was left out.
 fn read_run_warned(
@@ -158,6 +190,7 @@ fn read_run_warned(
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<(Option<Qrels>, Run)> {
     let (candidates, run) = match policy {
+        Candidates::Catalog => (None, read_run(path, qrels, args.format)?),
         Candidates::Run => {
             let read = read_run_candidates(path, qrels, args.format)?;
             if read.n_users_without_run > 0 {
@@ -175,6 +208,7 @@ fn read_run_warned(
     if run.n_ignored > 0 {
         let what = match policy {
             Candidates::Run => "are for users without judgments",
+            Candidates::Catalog => "are training events or users without judgments",
             _ => "are not candidates",
         };
         warnings.push(format!(
@@ -309,8 +343,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--resamples must be at least 1");
     }
     let policy = candidate_policy(&args)?;
-    let read = read_qrels(&args.qrels)?;
     let mut extra_warnings = Vec::new();
+    let read = read_qrels(&args.qrels)?;
+    let read = match policy {
+        Candidates::Catalog => catalog(&args, &read, &mut extra_warnings)?,
+        _ if args.train.is_some() => anyhow::bail!("--train is used by --candidates catalog"),
+        _ => read,
+    };
     let (candidates, run) =
         read_run_warned(&args.run, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);

@@ -307,3 +307,82 @@ fn cremonesi_roc2_and_roc1_by_name() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("roc2@N"));
 }
+
+/// `recs` with `args`, failing the test with standard error when it fails.
+fn recs_ok(args: &[&str]) -> Output {
+    let out = recs().args(args).output().unwrap();
+    assert!(out.status.success(), "recs {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+#[test]
+fn catalog_candidates_equal_a_fully_listed_qrels_on_msweb() {
+    let Ok(data) = std::env::var("RECS_DATA_DIR") else {
+        eprintln!("notice: RECS_DATA_DIR is not set; skipping the MS Web catalog test");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let out = path("");
+    recs_ok(&[
+        "split",
+        "--dataset",
+        "msweb",
+        "--data-dir",
+        &data,
+        "--protocol",
+        "predefined",
+        "--judgments",
+        "implicit",
+        "--judge-users",
+        "test",
+        "--out",
+        &out,
+    ]);
+    // The graded pairs only, and one line of grade 0 for a judged user without any.
+    let listed = std::fs::read_to_string(path("qrels.tsv")).unwrap();
+    let mut graded = String::new();
+    let mut first_line: Vec<(&str, &str)> = Vec::new();
+    let mut positive = std::collections::HashSet::new();
+    for line in listed.lines() {
+        let user = line.split('\t').next().unwrap();
+        if line.split('\t').nth(2) != Some("0") {
+            graded.push_str(line);
+            graded.push('\n');
+            positive.insert(user);
+        } else if first_line.last().is_none_or(|(u, _)| *u != user) {
+            first_line.push((user, line));
+        }
+    }
+    for (user, line) in first_line {
+        if !positive.contains(user) {
+            graded.push_str(line);
+            graded.push('\n');
+        }
+    }
+    std::fs::write(path("graded.tsv"), &graded).unwrap();
+    assert!(graded.len() * 50 < listed.len(), "{} vs {} bytes", graded.len(), listed.len());
+    let metrics = "roc,croc,user_auc,ndcg@10,r@20,p@5,hit@3,ap@10,map,mrr";
+    // Item popularity ties many scores; PureSVD gives distinct ones.
+    for (model, params) in [("item-pop", vec![]), ("puresvd", vec!["--param", "rank=8"])] {
+        let run = path(&format!("{model}.tsv"));
+        let train = path("train.tsv");
+        let mut args = vec!["score", "--train", &train, "--model", model, "--qrels"];
+        let qrels = path("qrels.tsv");
+        args.extend([qrels.as_str(), "--out", &run]);
+        args.extend(params.iter().copied());
+        recs_ok(&args);
+        let eval = |extra: &[&str]| {
+            let mut args = vec!["eval", "--run", &run, "--metrics", metrics, "--json"];
+            args.extend_from_slice(extra);
+            let mut v = json_of(&recs_ok(&args).stdout);
+            v.as_object_mut().unwrap().remove("candidates");
+            v
+        };
+        let full = eval(&["--qrels", &qrels]);
+        let graded = path("graded.tsv");
+        let catalog = eval(&["--qrels", &graded, "--candidates", "catalog", "--train", &train]);
+        assert_eq!(full, catalog, "{model}");
+        assert_eq!(full["n_candidates"].as_u64(), Some(1_414_706));
+    }
+}

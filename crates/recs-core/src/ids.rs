@@ -1,6 +1,6 @@
 //! Translation between the external ids found in files and dense `u32` indices.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use crate::error::{RecsError, Result};
 
@@ -25,7 +25,7 @@ use crate::error::{RecsError, Result};
 /// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IdMap {
-    to_index: HashMap<Box<str>, u32>,
+    to_index: FxHashMap<Box<str>, u32>,
     to_external: Vec<Box<str>>,
 }
 
@@ -60,6 +60,29 @@ impl IdMap {
             map.insert(&id)?;
         }
         Ok(map)
+    }
+
+    /// This map's ids in canonical order ([`IdMap::from_ids_sorted`]), and for each index
+    /// of this map its index in the canonical one.
+    ///
+    /// ```
+    /// use recs_core::IdMap;
+    /// let mut map = IdMap::new();
+    /// for id in ["10", "2", "1"] {
+    ///     map.insert(id)?;
+    /// }
+    /// let (sorted, remap) = map.canonical()?;
+    /// assert_eq!(sorted.iter().collect::<Vec<_>>(), ["1", "2", "10"]);
+    /// assert_eq!(remap, [2, 1, 0]);
+    /// # Ok::<(), recs_core::RecsError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`RecsError::TooManyIds`] as [`IdMap::from_ids_sorted`].
+    pub fn canonical(&self) -> Result<(IdMap, Vec<u32>)> {
+        let sorted = IdMap::from_ids_sorted(self.iter())?;
+        let remap = self.iter().map(|id| sorted.get(id).unwrap_or(u32::MAX)).collect();
+        Ok((sorted, remap))
     }
 
     /// The index of `external`, inserting it with the next free index if it is new.

@@ -65,6 +65,72 @@ impl Judgments {
         JudgmentsBuilder { n_users, n_items, rows: Vec::new() }
     }
 
+    /// Judgments from their flat form: the judged `users` (strictly increasing), for
+    /// each the range `offsets[k]..offsets[k + 1]` of `items` (strictly increasing
+    /// within a user) and `grades` (finite, ≥ 0). Users without candidates are dropped.
+    /// The inverse of [`Judgments::users`] with the rows of [`Judgments::iter`], without
+    /// the per-user buffers of [`JudgmentsBuilder`].
+    ///
+    /// ```
+    /// use recs_core::Judgments;
+    /// let j = Judgments::from_flat(2, 3, vec![0, 1], vec![0, 2, 3], vec![0, 2, 1], vec![1.0, 0.0, 2.0])?;
+    /// assert_eq!(j.get(1).unwrap().items, &[1]);
+    /// # Ok::<(), recs_core::RecsError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// Lengths that disagree, offsets that do not run from 0 to the number of items, an
+    /// index out of range, a bad grade; [`RecsError::DuplicateUser`] or
+    /// [`RecsError::DuplicateCandidate`] when users or a user's items are not strictly
+    /// increasing.
+    pub fn from_flat(
+        n_users: usize,
+        n_items: usize,
+        users: Vec<u32>,
+        offsets: Vec<usize>,
+        items: Vec<u32>,
+        grades: Vec<f32>,
+    ) -> Result<Judgments> {
+        check_len("offsets", users.len() + 1, offsets.len())?;
+        check_len("grades", items.len(), grades.len())?;
+        let ends_ok = offsets.first() == Some(&0) && offsets.last() == Some(&items.len());
+        if !ends_ok || offsets.windows(2).any(|w| w[0] > w[1]) {
+            return Err(RecsError::InvalidParameter {
+                name: "offsets".into(),
+                value: format!("{} offsets over {} items", offsets.len(), items.len()),
+                expected: "increasing from 0 to the number of items".into(),
+            });
+        }
+        if let Some(w) = users.windows(2).find(|w| w[0] >= w[1]) {
+            return Err(RecsError::DuplicateUser { user: w[1] });
+        }
+        for &user in &users {
+            check_index("user", user as usize, n_users)?;
+        }
+        for &item in &items {
+            check_index("item", item as usize, n_items)?;
+        }
+        if let Some(&grade) = grades.iter().find(|g| !(g.is_finite() && **g >= 0.0)) {
+            return Err(RecsError::InvalidValue {
+                what: "grade",
+                value: f64::from(grade),
+                expected: "a finite number >= 0",
+            });
+        }
+        let (mut kept_users, mut kept_offsets) = (Vec::with_capacity(users.len()), vec![0]);
+        for (k, &user) in users.iter().enumerate() {
+            let row = &items[offsets[k]..offsets[k + 1]];
+            if let Some(w) = row.windows(2).find(|w| w[0] >= w[1]) {
+                return Err(RecsError::DuplicateCandidate { user, item: w[1] });
+            }
+            if !row.is_empty() {
+                kept_users.push(user);
+                kept_offsets.push(offsets[k + 1]);
+            }
+        }
+        Ok(Judgments { n_users, n_items, users: kept_users, offsets: kept_offsets, items, grades })
+    }
+
     /// Number of users in the index space (not all need be judged).
     pub fn n_users(&self) -> usize {
         self.n_users
@@ -197,6 +263,31 @@ mod tests {
     }
 
     #[test]
+    fn flat_parts_are_checked() {
+        let flat = |users: Vec<u32>, offsets: Vec<usize>, items: Vec<u32>, grades: Vec<f32>| {
+            Judgments::from_flat(2, 3, users, offsets, items, grades)
+        };
+        assert!(flat(vec![0], vec![0, 2], vec![0, 2], vec![1.0, 0.0]).is_ok());
+        // An empty user is dropped.
+        let j = flat(vec![0, 1], vec![0, 0, 1], vec![2], vec![1.0]).unwrap();
+        assert_eq!(j.users(), &[1]);
+        assert!(flat(vec![0], vec![0, 2], vec![0, 2], vec![1.0]).is_err());
+        assert!(flat(vec![0], vec![1, 2], vec![0, 2], vec![1.0, 0.0]).is_err());
+        assert!(flat(vec![0, 1], vec![0, 2, 1], vec![0, 2], vec![1.0, 0.0]).is_err());
+        assert!(matches!(
+            flat(vec![1, 1], vec![0, 1, 2], vec![0, 2], vec![1.0, 0.0]),
+            Err(RecsError::DuplicateUser { user: 1 })
+        ));
+        assert!(matches!(
+            flat(vec![0], vec![0, 2], vec![2, 2], vec![1.0, 0.0]),
+            Err(RecsError::DuplicateCandidate { user: 0, item: 2 })
+        ));
+        assert!(flat(vec![2], vec![0, 1], vec![0], vec![1.0]).is_err());
+        assert!(flat(vec![0], vec![0, 1], vec![3], vec![1.0]).is_err());
+        assert!(flat(vec![0], vec![0, 1], vec![0], vec![f32::NAN]).is_err());
+    }
+
+    #[test]
     fn bad_values_are_refused() {
         let mut b = Judgments::builder(2, 3);
         assert!(b.push_user(2, &[0], &[0.0]).is_err());
@@ -236,6 +327,16 @@ mod tests {
             let a = forward.build().unwrap();
             let b = backward.build().unwrap();
             prop_assert_eq!(&a, &b);
+            // The flat form gives the same judgments back.
+            let mut offsets = vec![0];
+            let (mut items, mut grades) = (Vec::new(), Vec::new());
+            for u in a.iter() {
+                items.extend_from_slice(u.items);
+                grades.extend_from_slice(u.grades);
+                offsets.push(items.len());
+            }
+            let flat = Judgments::from_flat(6, 9, a.users().to_vec(), offsets, items, grades).unwrap();
+            prop_assert_eq!(&flat, &a);
             prop_assert_eq!(a.n_judged_users(), rows.len());
             for u in a.iter() {
                 let row = &rows[&u.user];

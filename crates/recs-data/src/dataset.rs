@@ -140,29 +140,10 @@ pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Re
     }
 }
 
-/// Reorders `map` canonically (see [`IdMap::from_ids_sorted`]) and returns the new map
-/// with `remap[old_index] = new_index`.
-pub(crate) fn canonical(map: &IdMap) -> Result<(IdMap, Vec<u32>)> {
-    let sorted = IdMap::from_ids_sorted(map.iter())?;
-    let remap = map.iter().map(|id| sorted.get(id).unwrap_or(u32::MAX)).collect();
-    Ok((sorted, remap))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use recs_core::{DuplicatePolicy, Event};
-
-    #[test]
-    fn canonical_order_is_numeric_and_remap_is_a_bijection() {
-        let mut map = IdMap::new();
-        for id in ["10", "2", "33", "1"] {
-            map.insert(id).unwrap();
-        }
-        let (sorted, remap) = canonical(&map).unwrap();
-        assert_eq!(sorted.iter().collect::<Vec<_>>(), ["1", "2", "10", "33"]);
-        assert_eq!(remap, vec![2, 1, 3, 0]);
-    }
 
     #[test]
     fn new_checks_map_sizes() {

@@ -6,7 +6,7 @@ use std::path::Path;
 use derive_setters::Setters;
 use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RecsError};
 
-use crate::dataset::{Dataset, Feedback, SourceFile, canonical};
+use crate::dataset::{Dataset, Feedback, SourceFile};
 use crate::error::{DataError, Result};
 use crate::lines::{Lines, split_into, trim};
 
@@ -343,14 +343,14 @@ pub(crate) fn read_events<R: BufRead>(
     let (users, user_remap) = match declared_users {
         Some(map) => (map.clone(), None),
         None => {
-            let (map, remap) = canonical(&users)?;
+            let (map, remap) = users.canonical()?;
             (map, Some(remap))
         }
     };
     let (items, item_remap) = match declared_items {
         Some(map) => (map.clone(), None),
         None => {
-            let (map, remap) = canonical(&items)?;
+            let (map, remap) = items.canonical()?;
             (map, Some(remap))
         }
     };

@@ -38,12 +38,22 @@ use std::path::{Path, PathBuf};
 
 use recs_core::{IdMap, Judgments};
 
+use std::sync::atomic::AtomicU32;
+use std::sync::atomic::Ordering::Relaxed;
+
+use rayon::prelude::*;
+
 use crate::error::{MetricsError, Result};
 use crate::names::named;
+use blocks::{Block, Blocks};
 
+mod blocks;
 mod candidates;
 
-pub use candidates::{Candidates, RunCandidates, parse_run_candidates, read_run_candidates};
+pub use candidates::{
+    Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
+    read_run_candidates,
+};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]
@@ -74,30 +84,28 @@ impl Qrels {
 
 /// Fast `(user, item) → flat position` lookups.
 struct Positions<'a> {
-    qrels: &'a Qrels,
-    /// `offsets[user index]` = flat position of the user's first candidate, for judged
-    /// users; `usize::MAX` otherwise.
-    offsets: Vec<usize>,
+    /// `items[user index]`: the user's candidate items (empty without judgments).
+    items: Vec<&'a [u32]>,
+    /// `starts[user index]`: the flat position of the user's first candidate.
+    starts: Vec<usize>,
 }
 
 impl<'a> Positions<'a> {
     fn new(qrels: &'a Qrels) -> Self {
-        let mut offsets = vec![usize::MAX; qrels.users.len()];
+        let mut items = vec![&[][..]; qrels.users.len()];
+        let mut starts = vec![0; qrels.users.len()];
         let mut start = 0;
         for u in qrels.judgments.iter() {
-            offsets[u.user as usize] = start;
+            items[u.user as usize] = u.items;
+            starts[u.user as usize] = start;
             start += u.items.len();
         }
-        Positions { qrels, offsets }
+        Positions { items, starts }
     }
 
     fn get(&self, user: u32, item: u32) -> Option<usize> {
-        let start = *self.offsets.get(user as usize)?;
-        if start == usize::MAX {
-            return None;
-        }
-        let row = self.qrels.judgments.get(user)?;
-        row.items.binary_search(&item).ok().map(|i| start + i)
+        let row = self.items.get(user as usize)?;
+        row.binary_search(&item).ok().map(|i| self.starts[user as usize] + i)
     }
 }
 
@@ -146,32 +154,63 @@ fn fields_error(path: &Path, line: usize, expected: &str, fields: &[&str]) -> Me
     parse_error(path, line, format!("expected {expected}, found {} fields", fields.len()))
 }
 
-/// Calls `f(line number, fields)` for every data line.
+/// Calls `f(line number, fields)` for every data line ([`blocks::fields_of`]), reading
+/// one line at a time into a reused buffer.
 fn for_each_line(
-    reader: impl BufRead,
+    mut reader: impl BufRead,
     path: &Path,
     mut f: impl FnMut(usize, &[&str]) -> Result<()>,
 ) -> Result<()> {
-    for (index, line) in reader.lines().enumerate() {
-        let line_number = index + 1;
-        let line = line.map_err(|e| parse_error(path, line_number, format!("cannot read: {e}")))?;
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
+    let mut buf = Vec::with_capacity(256);
+    let mut line_number = 0;
+    loop {
+        buf.clear();
+        line_number += 1;
+        let read = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| parse_error(path, line_number, format!("cannot read: {e}")))?;
+        if read == 0 {
+            return Ok(());
         }
-        let mut fields = [""; 7];
-        let mut count = 0;
-        for field in trimmed.split_whitespace() {
-            if count == fields.len() {
-                count += 1;
-                break;
-            }
-            fields[count] = field;
-            count += 1;
+        let line = std::str::from_utf8(&buf)
+            .map_err(|e| parse_error(path, line_number, format!("not UTF-8: {e}")))?;
+        if let Some((fields, count)) = blocks::fields_of(line) {
+            f(line_number, &fields[..count])?;
         }
-        f(line_number, &fields[..count.min(fields.len())])?;
     }
-    Ok(())
+}
+
+/// The index of `id` in `map`, inserted if new, remembering the last id asked for: files
+/// list a user's lines together, so most lookups repeat the previous one.
+struct Interner {
+    map: IdMap,
+    last: Option<u32>,
+}
+
+impl Interner {
+    fn new() -> Self {
+        Interner { map: IdMap::new(), last: None }
+    }
+
+    fn index(&mut self, id: &str) -> Result<u32> {
+        if let Some(last) = self.last
+            && self.map.external(last) == Some(id)
+        {
+            return Ok(last);
+        }
+        let index = self.map.insert(id)?;
+        self.last = Some(index);
+        Ok(index)
+    }
+}
+
+/// One qrels line: indices in first-seen order until made canonical.
+#[derive(Debug, Clone, Copy)]
+struct QrelsLine {
+    user: u32,
+    item: u32,
+    grade: f32,
+    line: u32,
 }
 
 /// Reads a qrels file; see the module documentation for the format.
@@ -199,8 +238,115 @@ pub fn read_qrels(path: impl AsRef<Path>) -> Result<Qrels> {
 /// # Errors
 /// As [`read_qrels`].
 pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
-    let mut rows: Vec<(String, String, f32, usize)> = Vec::new();
-    for_each_line(reader, path, |line, fields| {
+    let (mut users, mut items) = (IdMap::new(), IdMap::new());
+    // The lines, piece by piece in file order (never copied into one vector when the
+    // file is in order already).
+    let mut parts: Vec<Vec<QrelsLine>> = Vec::new();
+    let mut blocks = Blocks::new(reader, path);
+    let threads = rayon::current_num_threads();
+    while let Some(block) = blocks.next_block()? {
+        let pieces: Vec<Result<QrelsPiece>> =
+            block.pieces(threads).into_par_iter().map(|piece| qrels_piece(piece, path)).collect();
+        // In file order: ids are numbered as a single pass would number them.
+        let mut remaps = Vec::with_capacity(pieces.len());
+        let first = parts.len();
+        for piece in pieces {
+            let piece = piece?;
+            remaps.push((
+                merge_ids(&mut users, &piece.users.map)?,
+                merge_ids(&mut items, &piece.items.map)?,
+            ));
+            parts.push(piece.lines);
+        }
+        parts[first..].par_iter_mut().zip(&remaps).for_each(|(lines, (u, i))| remap(lines, u, i));
+    }
+    // Ids in canonical order, whatever the order of the lines.
+    let (users, user_remap) = users.canonical()?;
+    let (items, item_remap) = items.canonical()?;
+    parts.par_iter_mut().for_each(|lines| remap(lines, &user_remap, &item_remap));
+    let key = |l: &QrelsLine| (l.user, l.item);
+    // Files written in order (as `write_qrels` writes them) need no sort.
+    let sorted = parts.par_iter().all(|p| p.is_sorted_by_key(key))
+        && parts.windows(2).all(|w| match (w[0].last(), w[1].first()) {
+            (Some(a), Some(b)) => key(a) <= key(b),
+            _ => true,
+        });
+    if !sorted {
+        let mut lines = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for part in std::mem::take(&mut parts) {
+            lines.extend(part);
+        }
+        lines.par_sort_unstable_by_key(|l| (l.user, l.item, l.line));
+        parts = vec![lines];
+    }
+    let mut previous: Option<QrelsLine> = None;
+    let (mut judged, mut offsets) = (Vec::new(), vec![0]);
+    let mut position = 0;
+    for l in parts.iter().flatten() {
+        if let Some(p) = previous {
+            if key(&p) == key(l) {
+                let (first, again) = if p.line < l.line { (p, *l) } else { (*l, p) };
+                return Err(parse_error(
+                    path,
+                    again.line as usize,
+                    format!(
+                        "user `{}` lists item `{}` again (first on line {})",
+                        users.external(again.user).unwrap_or("?"),
+                        items.external(again.item).unwrap_or("?"),
+                        first.line
+                    ),
+                ));
+            }
+            if p.user != l.user {
+                offsets.push(position);
+            }
+        }
+        if previous.is_none_or(|p| p.user != l.user) {
+            judged.push(l.user);
+        }
+        previous = Some(*l);
+        position += 1;
+    }
+    if position > 0 {
+        offsets.push(position);
+    }
+    let (mut item_column, mut grades) =
+        (Vec::with_capacity(position), Vec::with_capacity(position));
+    for part in &parts {
+        item_column.extend(part.iter().map(|l| l.item));
+        grades.extend(part.iter().map(|l| l.grade));
+    }
+
+    drop(parts);
+    let judgments =
+        Judgments::from_flat(users.len(), items.len(), judged, offsets, item_column, grades)?;
+    Ok(Qrels { users, items, judgments })
+}
+
+/// Renumbers the users and items of `lines` through `users` and `items`.
+fn remap(lines: &mut [QrelsLine], users: &[u32], items: &[u32]) {
+    for l in lines {
+        l.user = users[l.user as usize];
+        l.item = items[l.item as usize];
+    }
+}
+
+/// Adds the ids of `piece` to `into`; for each index of `piece`, its index in `into`.
+fn merge_ids(into: &mut IdMap, piece: &IdMap) -> Result<Vec<u32>> {
+    Ok(piece.iter().map(|id| into.insert(id)).collect::<recs_core::Result<_>>()?)
+}
+
+/// The lines of one piece of a qrels file, with ids numbered within the piece.
+struct QrelsPiece {
+    users: Interner,
+    items: Interner,
+    lines: Vec<QrelsLine>,
+}
+
+fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
+    let (mut users, mut items) = (Interner::new(), Interner::new());
+    let mut lines = Vec::new();
+    piece.for_each_line(path, |line, fields| {
         let (user, item, grade) = match fields {
             [u, i, g] => (u, i, g),
             [u, _, i, g] => (u, i, g),
@@ -210,49 +356,14 @@ pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
             }
         };
         let grade: f32 =
-            grade.parse().ok().filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(|| {
-                parse_error(path, line, format!("grade `{grade}` is not a number >= 0"))
-            })?;
-        rows.push((user.to_string(), item.to_string(), grade, line));
+            blocks::parse_f32(grade).filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(
+                || parse_error(path, line, format!("grade `{grade}` is not a number >= 0")),
+            )?;
+        let (user, item) = (users.index(user)?, items.index(item)?);
+        lines.push(QrelsLine { user, item, grade, line: u32::try_from(line).unwrap_or(u32::MAX) });
         Ok(())
     })?;
-    let users = IdMap::from_ids_sorted(rows.iter().map(|r| r.0.as_str()))?;
-    let items = IdMap::from_ids_sorted(rows.iter().map(|r| r.1.as_str()))?;
-    let mut indexed: Vec<(u32, u32, f32, usize)> = rows
-        .iter()
-        .map(|(u, i, g, line)| {
-            (users.get(u).expect("mapped"), items.get(i).expect("mapped"), *g, *line)
-        })
-        .collect();
-    drop(rows);
-    indexed.sort_unstable_by_key(|r| (r.0, r.1, r.3));
-    if let Some(w) = indexed.windows(2).find(|w| w[0].0 == w[1].0 && w[0].1 == w[1].1) {
-        return Err(parse_error(
-            path,
-            w[1].3,
-            format!(
-                "user `{}` lists item `{}` again (first on line {})",
-                users.external(w[1].0).unwrap_or("?"),
-                items.external(w[1].1).unwrap_or("?"),
-                w[0].3
-            ),
-        ));
-    }
-    let mut builder = Judgments::builder(users.len(), items.len());
-    let mut start = 0;
-    let mut item_buf = Vec::new();
-    let mut grade_buf = Vec::new();
-    while start < indexed.len() {
-        let user = indexed[start].0;
-        let end = start + indexed[start..].iter().take_while(|r| r.0 == user).count();
-        item_buf.clear();
-        grade_buf.clear();
-        item_buf.extend(indexed[start..end].iter().map(|r| r.1));
-        grade_buf.extend(indexed[start..end].iter().map(|r| r.2));
-        builder.push_user(user, &item_buf, &grade_buf)?;
-        start = end;
-    }
-    Ok(Qrels { users, items, judgments: builder.build()? })
+    Ok(QrelsPiece { users, items, lines })
 }
 
 /// Reads a run file against `qrels`; see the module documentation for the format.
@@ -289,28 +400,160 @@ pub fn parse_run(
 ) -> Result<Run> {
     let positions = Positions::new(qrels);
     let n = qrels.judgments.n_candidates();
-    let mut scores = vec![f32::NAN; n];
-    let mut seen_line = vec![0usize; n];
+    // Pieces write where their lines belong, at once: the bits of each candidate's score,
+    // and the line that scored it (0: none yet), which finds a pair scored twice.
+    let target = RunTarget {
+        scores: (0..n).into_par_iter().map(|_| AtomicU32::new(f32::NAN.to_bits())).collect(),
+        lines: (0..n).into_par_iter().map(|_| AtomicU32::new(0)).collect(),
+    };
     let mut n_ignored = 0;
-    let format = for_each_run_line(reader, path, format, |line, user, item, score| {
-        let position = match (qrels.users.get(user), qrels.items.get(item)) {
-            (Some(u), Some(i)) => positions.get(u, i),
-            _ => None,
-        };
-        match position {
-            None => n_ignored += 1,
-            Some(p) => {
-                if seen_line[p] != 0 {
-                    return Err(scored_again(path, line, user, item, seen_line[p]));
-                }
-                seen_line[p] = line;
-                scores[p] = score;
+    let mut again: Vec<ScoredAgain> = Vec::new();
+    let mut format = format;
+    let mut blocks = Blocks::new(reader, path);
+    let threads = rayon::current_num_threads();
+    while let Some(block) = blocks.next_block()? {
+        if format == RunFormat::Auto {
+            format = block_format(block, path)?;
+        }
+        let pieces: Vec<Result<RunPiece>> = block
+            .pieces(threads)
+            .into_par_iter()
+            .map(|piece| run_piece(piece, path, format, qrels, &positions, &target))
+            .collect();
+        for piece in pieces {
+            let piece = piece?;
+            n_ignored += piece.n_ignored;
+            again.extend(piece.again);
+        }
+    }
+    if !again.is_empty() {
+        return Err(first_scored_again(path, qrels, &target, again));
+    }
+    drop(target.lines);
+    let scores: Vec<f32> =
+        target.scores.into_par_iter().map(|bits| f32::from_bits(bits.into_inner())).collect();
+    let n_missing = scores.par_iter().filter(|s| s.is_nan()).count();
+    Ok(Run { scores, n_missing, n_ignored, format })
+}
+
+/// Where the pieces of a run write, indexed by candidate position.
+struct RunTarget {
+    scores: Vec<AtomicU32>,
+    lines: Vec<AtomicU32>,
+}
+
+/// A run line whose candidate an earlier-written line had scored already.
+struct ScoredAgain {
+    position: usize,
+    user: u32,
+    item: u32,
+    line: u32,
+}
+
+/// What one piece of a run file held besides the scores it wrote.
+struct RunPiece {
+    /// Lines that are not candidates.
+    n_ignored: usize,
+    again: Vec<ScoredAgain>,
+}
+
+fn run_piece(
+    piece: Block<'_>,
+    path: &Path,
+    format: RunFormat,
+    qrels: &Qrels,
+    positions: &Positions<'_>,
+    target: &RunTarget,
+) -> Result<RunPiece> {
+    let mut out = RunPiece { n_ignored: 0, again: Vec::new() };
+    // A run lists a user's lines together: look the user up once per run of lines.
+    let mut last_user: Option<(&str, Option<u32>)> = None;
+    piece.for_each_line(path, |line, fields| {
+        let (user, item, score) = run_fields(path, line, format, fields)?;
+        let user_index = match last_user {
+            Some((last, index)) if last == user => index,
+            _ => {
+                let index = qrels.users.get(user);
+                last_user = Some((user, index));
+                index
             }
+        };
+        let (Some(user), Some(item)) = (user_index, qrels.items.get(item)) else {
+            out.n_ignored += 1;
+            return Ok(());
+        };
+        let Some(position) = positions.get(user, item) else {
+            out.n_ignored += 1;
+            return Ok(());
+        };
+        let line = u32::try_from(line).unwrap_or(u32::MAX);
+        if target.lines[position].compare_exchange(0, line, Relaxed, Relaxed).is_ok() {
+            target.scores[position].store(score.to_bits(), Relaxed);
+        } else {
+            out.again.push(ScoredAgain { position, user, item, line });
         }
         Ok(())
     })?;
-    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
-    Ok(Run { scores, n_missing, n_ignored, format })
+    Ok(out)
+}
+
+/// The error a reading line by line would give: the first line, in file order, that
+/// scores a candidate an earlier line scored (whichever thread wrote first).
+fn first_scored_again(
+    path: &Path,
+    qrels: &Qrels,
+    target: &RunTarget,
+    again: Vec<ScoredAgain>,
+) -> MetricsError {
+    // Per candidate, its two earliest lines; the error is at the earliest second line.
+    let mut lines: std::collections::BTreeMap<usize, (Vec<u32>, u32, u32)> = Default::default();
+    for a in again {
+        let stored = target.lines[a.position].load(Relaxed);
+        let entry = lines.entry(a.position).or_insert((vec![stored], a.user, a.item));
+        entry.0.push(a.line);
+    }
+    let (first, second, user, item) = lines
+        .into_values()
+        .map(|(mut l, user, item)| {
+            l.sort_unstable();
+            (l[0], l[1], user, item)
+        })
+        .min_by_key(|t| t.1)
+        .unwrap_or((0, 0, 0, 0));
+    let user = qrels.users.external(user).unwrap_or("?");
+    let item = qrels.items.external(item).unwrap_or("?");
+    scored_again(path, second as usize, user, item, first as usize)
+}
+
+/// The run format of the first data line of `block` (`Auto` without one).
+fn block_format(block: Block<'_>, path: &Path) -> Result<RunFormat> {
+    for (k, line) in block.text(path)?.split_terminator('\n').enumerate() {
+        if let Some((fields, count)) = blocks::fields_of(line) {
+            return detected_format(path, block.first_line + k, &fields[..count]);
+        }
+    }
+    Ok(RunFormat::Auto)
+}
+
+/// The user, item and score of a run line in `format` (not `Auto`).
+fn run_fields<'a>(
+    path: &Path,
+    line: usize,
+    format: RunFormat,
+    fields: &[&'a str],
+) -> Result<(&'a str, &'a str, f32)> {
+    let (user, item, score) = match (format, fields) {
+        (RunFormat::Tsv, [u, i, s]) => (*u, *i, *s),
+        (RunFormat::Trec, [u, _, i, _, s, _]) => (*u, *i, *s),
+        (RunFormat::Tsv, _) => {
+            return Err(fields_error(path, line, "`user<TAB>item<TAB>score`", fields));
+        }
+        _ => return Err(fields_error(path, line, "`qid Q0 doc rank score tag`", fields)),
+    };
+    let score: f32 = blocks::parse_f32(score)
+        .filter(|s: &f32| !s.is_nan())
+        .ok_or_else(|| parse_error(path, line, format!("score `{score}` is not a number")))?;
+    Ok((user, item, score))
 }
 
 /// Calls `f(line number, user, item, score)` for every data line of a run in `format`
@@ -325,18 +568,7 @@ fn for_each_run_line(
         if format == RunFormat::Auto {
             format = detected_format(path, line, fields)?;
         }
-        let (user, item, score) = match (format, fields) {
-            (RunFormat::Tsv, [u, i, s]) => (u, i, s),
-            (RunFormat::Trec, [u, _, i, _, s, _]) => (u, i, s),
-            (RunFormat::Tsv, _) => {
-                return Err(fields_error(path, line, "`user<TAB>item<TAB>score`", fields));
-            }
-            _ => return Err(fields_error(path, line, "`qid Q0 doc rank score tag`", fields)),
-        };
-        let score: f32 =
-            score.parse().ok().filter(|s: &f32| !s.is_nan()).ok_or_else(|| {
-                parse_error(path, line, format!("score `{score}` is not a number"))
-            })?;
+        let (user, item, score) = run_fields(path, line, format, fields)?;
         f(line, user, item, score)
     })?;
     Ok(format)
@@ -536,6 +768,45 @@ mod tests {
         assert_eq!(ok.format, RunFormat::Tsv);
         assert_eq!((ok.n_missing, ok.n_ignored), (1, 1));
         assert_eq!(ok.scores[1], 0.5);
+    }
+
+    #[test]
+    fn repeats_far_apart_are_reported_as_a_line_by_line_reading_would() {
+        // Files spanning many blocks: the second line of the earliest repeated pair is
+        // reported, with the first, at any thread count.
+        let mut qrels_text = String::new();
+        let mut run_text = String::new();
+        for u in 0..400 {
+            for i in 0..10 {
+                qrels_text.push_str(&format!("u{u}\ti{i}\t{}\n", (u + i) % 2));
+                run_text.push_str(&format!("u{u}\ti{i}\t{}.5\n", u * 10 + i));
+            }
+        }
+        let q = qrels(&qrels_text).unwrap();
+        assert_eq!(q.judgments.n_candidates(), 4000);
+        let lines: Vec<&str> = run_text.lines().collect();
+        // Line 3001 repeats line 12; line 3500 repeats line 7 and line 3900 line 12 again.
+        let mut with_repeats: Vec<&str> = lines.clone();
+        with_repeats.insert(3000, lines[11]);
+        with_repeats.insert(3499, lines[6]);
+        with_repeats.insert(3899, lines[11]);
+        let text = with_repeats.join("\n");
+        for threads in [1, 2, 5] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let e = pool
+                .install(|| parse_run(text.as_bytes(), Path::new("r"), &q, RunFormat::Auto))
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("r:3001:") && e.contains("first on line 12"), "{threads}: {e}");
+            let q2 = pool.install(|| qrels(&qrels_text)).unwrap();
+            assert_eq!(q2.judgments, q.judgments);
+            let run = pool
+                .install(|| parse_run(run_text.as_bytes(), Path::new("r"), &q, RunFormat::Auto))
+                .unwrap();
+            assert_eq!((run.n_missing, run.n_ignored), (0, 0));
+            let last = q.position(q.users.get("u399").unwrap(), q.items.get("i9").unwrap());
+            assert_eq!(run.scores[last.unwrap()], 3999.5);
+        }
     }
 
     #[test]

@@ -75,8 +75,16 @@ impl AlsParams {
         })
     }
 
+    /// The confidence slope of the catalog's `ials`: 1, as in the `implicit` package.
+    /// Hu et al.'s best was `α = 40` (§4) on hours of watching; on 1–5 ratings the
+    /// confidences `1 + 40 r` (up to 201) drown the unrated items' term, and on MovieLens
+    /// 100K (20% of each user's ratings held out, every unrated item a candidate) the
+    /// model then ranks below item popularity: NDCG@10 0.140 against 0.220, where
+    /// `α = 1` gives 0.424 and `α = 5` 0.328.
+    pub const DEFAULT_ALPHA: f64 = 1.0;
+
     /// Implicit ALS (Hu et al. 2008) with confidence slope `alpha` (the paper's best was
-    /// `α = 40`, §4).
+    /// `α = 40`, §4; see [`AlsParams::DEFAULT_ALPHA`]).
     ///
     /// # Errors
     /// As [`AlsParams::explicit`], and for an `alpha` that is not finite and ≥ 0.

@@ -40,8 +40,9 @@ const IALS: &[ParamSpec] = &[
     ParamSpec { name: "lambda", default: "0.1", help: "penalty > 0 (ours)" },
     ParamSpec {
         name: "alpha",
-        default: "40",
-        help: "confidence slope α ≥ 0, c = 1 + α r (Hu, Koren & Volinsky 2008 §4)",
+        default: "1",
+        help: "confidence slope α ≥ 0, c = 1 + α r (Hu, Koren & Volinsky 2008 §4; their α = 40 \
+               was for watching times: on 1–5 ratings it ranks below item popularity)",
     },
 ];
 
@@ -72,7 +73,7 @@ fn ials(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
     Ok(Box::new(AlsParams::implicit(
         values.get_or("factors", 20usize)?,
         values.get_or("lambda", 0.1f64)?,
-        values.get_or("alpha", 40.0f64)?,
+        values.get_or("alpha", AlsParams::DEFAULT_ALPHA)?,
     )?))
 }
 

@@ -39,9 +39,13 @@ pub enum Candidates {
     ///
     /// [`Missing::Unranked`]: crate::Missing::Unranked
     Run,
+    /// `catalog`: every item of the catalog (the items of the qrels and of a training
+    /// file) that the user has no training event with; the qrels hold only the graded
+    /// items, every other candidate is not relevant ([`catalog_candidates`]).
+    Catalog,
 }
 
-named!(Candidates, "candidate policy", [Qrels => "qrels", Run => "run"]);
+named!(Candidates, "candidate policy", [Qrels => "qrels", Run => "run", Catalog => "catalog"]);
 
 /// A run read under [`Candidates::Run`], with the judgments it defines.
 #[derive(Debug, Clone)]
@@ -168,6 +172,94 @@ pub fn parse_run_candidates(
     })
 }
 
+/// The full-catalog candidates of [`Candidates::Catalog`].
+#[derive(Debug, Clone)]
+pub struct CatalogCandidates {
+    /// Every judged user of the qrels with every catalog item it has no training event
+    /// with, graded as in the qrels (0 when not graded), over the catalog's items.
+    pub qrels: Qrels,
+    /// Pairs of the qrels with a positive grade that are training events, hence not
+    /// candidates.
+    pub n_graded_known: usize,
+}
+
+/// The candidates of every judged user of `qrels` when each item the user has no
+/// training event with is one: the catalog is the items of `qrels` and of `known`, the
+/// (user, item) ids of the training events (in any order, repeats allowed). The qrels
+/// need to list only the graded items; a run is then read against the result with
+/// [`read_run`](super::read_run) (its lines for training events are ignored).
+///
+/// ```
+/// use recs_metrics::io::{catalog_candidates, parse_qrels};
+/// let qrels = parse_qrels("u1\tc\t1\n".as_bytes(), "q".as_ref())?;
+/// let known = [("u1", "a"), ("u2", "b")];
+/// let catalog = catalog_candidates(&qrels, known)?;
+/// // Catalog a, b, c; u1 knows a: candidates b (not relevant) and c (relevant).
+/// let row = catalog.qrels.judgments.get(0).unwrap();
+/// assert_eq!((row.items, row.grades), (&[1, 2][..], &[0.0, 1.0][..]));
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::InvalidArgument`] with more than `u32::MAX` distinct items.
+pub fn catalog_candidates<'a>(
+    qrels: &Qrels,
+    known: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<CatalogCandidates> {
+    let known: Vec<(&str, &str)> = known.into_iter().collect();
+    let items = IdMap::from_ids_sorted(qrels.items.iter().chain(known.iter().map(|k| k.1)))?;
+    // Training events of judged users, as (qrels user, catalog item), sorted.
+    let mut known_pairs: Vec<(u32, u32)> = Vec::with_capacity(known.len());
+    for (user, item) in known {
+        if let (Some(u), Some(i)) = (qrels.users.get(user), items.get(item)) {
+            known_pairs.push((u, i));
+        }
+    }
+    known_pairs.sort_unstable();
+    known_pairs.dedup();
+    let n_items = items.len() as u32;
+    let mut builder = Judgments::builder(qrels.users.len(), items.len());
+    let (mut item_buf, mut grade_buf, mut graded) = (Vec::new(), Vec::new(), Vec::new());
+    let mut n_graded_known = 0;
+    let mut start = 0;
+    for row in qrels.judgments.iter() {
+        let known_start = start + known_pairs[start..].partition_point(|p| p.0 < row.user);
+        let known_end =
+            known_start + known_pairs[known_start..].partition_point(|p| p.0 == row.user);
+        start = known_end;
+        let known_items = &known_pairs[known_start..known_end];
+        graded.clear();
+        for (&item, &grade) in row.items.iter().zip(row.grades) {
+            let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
+            graded.push((items.get(id).ok_or_else(|| unmapped(id))?, grade));
+        }
+        graded.sort_unstable_by_key(|g| g.0);
+        item_buf.clear();
+        grade_buf.clear();
+        let (mut k, mut g) = (0, 0);
+        for item in 0..n_items {
+            while k < known_items.len() && known_items[k].1 < item {
+                k += 1;
+            }
+            while g < graded.len() && graded[g].0 < item {
+                g += 1;
+            }
+            let grade = graded.get(g).filter(|x| x.0 == item).map_or(0.0, |x| x.1);
+            if known_items.get(k).is_some_and(|x| x.1 == item) {
+                n_graded_known += usize::from(grade > 0.0);
+                continue;
+            }
+            item_buf.push(item);
+            grade_buf.push(grade);
+        }
+        builder.push_user(row.user, &item_buf, &grade_buf)?;
+    }
+    Ok(CatalogCandidates {
+        qrels: Qrels { users: qrels.users.clone(), items, judgments: builder.build()? },
+        n_graded_known,
+    })
+}
+
 /// An id missing from a map built from it: a broken invariant, reported, not a panic.
 fn unmapped(id: &str) -> MetricsError {
     MetricsError::InvalidArgument {
@@ -226,8 +318,27 @@ mod tests {
     }
 
     #[test]
+    fn the_catalog_is_every_item_a_user_has_not_trained_on() {
+        let q = parse_qrels("1\tc\t2\n1\td\t0\n2\ta\t1\n".as_bytes(), Path::new("q")).unwrap();
+        // Catalog a, b, c, d, e. User 1 knows a and e; user 2 knows a (graded too: not a
+        // candidate) and b; user 3 is not judged.
+        let known = [("1", "a"), ("1", "e"), ("2", "a"), ("2", "b"), ("2", "b"), ("3", "c")];
+        let c = catalog_candidates(&q, known).unwrap();
+        let row = |user: &str| {
+            let r = c.qrels.judgments.get(c.qrels.users.get(user).unwrap()).unwrap();
+            let ids: Vec<&str> =
+                r.items.iter().map(|&i| c.qrels.items.external(i).unwrap()).collect();
+            ids.into_iter().zip(r.grades.iter().copied()).collect::<Vec<_>>()
+        };
+        assert_eq!(row("1"), [("b", 0.0), ("c", 2.0), ("d", 0.0)]);
+        assert_eq!(row("2"), [("c", 0.0), ("d", 0.0), ("e", 0.0)]);
+        assert_eq!(c.qrels.judgments.n_judged_users(), 2);
+        assert_eq!(c.n_graded_known, 1);
+    }
+
+    #[test]
     fn policies_have_names() {
-        assert_eq!(Candidates::ALL, &[Candidates::Qrels, Candidates::Run]);
+        assert_eq!(Candidates::ALL, &[Candidates::Qrels, Candidates::Run, Candidates::Catalog]);
         let e = "catalogue".parse::<Candidates>().unwrap_err().to_string();
         assert!(e.contains("qrels") && e.contains("run"), "{e}");
     }

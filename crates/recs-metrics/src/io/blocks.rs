@@ -1,0 +1,317 @@
+//! Text files read in large blocks of whole lines, each block cut into pieces that
+//! threads parse at once; results are merged in file order, so what is read does not
+//! depend on the number of threads.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+
+use super::parse_error;
+use crate::error::{MetricsError, Result};
+
+/// Bytes read per block (a block grows to hold a longer line); small in tests, so that
+/// they cross block boundaries.
+const BLOCK_BYTES: usize = if cfg!(test) { 1 << 12 } else { 1 << 23 };
+
+/// Whole lines of a file (bytes, checked as UTF-8 when parsed) and the number of the first.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Block<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) first_line: usize,
+}
+
+impl<'a> Block<'a> {
+    /// This block cut at line ends into about `n` pieces of similar size, each with the
+    /// number of its first line (lines counted in parallel).
+    pub(super) fn pieces(self, n: usize) -> Vec<Block<'a>> {
+        let bytes = self.bytes;
+        let n = n.max(1);
+        let mut cuts = vec![0];
+        for k in 1..n {
+            let target = (bytes.len() * k / n).max(*cuts.last().unwrap_or(&0));
+            let cut = bytes[target..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(bytes.len(), |p| target + p + 1);
+            cuts.push(cut);
+        }
+        cuts.push(bytes.len());
+        cuts.dedup();
+        let counts: Vec<usize> =
+            cuts.par_windows(2).map(|w| count_lines(&bytes[w[0]..w[1]])).collect();
+        let mut line = self.first_line;
+        cuts.windows(2)
+            .zip(counts)
+            .map(|(w, count)| {
+                let piece = Block { bytes: &bytes[w[0]..w[1]], first_line: line };
+                line += count;
+                piece
+            })
+            .collect()
+    }
+
+    /// The text of this block.
+    ///
+    /// # Errors
+    /// Bytes that are not UTF-8, at their line of `path`.
+    pub(super) fn text(self, path: &Path) -> Result<&'a str> {
+        std::str::from_utf8(self.bytes).map_err(|e| {
+            let line = self.first_line + count_lines(&self.bytes[..e.valid_up_to()]);
+            parse_error(path, line, "not UTF-8")
+        })
+    }
+
+    /// Calls `f(line number, fields)` for each data line, with the fields [`fields_of`]
+    /// gives, in one pass over the bytes.
+    ///
+    /// # Errors
+    /// Text that is not UTF-8, or the first error of `f`.
+    pub(super) fn for_each_line(
+        self,
+        path: &Path,
+        mut f: impl FnMut(usize, &[&'a str]) -> Result<()>,
+    ) -> Result<()> {
+        let text = self.text(path)?;
+        let bytes = text.as_bytes();
+        let mut fields = [""; 7];
+        let (mut count, mut start, mut comment) = (0, None, false);
+        let mut line = self.first_line;
+        // The separators are ASCII, so every cut is a char boundary.
+        for k in 0..=bytes.len() {
+            let b = bytes.get(k).copied().unwrap_or(b'\n');
+            if b == b'\n' || b.is_ascii_whitespace() {
+                if let Some(s) = start.take()
+                    && count < fields.len()
+                {
+                    fields[count] = &text[s..k];
+                    count += 1;
+                }
+                if b == b'\n' {
+                    if count > 0 && !comment {
+                        f(line, &fields[..count])?;
+                    }
+                    (count, comment) = (0, false);
+                    line += 1;
+                }
+            } else if start.is_none() {
+                comment |= count == 0 && b == b'#';
+                start = Some(k);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The fields of a data line, split at ASCII whitespace, or `None` for a blank line or
+/// one starting with `#`. At most 7 are kept: a line with more gives 7, which no layout
+/// accepts.
+pub(super) fn fields_of(line: &str) -> Option<([&str; 7], usize)> {
+    // One pass over the bytes: the separators are ASCII, so every cut is a char boundary.
+    let bytes = line.as_bytes();
+    let mut fields = [""; 7];
+    let (mut count, mut start, mut k) = (0, None, 0);
+    while k <= bytes.len() {
+        let separator = k == bytes.len() || bytes[k].is_ascii_whitespace();
+        match (separator, start) {
+            (true, Some(s)) => {
+                if count == 0 && bytes[s] == b'#' {
+                    return None;
+                }
+                if count == fields.len() {
+                    break;
+                }
+                fields[count] = &line[s..k];
+                count += 1;
+                start = None;
+            }
+            (false, None) => start = Some(k),
+            _ => {}
+        }
+        k += 1;
+    }
+    (count > 0).then_some((fields, count))
+}
+
+fn count_lines(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// A reader cut into [`Block`]s.
+pub(super) struct Blocks<R> {
+    reader: R,
+    path: PathBuf,
+    buf: Vec<u8>,
+    /// Bytes of `buf` handed out in the last block.
+    consumed: usize,
+    next_line: usize,
+    eof: bool,
+}
+
+impl<R: Read> Blocks<R> {
+    pub(super) fn new(reader: R, path: &Path) -> Self {
+        Blocks {
+            reader,
+            path: path.to_path_buf(),
+            buf: Vec::new(),
+            consumed: 0,
+            next_line: 1,
+            eof: false,
+        }
+    }
+
+    /// The next block of whole lines (the last may lack its line end), or `None` at the
+    /// end of the input.
+    ///
+    /// # Errors
+    /// A read error.
+    pub(super) fn next_block(&mut self) -> Result<Option<Block<'_>>> {
+        self.buf.drain(..self.consumed);
+        self.consumed = 0;
+        let mut end = None;
+        while end.is_none() {
+            if !self.eof {
+                let filled = self.buf.len();
+                let want = (filled + BLOCK_BYTES).max(self.buf.capacity());
+                self.buf.resize(want, 0);
+                let mut read = filled;
+                while read < want {
+                    match self.reader.read(&mut self.buf[read..]) {
+                        Ok(0) => {
+                            self.eof = true;
+                            break;
+                        }
+                        Ok(n) => read += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            return Err(MetricsError::Io { path: self.path.clone(), source: e });
+                        }
+                    }
+                }
+                self.buf.truncate(read);
+            }
+            end = match self.buf.iter().rposition(|&b| b == b'\n') {
+                _ if self.eof => Some(self.buf.len()),
+                Some(p) => Some(p + 1),
+                None => None, // a line longer than a block: read more
+            };
+        }
+        let end = end.unwrap_or(self.buf.len());
+        if end == 0 {
+            return Ok(None);
+        }
+        let bytes = &self.buf[..end];
+        let block = Block { bytes, first_line: self.next_line };
+        self.next_line += bytes.par_chunks(1 << 20).map(count_lines).sum::<usize>();
+        self.consumed = end;
+        Ok(Some(block))
+    }
+}
+
+/// `text` as an `f32`, as `str::parse` reads it; short unsigned integers (grades, ranks)
+/// are read directly, exactly (below 2^24 every integer is an `f32`).
+#[inline]
+pub(super) fn parse_f32(text: &str) -> Option<f32> {
+    let bytes = text.as_bytes();
+    if (1..=7).contains(&bytes.len()) && bytes.iter().all(u8::is_ascii_digit) {
+        let value = bytes.iter().fold(0u32, |v, &b| v * 10 + u32::from(b - b'0'));
+        return Some(value as f32);
+    }
+    text.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every data line with its number, read through blocks and pieces of every size.
+    fn lines_of(text: &str, pieces: usize) -> Vec<(usize, Vec<String>)> {
+        let mut blocks = Blocks::new(text.as_bytes(), Path::new("t"));
+        let mut out = Vec::new();
+        while let Some(block) = blocks.next_block().unwrap() {
+            for piece in block.pieces(pieces) {
+                piece
+                    .for_each_line(Path::new("t"), |line, fields| {
+                        out.push((line, fields.iter().map(|f| f.to_string()).collect()));
+                        Ok(())
+                    })
+                    .unwrap();
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn fields_are_split_at_ascii_whitespace() {
+        let cases: [(&str, Option<&[&str]>); 7] = [
+            ("a b\tc", Some(&["a", "b", "c"])),
+            ("  a\t\tb  \r", Some(&["a", "b"])),
+            ("", None),
+            (" \t\r", None),
+            ("# a b", None),
+            ("  #x", None),
+            ("a #b", Some(&["a", "#b"])),
+        ];
+        for (line, want) in cases {
+            let got = fields_of(line).map(|(f, n)| f[..n].to_vec());
+            assert_eq!(got.as_deref(), want, "{line:?}");
+            let std: Vec<&str> = line.split_ascii_whitespace().collect();
+            if let Some(want) = want {
+                assert_eq!(std, want);
+            }
+        }
+        // More than seven fields keep seven, which no layout accepts.
+        assert_eq!(fields_of("1 2 3 4 5 6 7 8 9").map(|f| f.1), Some(7));
+    }
+
+    #[test]
+    fn integers_read_as_the_standard_parser_reads_them() {
+        for text in
+            ["0", "1", "5", "07", "9999999", "1234567", "12345678", "1.5", "-3", "", "x", "1e3"]
+        {
+            assert_eq!(
+                parse_f32(text).map(f32::to_bits),
+                text.parse::<f32>().ok().map(f32::to_bits),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn pieces_keep_every_line_and_its_number() {
+        let text = "a 1\n\n# c\nb\t2\r\nc 3\n  \nd 4";
+        let want: Vec<(usize, Vec<String>)> =
+            [(1, ["a", "1"]), (4, ["b", "2"]), (5, ["c", "3"]), (7, ["d", "4"])]
+                .iter()
+                .map(|(l, f)| (*l, f.iter().map(|s| s.to_string()).collect()))
+                .collect();
+        for pieces in 1..10 {
+            assert_eq!(lines_of(text, pieces), want, "{pieces} pieces");
+        }
+        assert!(lines_of("", 3).is_empty());
+    }
+
+    #[test]
+    fn blocks_end_at_line_ends_and_report_bad_text_at_its_line() {
+        let long: String = (0..300_000).map(|i| format!("u{i} i{i} {i}\n")).collect();
+        let lines = lines_of(&long, 4);
+        assert_eq!(lines.len(), 300_000);
+        assert!(
+            lines.iter().enumerate().all(|(k, (line, f))| *line == k + 1 && f[2] == k.to_string())
+        );
+        let mut bad = b"a 1\nb 2\n".to_vec();
+        bad.extend_from_slice(b"c \xff\n");
+        let mut blocks = Blocks::new(&bad[..], Path::new("t"));
+        let block = blocks.next_block().unwrap().unwrap();
+        for pieces in 1..4 {
+            let errors: Vec<String> = block
+                .pieces(pieces)
+                .into_iter()
+                .filter_map(|p| p.for_each_line(Path::new("t"), |_, _| Ok(())).err())
+                .map(|e| e.to_string())
+                .collect();
+            assert_eq!(errors.len(), 1);
+            assert!(errors[0].starts_with("t:3:"), "{errors:?}");
+        }
+    }
+}
