@@ -154,32 +154,6 @@ fn fields_error(path: &Path, line: usize, expected: &str, fields: &[&str]) -> Me
     parse_error(path, line, format!("expected {expected}, found {} fields", fields.len()))
 }
 
-/// Calls `f(line number, fields)` for every data line ([`blocks::fields_of`]), reading
-/// one line at a time into a reused buffer.
-fn for_each_line(
-    mut reader: impl BufRead,
-    path: &Path,
-    mut f: impl FnMut(usize, &[&str]) -> Result<()>,
-) -> Result<()> {
-    let mut buf = Vec::with_capacity(256);
-    let mut line_number = 0;
-    loop {
-        buf.clear();
-        line_number += 1;
-        let read = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| parse_error(path, line_number, format!("cannot read: {e}")))?;
-        if read == 0 {
-            return Ok(());
-        }
-        let line = std::str::from_utf8(&buf)
-            .map_err(|e| parse_error(path, line_number, format!("not UTF-8: {e}")))?;
-        if let Some((fields, count)) = blocks::fields_of(line) {
-            f(line_number, &fields[..count])?;
-        }
-    }
-}
-
 /// The index of `id` in `map`, inserted if new, remembering the last id asked for: files
 /// list a user's lines together, so most lookups repeat the previous one.
 struct Interner {
@@ -527,12 +501,10 @@ fn first_scored_again(
 
 /// The run format of the first data line of `block` (`Auto` without one).
 fn block_format(block: Block<'_>, path: &Path) -> Result<RunFormat> {
-    for (k, line) in block.text(path)?.split_terminator('\n').enumerate() {
-        if let Some((fields, count)) = blocks::fields_of(line) {
-            return detected_format(path, block.first_line + k, &fields[..count]);
-        }
+    match block.first_data_line(path)? {
+        Some((line, fields)) => detected_format(path, line, &fields),
+        None => Ok(RunFormat::Auto),
     }
-    Ok(RunFormat::Auto)
 }
 
 /// The user, item and score of a run line in `format` (not `Auto`).
@@ -564,13 +536,16 @@ fn for_each_run_line(
     mut format: RunFormat,
     mut f: impl FnMut(usize, &str, &str, f32) -> Result<()>,
 ) -> Result<RunFormat> {
-    for_each_line(reader, path, |line, fields| {
+    let mut blocks = Blocks::new(reader, path);
+    while let Some(block) = blocks.next_block()? {
         if format == RunFormat::Auto {
-            format = detected_format(path, line, fields)?;
+            format = block_format(block, path)?;
         }
-        let (user, item, score) = run_fields(path, line, format, fields)?;
-        f(line, user, item, score)
-    })?;
+        block.for_each_line(path, |line, fields| {
+            let (user, item, score) = run_fields(path, line, format, fields)?;
+            f(line, user, item, score)
+        })?;
+    }
     Ok(format)
 }
 
@@ -594,18 +569,10 @@ fn detected_format(path: &Path, line: usize, fields: &[&str]) -> Result<RunForma
 /// first data line has neither layout.
 pub fn detect_run_format(path: impl AsRef<Path>) -> Result<RunFormat> {
     let path = path.as_ref();
-    let mut format = RunFormat::Auto;
-    for (index, line) in open(path)?.lines().enumerate() {
-        let line = line.map_err(|e| parse_error(path, index + 1, format!("cannot read: {e}")))?;
-        let trimmed = line.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
-            continue;
-        }
-        let fields: Vec<&str> = trimmed.split_whitespace().collect();
-        format = detected_format(path, index + 1, &fields)?;
-        break;
+    match Blocks::new(open(path)?, path).next_block()? {
+        Some(block) => block_format(block, path),
+        None => Ok(RunFormat::Auto),
     }
-    Ok(format)
 }
 
 /// The error of a (user, item) pair scored on `line` after `first`.

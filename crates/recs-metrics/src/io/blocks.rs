@@ -62,8 +62,10 @@ impl<'a> Block<'a> {
         })
     }
 
-    /// Calls `f(line number, fields)` for each data line, with the fields [`fields_of`]
-    /// gives, in one pass over the bytes.
+    /// Calls `f(line number, fields)` for each data line, in one pass over the bytes.
+    /// Blank lines and lines whose first field starts with `#` are skipped; fields are
+    /// split at ASCII whitespace, and at most 7 are kept (a line with more gives 7, which
+    /// no layout accepts).
     ///
     /// # Errors
     /// Text that is not UTF-8, or the first error of `f`.
@@ -103,38 +105,31 @@ impl<'a> Block<'a> {
     }
 }
 
-/// The fields of a data line, split at ASCII whitespace, or `None` for a blank line or
-/// one starting with `#`. At most 7 are kept: a line with more gives 7, which no layout
-/// accepts.
-pub(super) fn fields_of(line: &str) -> Option<([&str; 7], usize)> {
-    // One pass over the bytes: the separators are ASCII, so every cut is a char boundary.
-    let bytes = line.as_bytes();
-    let mut fields = [""; 7];
-    let (mut count, mut start, mut k) = (0, None, 0);
-    while k <= bytes.len() {
-        let separator = k == bytes.len() || bytes[k].is_ascii_whitespace();
-        match (separator, start) {
-            (true, Some(s)) => {
-                if count == 0 && bytes[s] == b'#' {
-                    return None;
-                }
-                if count == fields.len() {
-                    break;
-                }
-                fields[count] = &line[s..k];
-                count += 1;
-                start = None;
-            }
-            (false, None) => start = Some(k),
-            _ => {}
-        }
-        k += 1;
-    }
-    (count > 0).then_some((fields, count))
-}
-
 fn count_lines(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+impl<'a> Block<'a> {
+    /// The number and fields of the first data line, without reading further.
+    ///
+    /// # Errors
+    /// Text that is not UTF-8.
+    pub(super) fn first_data_line(self, path: &Path) -> Result<Option<(usize, Vec<&'a str>)>> {
+        for (line, text) in (self.first_line..).zip(self.text(path)?.split_inclusive('\n')) {
+            let mut found = None;
+            Block { bytes: text.as_bytes(), first_line: line }.for_each_line(
+                path,
+                |n, fields| {
+                    found = Some((n, fields.to_vec()));
+                    Ok(())
+                },
+            )?;
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// A reader cut into [`Block`]s.
@@ -252,8 +247,12 @@ mod tests {
             ("  #x", None),
             ("a #b", Some(&["a", "#b"])),
         ];
+        fn fields_of(line: &str) -> Option<Vec<&str>> {
+            let block = Block { bytes: line.as_bytes(), first_line: 1 };
+            block.first_data_line(Path::new("t")).unwrap().map(|(_, f)| f)
+        }
         for (line, want) in cases {
-            let got = fields_of(line).map(|(f, n)| f[..n].to_vec());
+            let got = fields_of(line);
             assert_eq!(got.as_deref(), want, "{line:?}");
             let std: Vec<&str> = line.split_ascii_whitespace().collect();
             if let Some(want) = want {
@@ -261,7 +260,10 @@ mod tests {
             }
         }
         // More than seven fields keep seven, which no layout accepts.
-        assert_eq!(fields_of("1 2 3 4 5 6 7 8 9").map(|f| f.1), Some(7));
+        assert_eq!(fields_of("1 2 3 4 5 6 7 8 9").map(|f| f.len()), Some(7));
+        // The first data line is found after blank and comment lines, with its number.
+        let block = Block { bytes: b"\n# c\n a b\nc d\n", first_line: 1 };
+        assert_eq!(block.first_data_line(Path::new("t")).unwrap(), Some((3, vec!["a", "b"])));
     }
 
     #[test]

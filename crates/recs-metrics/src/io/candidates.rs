@@ -98,12 +98,14 @@ pub fn parse_run_candidates(
     qrels: &Qrels,
     format: RunFormat,
 ) -> Result<RunCandidates> {
-    // Lines of judged users: (qrels user index, item id, score, line).
-    let mut lines: Vec<(u32, Box<str>, f32, usize)> = Vec::new();
+    // Lines of judged users: (qrels user index, index in `run_items`, score, line).
+    let mut lines: Vec<(u32, u32, f32, usize)> = Vec::new();
+    // The run's item ids, each stored once.
+    let mut run_items = IdMap::new();
     let mut n_ignored = 0;
     let format = for_each_run_line(reader, path, format, |line, user, item, score| {
         match qrels.users.get(user).filter(|&u| qrels.judgments.get(u).is_some()) {
-            Some(u) => lines.push((u, item.into(), score, line)),
+            Some(u) => lines.push((u, run_items.insert(item)?, score, line)),
             None => n_ignored += 1,
         }
         Ok(())
@@ -115,9 +117,10 @@ pub fn parse_run_candidates(
 
     // Every candidate as (qrels user, item id, grade, score, line); line 0 = not retrieved.
     let mut candidates: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(lines.len());
-    for (user, item, score, line) in &lines {
-        let grade = qrels_grade(qrels, *user, item);
-        candidates.push((*user, item, grade, *score, *line));
+    for &(user, item, score, line) in &lines {
+        let item = run_items.external(item).ok_or_else(|| unmapped("?"))?;
+        let grade = qrels_grade(qrels, user, item);
+        candidates.push((user, item, grade, score, line));
     }
     for &user in &evaluated {
         let Some(row) = qrels.judgments.get(user) else { continue };
