@@ -400,7 +400,7 @@ fn claims(
             "MS Web: LPCA (|L| = 0) and the user/item regression have the same CROC curve",
             "identical CROC curves",
             format!(
-                "LPCA with |L| = {} chosen by validation; CROC AUC {:.4} vs {:.4}; largest hit-rate gap at equal k {:.4}",
+                "LPCA with |L| = {} chosen by validation; CROC AUC {:.4} vs {:.4}; largest hit-rate gap at equal false-alarm rate {:.4}",
                 lpca_dims, lpca.croc, regression.croc, s3_gap
             ),
             s3_gap < 0.01,
