@@ -174,17 +174,11 @@ fn slug(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{Curve, CurveKind, Experiment, SCHEMA_VERSION};
+    use crate::report::{Curve, CurveKind, Experiment};
     use serde_json::json;
 
     fn report(points: Vec<[f64; 2]>) -> Report {
         Report {
-            schema_version: SCHEMA_VERSION,
-            paper: "demo".into(),
-            seed: 1,
-            quick: true,
-            version: "0".into(),
-            datasets: vec![],
             experiments: vec![Experiment {
                 id: "demo".into(),
                 protocol: "p".into(),
@@ -201,7 +195,7 @@ mod tests {
                     ],
                 }],
             }],
-            claims: vec![],
+            ..Report::new("demo", 1, true)
         }
     }
 

@@ -144,6 +144,20 @@ impl Curve {
 }
 
 impl Report {
+    /// An empty report of `paper`, written by this version of the crates.
+    pub fn new(paper: impl Into<String>, seed: u64, quick: bool) -> Report {
+        Report {
+            schema_version: SCHEMA_VERSION,
+            paper: paper.into(),
+            seed,
+            quick,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            datasets: Vec::new(),
+            experiments: Vec::new(),
+            claims: Vec::new(),
+        }
+    }
+
     /// Every contract violation, one line each (empty when the report is well formed).
     pub fn validate(&self) -> Vec<String> {
         let mut problems = Vec::new();
@@ -344,12 +358,6 @@ mod tests {
 
     fn report_with(points: Vec<[f64; 2]>) -> Report {
         Report {
-            schema_version: SCHEMA_VERSION,
-            paper: "test".into(),
-            seed: 1,
-            quick: true,
-            version: "0".into(),
-            datasets: vec![],
             experiments: vec![Experiment {
                 id: "e".into(),
                 protocol: "p".into(),
@@ -366,6 +374,7 @@ mod tests {
                 measured: "m".into(),
                 holds: true,
             }],
+            ..Report::new("test", 1, true)
         }
     }
 

@@ -69,28 +69,21 @@ fn fetch_offline_without_data_says_what_to_do() {
 #[test]
 fn synth_then_stats_round_trip() {
     let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("synth.tsv");
-    let out = recs()
-        .args([
-            "data", "synth", "--users", "300", "--items", "100", "--events", "3000", "--seed", "7",
-        ])
-        .arg("--out")
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let synth = |name: &str| {
+        let file = dir.path().join(name);
+        let out = recs()
+            .args(["data", "synth", "--users", "300", "--items", "100", "--events", "3000"])
+            .args(["--seed", "7", "--out"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        file
+    };
+    let file = synth("synth.tsv");
     let first = std::fs::read(&file).unwrap();
     // Same seed: byte-identical file.
-    let again = dir.path().join("again.tsv");
-    recs()
-        .args([
-            "data", "synth", "--users", "300", "--items", "100", "--events", "3000", "--seed", "7",
-        ])
-        .arg("--out")
-        .arg(&again)
-        .assert()
-        .success();
-    assert_eq!(first, std::fs::read(&again).unwrap());
+    assert_eq!(first, std::fs::read(synth("again.tsv")).unwrap());
     let out = recs().args(["data", "stats", "--json", "--file"]).arg(&file).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

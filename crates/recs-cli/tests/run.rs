@@ -189,12 +189,15 @@ fn saved_models(out: &Path) -> Vec<String> {
     models
 }
 
+/// `examples/ml100k-strong.toml`, when the real data it reads is present.
+fn ml100k_strong_example() -> Option<PathBuf> {
+    real_data_dir()?;
+    Some(workspace_root().join("examples/ml100k-strong.toml"))
+}
+
 #[test]
 fn reports_are_byte_identical_for_any_thread_count() {
-    if real_data_dir().is_none() {
-        return;
-    }
-    let config = workspace_root().join("examples/ml100k-strong.toml");
+    let Some(config) = ml100k_strong_example() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let one = tmp.path().join("one");
     let many = tmp.path().join("many");
@@ -301,10 +304,7 @@ name = "random"
 
 #[test]
 fn a_parsed_dataset_cache_is_written_and_gives_the_same_report() {
-    if real_data_dir().is_none() {
-        return;
-    }
-    let config = workspace_root().join("examples/ml100k-strong.toml");
+    let Some(config) = ml100k_strong_example() else { return };
     let tmp = tempfile::tempdir().unwrap();
     let cache = tmp.path().join("cache");
     let report = |out: &Path| {

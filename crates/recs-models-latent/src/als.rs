@@ -24,8 +24,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, MatMut, MatRef, Par};
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, Shape, TrainData,
-    UserRow,
+    FoldInUser, Interactions, PredictRating, Recommender, RecsError, Result, TrainData, UserRow,
 };
 
 use crate::common::{Factors, Stream, check_history, cholesky_solve, dot, rng, uniform};
@@ -458,17 +457,7 @@ impl Als {
 }
 
 impl Recommender for Als {
-    fn shape(&self) -> Shape {
-        Shape::new(self.factors.n_users, self.factors.n_items)
-    }
-
-    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-        self.factors.score(user, items, out)
-    }
-
-    fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
-        self.factors.score_catalog(users, out)
-    }
+    crate::common::factor_scoring!();
 
     fn as_rating_predictor(&self) -> Option<&dyn PredictRating> {
         match self.params.loss {

@@ -235,6 +235,26 @@ pub(crate) fn check_history(items: &[u32], values: &[f32], n_items: usize) -> Re
     Ok(())
 }
 
+/// The [`Recommender`](recs_core::Recommender) methods of a model whose scores are the
+/// dot products of its [`Factors`] (in a field named `factors`): one definition for
+/// every such model, so none can drift from the others.
+macro_rules! factor_scoring {
+    () => {
+        fn shape(&self) -> recs_core::Shape {
+            recs_core::Shape::new(self.factors.n_users, self.factors.n_items)
+        }
+
+        fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+            self.factors.score(user, items, out)
+        }
+
+        fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+            self.factors.score_catalog(users, out)
+        }
+    };
+}
+pub(crate) use factor_scoring;
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,9 +11,7 @@ use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
 use faer::sparse::{SparseRowMatRef, SymbolicSparseRowMatRef};
 use faer::{Mat, Par};
-use recs_core::{
-    FoldInUser, Interactions, Recommender, RecsError, Result, Shape, TrainData, UserRow,
-};
+use recs_core::{FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow};
 
 use crate::common::{Factors, Stream, check_history, rng, uniform};
 
@@ -337,17 +335,7 @@ fn lanczos_svd(train: &Interactions, rank: usize, seed: u64) -> Result<SvdParts>
 }
 
 impl Recommender for PureSvd {
-    fn shape(&self) -> Shape {
-        Shape::new(self.factors.n_users, self.factors.n_items)
-    }
-
-    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-        self.factors.score(user, items, out)
-    }
-
-    fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> Result<()> {
-        self.factors.score_catalog(users, out)
-    }
+    crate::common::factor_scoring!();
 
     recs_core::capabilities!(fold_in);
 }

@@ -526,7 +526,7 @@ pub(crate) fn check(report: &recs_bench::report::Report) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use recs_bench::report::{Report, SCHEMA_VERSION};
+    use recs_bench::report::Report;
 
     #[test]
     fn ties_do_not_reverse_and_clear_swaps_do() {
@@ -558,17 +558,7 @@ mod tests {
 
     #[test]
     fn check_reports_missing_parts() {
-        let report = Report {
-            schema_version: SCHEMA_VERSION,
-            paper: "schein2005".into(),
-            seed: 0,
-            quick: true,
-            version: "0".into(),
-            datasets: vec![],
-            experiments: vec![],
-            claims: vec![],
-        };
-        let problems = check(&report);
+        let problems = check(&Report::new("schein2005", 0, true));
         assert!(problems.iter().any(|p| p.contains("fig3-msweb is missing")));
         assert!(problems.iter().any(|p| p.contains("claim C3")));
     }

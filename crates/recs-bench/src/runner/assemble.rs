@@ -10,7 +10,7 @@ use crate::error::{BenchError, Result};
 use crate::output::{Extras, Figure};
 use crate::plan::{Plan, ProtocolChoice};
 use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
-use crate::report::{Claim, DatasetEntry, Experiment, FileEntry, Report, SCHEMA_VERSION, Table};
+use crate::report::{Claim, DatasetEntry, Experiment, FileEntry, Report, Table};
 
 /// Turns the splits of a run into its results, report entry, figures and claims.
 pub(crate) fn experiment(
@@ -207,16 +207,7 @@ pub(crate) fn report(
         }
     }
     extras.notes.push_str(notes);
-    let report = Report {
-        schema_version: SCHEMA_VERSION,
-        paper: paper.to_string(),
-        seed,
-        quick,
-        version: env!("CARGO_PKG_VERSION").to_string(),
-        datasets,
-        experiments,
-        claims,
-    };
+    let report = Report { datasets, experiments, claims, ..Report::new(paper, seed, quick) };
     let problems = report.validate();
     if !problems.is_empty() {
         return Err(BenchError::Contract(problems));

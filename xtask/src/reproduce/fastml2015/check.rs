@@ -45,17 +45,12 @@ fn check_table(id: &str, table: &Table) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use recs_bench::report::{DatasetEntry, SCHEMA_VERSION};
+    use recs_bench::report::DatasetEntry;
     use serde_json::json;
 
     #[test]
     fn check_reports_missing_parts_and_measures_out_of_range() {
         let report = Report {
-            schema_version: SCHEMA_VERSION,
-            paper: "fastml2015".into(),
-            seed: 0,
-            quick: true,
-            version: "0".into(),
             datasets: vec![DatasetEntry {
                 name: "ml-100k".into(),
                 users: 943,
@@ -63,8 +58,7 @@ mod tests {
                 events: 99_999,
                 files: vec![],
             }],
-            experiments: vec![],
-            claims: vec![],
+            ..Report::new("fastml2015", 0, true)
         };
         let problems = check(&report);
         assert!(problems.iter().any(|p| p.contains("experiment more-is-better is missing")));

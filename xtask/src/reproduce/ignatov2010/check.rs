@@ -58,16 +58,11 @@ fn check_table(id: &str, table: &Table, quick: bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use recs_bench::report::{DatasetEntry, SCHEMA_VERSION};
+    use recs_bench::report::DatasetEntry;
     use serde_json::json;
 
     fn report(quick: bool) -> Report {
         Report {
-            schema_version: SCHEMA_VERSION,
-            paper: "ignatov2010".into(),
-            seed: 0,
-            quick,
-            version: "0".into(),
             datasets: vec![DatasetEntry {
                 name: "ml-100k".into(),
                 users: 943,
@@ -75,8 +70,7 @@ mod tests {
                 events: 100_000,
                 files: vec![],
             }],
-            experiments: vec![],
-            claims: vec![],
+            ..Report::new("ignatov2010", 0, quick)
         }
     }
 
