@@ -17,13 +17,30 @@ fn report(dir: &Path) -> serde_json::Value {
     serde_json::from_str(&read(&dir.join("split.json"))).unwrap()
 }
 
+/// The numbers at `section.key` paths of a split report.
+fn numbers(json: &serde_json::Value, paths: &[&str]) -> Vec<u64> {
+    let at = |path: &&str| {
+        let (section, key) = path.split_once('.').unwrap();
+        json[section][key].as_u64().unwrap_or_else(|| panic!("no number at {path}"))
+    };
+    paths.iter().map(at).collect()
+}
+
 fn line_count(path: &Path) -> usize {
     read(path).lines().count()
 }
 
-/// Runs `recs split` with `args` into `out`, failing the test with stderr on error.
-fn split(args: &[&str], out: &Path) {
-    let output = recs().arg("split").args(args).arg("--out").arg(out).output().unwrap();
+/// Runs `recs split` with `args` (paths and their flags) and the whitespace-separated
+/// options `words` into `out`, failing the test with stderr on error.
+fn split(args: &[&str], words: &str, out: &Path) {
+    let output = recs()
+        .arg("split")
+        .args(args)
+        .args(words.split_whitespace())
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
 }
 
@@ -36,29 +53,22 @@ fn small_file(dir: &Path) -> PathBuf {
     path
 }
 
-#[test]
-fn holdout_on_a_file_writes_every_part_with_original_ids() {
+/// Splits [`SMALL`] with the options `words`; returns the temporary folder (to keep it
+/// alive) and the output folder in it.
+fn split_small(words: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let file = small_file(dir.path());
     let out = dir.path().join("out");
-    let file = file.to_str().unwrap();
-    split(
-        &[
-            "--file",
-            file,
-            "--timestamps",
-            "--protocol",
-            "holdout",
-            "--test-fraction",
-            "0.3",
-            "--judgments",
-            "implicit",
-        ],
-        &out,
-    );
+    split(&["--file", file.to_str().unwrap()], words, &out);
+    (dir, out)
+}
+
+#[test]
+fn holdout_on_a_file_writes_every_part_with_original_ids() {
+    let words = "--timestamps --protocol holdout --test-fraction 0.3 --judgments implicit";
+    let (_dir, out) = split_small(words);
     let json = report(&out);
-    assert_eq!(json["counts"]["train_events"], 7);
-    assert_eq!(json["counts"]["test_events"], 3);
+    assert_eq!(numbers(&json, &["counts.train_events", "counts.test_events"]), [7, 3]);
     assert_eq!(json["protocol"]["protocol"], "holdout");
     // Every input line is in exactly one part, unchanged.
     let mut lines: Vec<String> = read(&out.join("train.tsv")).lines().map(str::to_string).collect();
@@ -69,8 +79,7 @@ fn holdout_on_a_file_writes_every_part_with_original_ids() {
     assert_eq!(lines, expected);
     // Implicit qrels: all 4 users × 4 items minus the 7 training pairs.
     assert_eq!(line_count(&out.join("qrels.tsv")), 16 - 7);
-    assert_eq!(json["judgments"]["candidates"], 9);
-    assert_eq!(json["judgments"]["positives"], 3);
+    assert_eq!(numbers(&json, &["judgments.candidates", "judgments.positives"]), [9, 3]);
 }
 
 #[test]
@@ -80,7 +89,7 @@ fn same_seed_same_bytes_other_seed_other_split() {
     let file = file.to_str().unwrap();
     let run = |seed: &str, name: &str| {
         let out = dir.path().join(name);
-        split(&["--file", file, "--protocol", "leave-one-out", "--seed", seed], &out);
+        split(&["--file", file, "--seed", seed], "--protocol leave-one-out", &out);
         read(&out.join("test.tsv"))
     };
     let a = run("7", "a");
@@ -100,25 +109,15 @@ fn predefined_files_share_one_index_space() {
     let out = dir.path().join("out");
     let (train, test) = (train.to_str().unwrap(), test.to_str().unwrap());
     split(
-        &[
-            "--file",
-            train,
-            "--test-file",
-            test,
-            "--protocol",
-            "predefined",
-            "--judgments",
-            "implicit",
-        ],
+        &["--file", train, "--test-file", test],
+        "--protocol predefined --judgments implicit",
         &out,
     );
     let json = report(&out);
-    assert_eq!(json["counts"]["users"], 3);
-    assert_eq!(json["counts"]["items"], 3);
-    assert_eq!(json["counts"]["overlapping_test_events"], 1);
+    let paths = ["counts.users", "counts.items", "counts.overlapping_test_events"];
+    assert_eq!(numbers(&json, &paths), [3, 3, 1]);
     // 3 users × 3 items − 3 training pairs; the repeated pair is not a candidate.
-    assert_eq!(json["judgments"]["candidates"], 6);
-    assert_eq!(json["judgments"]["positives"], 2);
+    assert_eq!(numbers(&json, &["judgments.candidates", "judgments.positives"]), [6, 2]);
 }
 
 #[test]
@@ -160,16 +159,12 @@ fn movielens_cold_start_writes_the_papers_candidates() {
     let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let args = ["--dataset", "ml-100k", "--protocol", "cold-start-items", "--test-items", "331"];
-    let data = data.to_str().unwrap();
-    split(
-        &[&args[..], &["--seed", "0", "--judgments", "implicit", "--data-dir", data]].concat(),
-        &out,
-    );
+    let words = "--dataset ml-100k --protocol cold-start-items --test-items 331 --seed 0 \
+                 --judgments implicit";
+    split(&["--data-dir", data.to_str().unwrap()], words, &out);
     let json = report(&out);
-    assert_eq!(json["judgments"]["candidates"], 312_133);
-    assert_eq!(json["judgments"]["judged_users"], 943);
-    assert_eq!(json["counts"]["test_items"], 331);
+    let paths = ["judgments.candidates", "judgments.judged_users", "counts.test_items"];
+    assert_eq!(numbers(&json, &paths), [312_133, 943, 331]);
     assert_eq!(json["counts"]["test_events"], json["judgments"]["positives"]);
     assert_eq!(line_count(&out.join("qrels.tsv")), 312_133);
     assert_eq!(line_count(&out.join("train.tsv")) + line_count(&out.join("test.tsv")), 100_000);
@@ -180,25 +175,10 @@ fn movielens_holdout_holds_out_a_fifth() {
     let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let data = data.to_str().unwrap();
-    split(
-        &[
-            "--data-dir",
-            data,
-            "--dataset",
-            "ml-100k",
-            "--protocol",
-            "holdout",
-            "--test-fraction",
-            "0.2",
-            "--seed",
-            "0",
-        ],
-        &out,
-    );
+    let words = "--dataset ml-100k --protocol holdout --test-fraction 0.2 --seed 0";
+    split(&["--data-dir", data.to_str().unwrap()], words, &out);
     let json = report(&out);
-    assert_eq!(json["counts"]["test_events"], 20_000);
-    assert_eq!(json["counts"]["train_events"], 80_000);
+    assert_eq!(numbers(&json, &["counts.test_events", "counts.train_events"]), [20_000, 80_000]);
     // Timestamps travel with the events.
     let first = read(&out.join("test.tsv")).lines().next().unwrap().to_string();
     assert_eq!(first.split('\t').count(), 4);
@@ -209,36 +189,19 @@ fn msweb_predefined_writes_the_papers_candidates() {
     let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let data = data.to_str().unwrap();
-    split(
-        &[
-            "--dataset",
-            "msweb",
-            "--protocol",
-            "predefined",
-            "--judgments",
-            "implicit",
-            "--data-dir",
-            data,
-        ],
-        &out,
-    );
+    let words = "--dataset msweb --protocol predefined --judgments implicit";
+    split(&["--data-dir", data.to_str().unwrap()], words, &out);
     let json = report(&out);
-    assert_eq!(json["counts"]["users"], 32_711);
-    assert_eq!(json["counts"]["items"], 286);
-    assert_eq!(json["judgments"]["candidates"], 9_256_692);
+    let paths = ["counts.users", "counts.items", "judgments.candidates"];
+    assert_eq!(numbers(&json, &paths), [32_711, 286, 9_256_692]);
     // The 15,191 test visits less the 1,997 that repeat a training visit of the same case.
-    assert_eq!(json["judgments"]["positives"], 13_194);
-    assert_eq!(json["counts"]["overlapping_test_events"], 1_997);
+    let paths = ["judgments.positives", "counts.overlapping_test_events"];
+    assert_eq!(numbers(&json, &paths), [13_194, 1_997]);
 }
 
 #[test]
 fn temporal_last_n_holds_out_each_users_latest_events() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = small_file(dir.path());
-    let out = dir.path().join("out");
-    let file = file.to_str().unwrap();
-    split(&["--file", file, "--timestamps", "--protocol", "temporal", "--last-n", "1"], &out);
+    let (_dir, out) = split_small("--timestamps --protocol temporal --last-n 1");
     // Each user keeps at least one event (--min-train 1): all four lose their latest one.
     assert_eq!(
         read(&out.join("test.tsv")),
@@ -248,12 +211,8 @@ fn temporal_last_n_holds_out_each_users_latest_events() {
 
 #[test]
 fn strong_generalization_writes_histories_apart_from_training() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = small_file(dir.path());
-    let out = dir.path().join("out");
-    let file = file.to_str().unwrap();
-    let args = ["--file", file, "--protocol", "strong", "--test-users", "2", "--given", "1"];
-    split(&[&args[..], &["--judgments", "conditional:4"]].concat(), &out);
+    let words = "--protocol strong --test-users 2 --given 1 --judgments conditional:4";
+    let (_dir, out) = split_small(words);
     let json = report(&out);
     assert_eq!(json["counts"]["history_events"], 2);
     let user_of = |line: &str| line.split('\t').next().unwrap().to_string();
