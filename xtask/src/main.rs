@@ -23,6 +23,10 @@ const PAPERS: &[(&str, &str)] = &[
         "Ignatov et al. 2010, cross-validation with hidden items: kNN on MovieLens and synthetic blocks (Figures 2-5)",
     ),
     (
+        "cremonesi2008",
+        "Cremonesi et al. 2008, evaluation methodology: user groups, ROC1/ROC2 tuning of PureSVD and NBN, recall by group and popularity (Figures 4-6, Tables 1-2)",
+    ),
+    (
         "fastml2015",
         "FastML 2015, evaluating recommenders: RMSE vs ranking, weak vs strong generalization, NDCG@50 against L",
     ),
@@ -74,10 +78,12 @@ fn reproduce(args: &[String]) -> Result<()> {
         "schein2005" => reproduce::schein2005::run(&options),
         "ignatov2010" => reproduce::ignatov2010::run(&options),
         "fastml2015" => reproduce::fastml2015::run(&options),
+        "cremonesi2008" => reproduce::cremonesi2008::run(&options),
         "all" => {
             reproduce::schein2005::run(&options)?;
             reproduce::ignatov2010::run(&options)?;
-            reproduce::fastml2015::run(&options)
+            reproduce::fastml2015::run(&options)?;
+            reproduce::cremonesi2008::run(&options)
         }
         other => bail!("unknown paper `{other}` (known: {})", known()),
     }
@@ -93,6 +99,7 @@ fn check_report(args: &[String]) -> Result<()> {
         "schein2005" => reproduce::schein2005::check(&report),
         "ignatov2010" => reproduce::ignatov2010::check(&report),
         "fastml2015" => reproduce::fastml2015::check(&report),
+        "cremonesi2008" => reproduce::cremonesi2008::check(&report),
         other => bail!("unknown paper `{other}` (known: {})", known()),
     };
     if problems.is_empty() {

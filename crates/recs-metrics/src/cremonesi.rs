@@ -112,17 +112,70 @@ fn user_confusion(
     threshold: f32,
 ) -> Confusion {
     ranking.rank(scores, Some(n), TieBreak::Expected);
+    let groups = relevant_groups(ranking, grades, n, threshold);
+    confusion_at(&groups, grades, n, threshold)
+}
+
+/// The confusion counts of one user's top-`n` lists for every `n` in `1..=max_n`,
+/// ranking the candidates once: entry `n − 1` equals [`top_n_confusion`] at `n`. For a
+/// whole ROC2 curve of one user.
+///
+/// ```
+/// use recs_metrics::{top_n_confusion, top_n_confusions};
+/// let grades = [1.0, 0.0, 1.0, 0.0];
+/// let scores = [0.9, 0.5, 0.5, 0.1];
+/// let curve = top_n_confusions(&grades, &scores, 4, 1.0);
+/// assert_eq!(curve[1], top_n_confusion(&grades, &scores, 2, 1.0));
+/// // The top 2 cuts the tie of items 1 and 2 in half: TP = 1 + 1/2.
+/// assert_eq!(curve[1].tp, 1.5);
+/// ```
+pub fn top_n_confusions(
+    grades: &[f32],
+    scores: &[f32],
+    max_n: usize,
+    threshold: f32,
+) -> Vec<Confusion> {
+    let mut ranking = Ranking::default();
+    ranking.rank(scores, Some(max_n), TieBreak::Expected);
+    let groups = relevant_groups(&ranking, grades, max_n, threshold);
+    (1..=max_n).map(|n| confusion_at(&groups, grades, n, threshold)).collect()
+}
+
+/// `(start, len, relevant members)` of the tie groups of `ranking` that start above
+/// position `n`.
+fn relevant_groups(
+    ranking: &Ranking,
+    grades: &[f32],
+    n: usize,
+    threshold: f32,
+) -> Vec<(usize, usize, usize)> {
+    ranking
+        .groups
+        .iter()
+        .take_while(|&&(start, _)| start < n)
+        .map(|&(start, len)| {
+            let members = &ranking.order[start..start + len];
+            (start, len, members.iter().filter(|&&i| grades[i as usize] >= threshold).count())
+        })
+        .collect()
+}
+
+/// The counts of the top `n` from the groups of [`relevant_groups`] (ranked to at least
+/// `n`): TP is the expected number of relevant candidates in the top `n`, a group cut by
+/// the boundary contributing in proportion to the share of it taken.
+fn confusion_at(
+    groups: &[(usize, usize, usize)],
+    grades: &[f32],
+    n: usize,
+    threshold: f32,
+) -> Confusion {
     let mut tp = 0.0;
-    for &(start, len) in &ranking.groups {
+    for &(start, len, relevant) in groups {
         if start >= n {
             break;
         }
         let taken = (n - start).min(len);
-        let s = ranking.order[start..start + len]
-            .iter()
-            .filter(|&&i| grades[i as usize] >= threshold)
-            .count();
-        tp += s as f64 * taken as f64 / len as f64;
+        tp += relevant as f64 * taken as f64 / len as f64;
     }
     let relevant = grades.iter().filter(|&&g| g >= threshold).count() as f64;
     let recommended = n.min(grades.len()) as f64;
@@ -331,6 +384,24 @@ mod tests {
         assert_eq!(points[0].mean_tpr, 3.0 / 7.0);
         assert_eq!(points[0].mean_fpr, 2.0 / 5.0);
         assert_eq!((points[1].mean_tpr, points[1].mean_fpr), (1.0, 1.0));
+    }
+
+    /// One ranking for every list length gives what ranking once per length gives, ties
+    /// and lists longer than the candidates included.
+    #[test]
+    fn top_n_confusions_equal_one_list_length_at_a_time() {
+        let mut state = 7u64;
+        for len in [1usize, 2, 5, 17, 40] {
+            let draw = |state: &mut u64, k: u64| (recs_core::splitmix64(state) % k) as f32;
+            let scores: Vec<f32> = (0..len).map(|_| draw(&mut state, 6)).collect();
+            let grades: Vec<f32> = (0..len).map(|_| draw(&mut state, 3)).collect();
+            let max_n = len + 3;
+            let curve = top_n_confusions(&grades, &scores, max_n, 1.0);
+            assert_eq!(curve.len(), max_n);
+            for n in 1..=max_n {
+                assert_eq!(curve[n - 1], top_n_confusion(&grades, &scores, n, 1.0), "{len} {n}");
+            }
+        }
     }
 
     #[test]

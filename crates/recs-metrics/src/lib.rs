@@ -76,7 +76,7 @@ pub use aggregate::{
 };
 pub use cremonesi::{
     Confusion, RatingErrors, Roc1Point, Roc2Point, WithheldRank, rating_errors, recall_from_ranks,
-    roc1, roc2, top_n_confusion, withheld_ranks,
+    roc1, roc2, top_n_confusion, top_n_confusions, withheld_ranks,
 };
 pub use croc::{
     CrocAccumulator, SimulatedCroc, croc, croc_accumulator, omniscient_croc, omniscient_croc_of,

@@ -103,6 +103,11 @@ pub struct PureSvd {
     report: SvdReport,
 }
 
+/// How many of `counts` are not zero.
+fn non_empty(counts: &[u32]) -> usize {
+    counts.iter().filter(|&&c| c > 0).count()
+}
+
 impl recs_core::Fit for PureSvdParams {
     type Model = PureSvd;
 
@@ -117,13 +122,17 @@ impl PureSvd {
         let (m, n) = (train.n_users(), train.n_items());
         let k = m.min(n);
         let rank = params.rank.min(k);
-        // faer's Lanczos solver needs a search space smaller than min(m, n): at least
-        // max(64, 2L) < min(m, n). Below that the dense solver is used whatever was asked.
-        let lanczos_possible = k > (2 * rank).max(64);
+        // faer's Lanczos solver needs a search space smaller than the matrix's dimension:
+        // at least max(64, 2L) < min(users, items) counting only users and items with an
+        // event (empty rows and columns bound the rank: asked for more triplets than the
+        // rank, the restarts never converge). Below that the dense solver is used whatever
+        // was asked.
+        let effective = non_empty(&train.user_counts()).min(non_empty(&train.item_counts()));
+        let lanczos_possible = effective > (2 * rank).max(64);
         let dense = match params.solver {
             SvdSolver::Dense => true,
             SvdSolver::Lanczos => !lanczos_possible,
-            SvdSolver::Auto => !lanczos_possible || k <= 256 || 3 * rank > k,
+            SvdSolver::Auto => !lanczos_possible || effective <= 256 || 3 * rank > effective,
         };
         let (mut left, mut right, values, converged) =
             if dense { dense_svd(train, rank)? } else { lanczos_svd(train, rank, seed)? };
@@ -515,5 +524,21 @@ mod tests {
         let params = PureSvdParams::new(2).unwrap().with_solver(SvdSolver::Lanczos);
         let model = params.fit(&TrainData::new(&small(), 1)).unwrap();
         assert!(model.report().dense);
+    }
+
+    /// Many users, few of them with events: the rank is bounded by the users with events,
+    /// so a large rank takes the dense solver (Lanczos would restart without end).
+    #[test]
+    fn empty_rows_count_against_the_lanczos_search_space() {
+        let events = (0..100u32).flat_map(|u| {
+            (0..6u32).map(move |j| Event::new(u, (u * 7 + j * 13) % 400, 1.0 + (j % 3) as f32))
+        });
+        let train = Interactions::from_events(1000, 400, events, DuplicatePolicy::Error).unwrap();
+        let fit = |rank| PureSvdParams::new(rank).unwrap().fit(&TrainData::new(&train, 1)).unwrap();
+        // 100 users with events: 2 · 60 ≥ 100 leaves no room for the search space.
+        assert!(fit(60).report().dense);
+        // Rank 10 on 100 × 400: a third of 100 is above 10 but 100 ≤ 256, so dense too;
+        // the choice never counts the 900 empty rows.
+        assert!(fit(10).report().dense);
     }
 }

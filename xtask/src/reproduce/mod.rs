@@ -3,6 +3,7 @@
 //! evaluation, figures and report assembly are the runner's (`recs_bench`); a paper
 //! module holds only its experiment list, its own tables and claims, and its check.
 
+pub(crate) mod cremonesi2008;
 pub(crate) mod fastml2015;
 pub(crate) mod ignatov2010;
 pub(crate) mod schein2005;

@@ -1,0 +1,332 @@
+//! ROC1 and ROC2 (§3.2) on leave-25%-out splits: Figures 5 and 6.
+
+use anyhow::{Context, Result};
+use rayon::prelude::*;
+use recs_bench::report::Table;
+use recs_bench::{Figure, Line};
+use recs_core::{Interactions, ParamValues, Recommender, TrainData};
+use recs_metrics::{Confusion, roc1, top_n_confusions};
+use recs_split::{Amount, Protocol, Split, SplitId};
+use serde_json::json;
+
+/// Share of each user's ratings withheld (§3.2: "randomly withhold the 25%").
+pub(crate) const WITHHELD: f64 = 0.25;
+/// The longest top-N list of the ROC2 curves.
+pub(crate) const MAX_N: usize = 30;
+/// The list lengths marked in Figure 6.
+pub(crate) const MARKED_N: [usize; 2] = [5, 20];
+/// The threshold marked in Figure 5.
+pub(crate) const MARKED_T: f32 = 3.0;
+
+/// The ROC1 thresholds: 1.1 to 5.0 by 0.1. At `t ≤ 1` every 1–5 rating is good and the
+/// false-alarm rate is undefined, so the sweep starts above 1.
+pub(crate) fn thresholds() -> Vec<f32> {
+    (11..=50).map(|k| k as f32 / 10.0).collect()
+}
+
+/// A model of the experiments: a catalogued model with fixed parameters.
+#[derive(Debug, Clone)]
+pub(crate) struct Model {
+    pub(crate) label: String,
+    name: &'static str,
+    params: Vec<String>,
+}
+
+impl Model {
+    pub(crate) fn new(label: impl Into<String>, name: &'static str, params: &[&str]) -> Model {
+        Model { label: label.into(), name, params: params.iter().map(|p| p.to_string()).collect() }
+    }
+
+    /// PureSVD with `L` = `rank`, labelled `L=rank`.
+    pub(crate) fn puresvd(rank: usize) -> Model {
+        Model {
+            label: format!("PureSVD L={rank}"),
+            name: "puresvd",
+            params: vec![format!("rank={rank}")],
+        }
+    }
+
+    /// The paper's Average Recommender: every item's mean rating.
+    pub(crate) fn average() -> Model {
+        Model::new("Average Recommender", "item-mean", &["damping=0"])
+    }
+
+    /// The paper's Top-Rated reference: the most rated items, in popularity order.
+    pub(crate) fn top_rated() -> Model {
+        Model::new("Top-Rated", "item-pop", &[])
+    }
+
+    /// The naive Bayesian network of §4.1.
+    pub(crate) fn nbn(label: impl Into<String>) -> Model {
+        Model::new(label, "nbn", &[])
+    }
+
+    pub(crate) fn fit(&self, train: &Interactions, seed: u64) -> Result<Box<dyn Recommender>> {
+        let entry = recs_bench::registry::find(self.name)?;
+        let params = ParamValues::parse(&self.params)?;
+        let model = entry.build_checked(&params)?.fit_dyn(&TrainData::new(train, seed));
+        model.with_context(|| format!("fitting {}", self.label))
+    }
+}
+
+/// Repetition `repetition` of the leave-25%-out split of `data`.
+pub(crate) fn leave_quarter_out(data: &Interactions, seed: u64, repetition: u32) -> Result<Split> {
+    let protocol = Protocol::LeaveKOut { k: Amount::Fraction(WITHHELD), min_train: 1 };
+    Ok(protocol.split(data, seed, SplitId::new(repetition, 0))?)
+}
+
+/// `data` without the events of the users `keep` rejects (same index space).
+pub(crate) fn users_where(data: &Interactions, keep: impl Fn(u32) -> bool) -> Result<Interactions> {
+    let mut builder = recs_core::RowsBuilder::new(data.n_users(), data.n_items())?;
+    for user in 0..data.n_users() as u32 {
+        let row = data.user_row(user);
+        if keep(user) {
+            builder.push_row(user, row.items, row.values)?;
+        }
+    }
+    Ok(builder.build()?)
+}
+
+/// ROC1 of `model` on the withheld ratings of `users`: the pooled counts at every
+/// threshold of [`thresholds`].
+pub(crate) fn roc1_counts(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+) -> Result<Vec<(f32, Confusion)>> {
+    let (mut predicted, mut actual) = (Vec::new(), Vec::new());
+    let mut out = Vec::new();
+    for &user in users {
+        let row = split.test().user_row(user);
+        out.resize(row.items.len(), 0.0);
+        model.score(user, row.items, &mut out)?;
+        predicted.extend_from_slice(&out);
+        actual.extend_from_slice(row.values);
+    }
+    let points = roc1(&predicted, &actual, &thresholds())?;
+    Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
+}
+
+/// Every user's ROC2 counts for `N = 1..=MAX_N`: candidates are the items the user has
+/// no training event with, positives its withheld items. Users without a withheld item
+/// are left out. In `users` order.
+pub(crate) fn roc2_per_user(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+) -> Result<Vec<(u32, Vec<Confusion>)>> {
+    let n_items = split.n_items() as u32;
+    users
+        .par_iter()
+        .filter(|&&u| !split.test().user_items(u).is_empty())
+        .map(|&user| {
+            let known = split.train().user_items(user);
+            let withheld = split.test().user_items(user);
+            let candidates: Vec<u32> =
+                (0..n_items).filter(|i| known.binary_search(i).is_err()).collect();
+            let grades: Vec<f32> = candidates
+                .iter()
+                .map(|i| if withheld.binary_search(i).is_ok() { 1.0 } else { 0.0 })
+                .collect();
+            let mut scores = vec![0.0; candidates.len()];
+            model.score(user, &candidates, &mut scores)?;
+            Ok((user, top_n_confusions(&grades, &scores, MAX_N, 1.0)))
+        })
+        .collect()
+}
+
+/// The pooled counts of the users `keep` accepts, at every `N` (summed in user order, so
+/// the result does not depend on the thread count).
+pub(crate) fn pool(
+    per_user: &[(u32, Vec<Confusion>)],
+    keep: impl Fn(u32) -> bool,
+) -> Vec<Confusion> {
+    let mut sums = vec![Confusion::default(); MAX_N];
+    for (_, curve) in per_user.iter().filter(|(u, _)| keep(*u)) {
+        for (s, c) in sums.iter_mut().zip(curve) {
+            s.tp += c.tp;
+            s.fp += c.fp;
+            s.fn_ += c.fn_;
+            s.tn += c.tn;
+        }
+    }
+    sums
+}
+
+/// One model's curve averaged over repetitions: at each sweep position (threshold or
+/// list length), the mean false-alarm and hit rates, and the per-repetition points.
+#[derive(Debug, Clone)]
+pub(crate) struct Averaged {
+    pub(crate) label: String,
+    /// `(position, points of every repetition as [fpr, tpr])`.
+    pub(crate) per_position: Vec<(f64, Vec<[f64; 2]>)>,
+}
+
+impl Averaged {
+    pub(crate) fn new(label: &str) -> Self {
+        Averaged { label: label.to_string(), per_position: Vec::new() }
+    }
+
+    /// Adds one repetition's counts at each position.
+    pub(crate) fn push(&mut self, counts: &[(f64, Confusion)]) {
+        for (k, &(position, c)) in counts.iter().enumerate() {
+            if self.per_position.len() <= k {
+                self.per_position.push((position, Vec::new()));
+            }
+            self.per_position[k].1.push([c.fpr(), c.tpr()]);
+        }
+    }
+
+    /// `(position, mean fpr, mean tpr)` where every repetition defines both rates.
+    pub(crate) fn means(&self) -> Vec<(f64, f64, f64)> {
+        self.per_position
+            .iter()
+            .filter(|(_, points)| points.iter().flatten().all(|v| v.is_finite()))
+            .map(|(position, points)| {
+                let n = points.len() as f64;
+                let fpr = points.iter().map(|p| p[0]).sum::<f64>() / n;
+                let tpr = points.iter().map(|p| p[1]).sum::<f64>() / n;
+                (*position, fpr, tpr)
+            })
+            .collect()
+    }
+
+    /// The mean rates at `position`.
+    pub(crate) fn at(&self, position: f64) -> Option<[f64; 2]> {
+        self.means().into_iter().find(|m| m.0 == position).map(|m| [m.1, m.2])
+    }
+
+    /// The hit rate of each repetition at `position`.
+    pub(crate) fn tpr_per_repetition(&self, position: f64) -> Vec<f64> {
+        self.per_position
+            .iter()
+            .find(|(p, _)| *p == position)
+            .map(|(_, points)| points.iter().map(|p| p[1]).collect())
+            .unwrap_or_default()
+    }
+
+    /// The area under the mean points sorted by false-alarm rate, closed by (0, 0) and
+    /// (1, 1): the summary ROC1's "best curve" is judged by.
+    pub(crate) fn closed_area(&self) -> f64 {
+        let mut points: Vec<[f64; 2]> = self.means().iter().map(|m| [m.1, m.2]).collect();
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+        points.insert(0, [0.0, 0.0]);
+        points.push([1.0, 1.0]);
+        recs_metrics::trapezoid(&points)
+    }
+
+    fn line(&self) -> Line {
+        let mut points: Vec<[f64; 2]> = self.means().iter().map(|m| [m.1, m.2]).collect();
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+        Line { label: self.label.clone(), points, band: Vec::new() }
+    }
+}
+
+/// Counts at list lengths `1..=MAX_N`, as sweep positions.
+pub(crate) fn by_list_length(counts: Vec<Confusion>) -> Vec<(f64, Confusion)> {
+    counts.into_iter().enumerate().map(|(k, c)| ((k + 1) as f64, c)).collect()
+}
+
+/// A figure of averaged curves with the random classifier's diagonal up to the largest
+/// false-alarm rate shown.
+pub(crate) fn figure(id: &str, file: &str, title: &str, curves: &[Averaged]) -> Figure {
+    let mut lines: Vec<Line> = curves.iter().map(Averaged::line).collect();
+    let reach = lines.iter().flat_map(|l| l.points.iter().map(|p| p[0])).fold(0.0, f64::max);
+    lines.push(Line {
+        label: "random".into(),
+        points: vec![[0.0, 0.0], [reach, reach]],
+        band: Vec::new(),
+    });
+    Figure::lines(id, file, title, ["false-alarm rate (FPR)", "hit rate (TPR, recall)"], &lines)
+}
+
+/// The summary table of ROC2 curves: TPR and FPR at the marked list lengths, and the
+/// spread of TPR@20 over repetitions.
+pub(crate) fn roc2_table(name: &str, curves: &[Averaged]) -> Table {
+    let mut columns = vec!["model".to_string()];
+    for n in MARKED_N {
+        columns.push(format!("tpr@{n}"));
+        columns.push(format!("fpr@{n}"));
+    }
+    columns.push(format!("tpr@{} sd over repetitions", MARKED_N[1]));
+    let rows = curves
+        .iter()
+        .map(|c| {
+            let mut row = vec![json!(c.label)];
+            for n in MARKED_N {
+                let at = c.at(n as f64);
+                row.push(json!(at.map(|p| p[1])));
+                row.push(json!(at.map(|p| p[0])));
+            }
+            row.push(json!(sd(&c.tpr_per_repetition(MARKED_N[1] as f64))));
+            row
+        })
+        .collect();
+    Table { name: name.into(), columns, rows }
+}
+
+/// Every averaged point of `curves`: model, sweep position, FPR, TPR.
+pub(crate) fn points_table(name: &str, position: &str, curves: &[Averaged]) -> Table {
+    let rows = curves
+        .iter()
+        .flat_map(|c| {
+            c.means()
+                .into_iter()
+                .map(|(p, fpr, tpr)| vec![json!(c.label), json!(p), json!(fpr), json!(tpr)])
+        })
+        .collect();
+    Table {
+        name: name.into(),
+        columns: vec!["model".into(), position.into(), "fpr".into(), "tpr".into()],
+        rows,
+    }
+}
+
+/// The sample standard deviation (`None` below two values).
+pub(crate) fn sd(values: &[f64]) -> Option<f64> {
+    if values.len() < 2 {
+        return None;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    Some((values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn averaging_keeps_positions_defined_in_every_repetition() {
+        let c = |tp, fp, fn_, tn| Confusion { tp, fp, fn_, tn };
+        let mut a = Averaged::new("m");
+        a.push(&[(1.0, c(1.0, 1.0, 1.0, 1.0)), (2.0, c(0.0, 0.0, 0.0, 2.0))]);
+        a.push(&[(1.0, c(2.0, 0.0, 0.0, 2.0)), (2.0, c(1.0, 0.0, 1.0, 2.0))]);
+        // Position 2 has no positive in the first repetition: left out.
+        assert_eq!(a.means(), [(1.0, 0.25, 0.75)]);
+        assert_eq!(a.tpr_per_repetition(1.0), [0.5, 1.0]);
+        // (0,0) → (0.25, 0.75) → (1,1): 0.25·0.375 + 0.75·0.875.
+        assert!((a.closed_area() - (0.25 * 0.375 + 0.75 * 0.875)).abs() < 1e-12);
+        assert_eq!(sd(&[1.0, 3.0]), Some(2f64.sqrt()));
+        assert_eq!(sd(&[1.0]), None);
+    }
+
+    #[test]
+    fn users_where_keeps_the_index_space_and_the_chosen_users_rows() {
+        let events = [(0, 0, 1.0), (0, 1, 1.0), (1, 1, 1.0), (2, 0, 1.0), (2, 2, 1.0)]
+            .map(|(u, i, v)| recs_core::Event::new(u, i, v));
+        let data =
+            Interactions::from_events(3, 3, events, recs_core::DuplicatePolicy::Error).unwrap();
+        let kept = users_where(&data, |u| u != 0).unwrap();
+        assert_eq!((kept.n_users(), kept.n_items(), kept.n_events()), (3, 3, 3));
+        assert!(kept.user_items(0).is_empty());
+        assert_eq!(kept.user_items(2), [0, 2]);
+    }
+
+    #[test]
+    fn thresholds_start_above_one_and_hold_three_exactly() {
+        let t = thresholds();
+        assert_eq!((t[0], t[t.len() - 1], t.len()), (1.1, 5.0, 40));
+        assert!(t.contains(&MARKED_T));
+    }
+}
