@@ -36,8 +36,8 @@ impl Figure {
     }
 
     /// A chart of metric values against a parameter, shown under `experiment` and written
-    /// to `file`: each [`Line`] solid with a marker at each point and its band shaded
-    /// behind it; the axes fit the points and bands.
+    /// to `file`: each [`Line`] solid with its markers (a marker at each point unless it
+    /// names some) and its band shaded behind it; the axes fit the points and bands.
     pub fn lines(
         experiment: &str,
         file: &str,
@@ -50,7 +50,11 @@ impl Figure {
             .map(|line| crate::plot::Series {
                 label: line.label.clone(),
                 points: line.points.clone(),
-                markers: line.points.clone(),
+                markers: if line.markers.is_empty() {
+                    line.points.clone()
+                } else {
+                    line.markers.clone()
+                },
                 band: line.band.clone(),
                 kind: crate::plot::LineKind::Model,
             })
@@ -75,6 +79,8 @@ pub struct Line {
     /// `(x, lower, upper)` in increasing `x`, shaded behind the line (e.g. the 95%
     /// interval of each point); empty for none.
     pub band: Vec<[f64; 3]>,
+    /// The points to mark (e.g. a figure's marked list lengths); empty: every point.
+    pub markers: Vec<[f64; 2]>,
 }
 
 /// Everything a report folder holds besides what `report.json` says.
@@ -224,6 +230,23 @@ mod tests {
             std::fs::read_to_string(dir.path().join("scores/run.tsv")).unwrap(),
             "u\ti\t1\n"
         );
+    }
+
+    /// A line marks every point unless it names the points to mark.
+    #[test]
+    fn lines_mark_every_point_or_the_named_ones() {
+        let circles = |markers: Vec<[f64; 2]>| {
+            let line = Line {
+                label: "m".into(),
+                points: vec![[0.0, 0.1], [0.5, 0.4], [1.0, 0.9]],
+                band: Vec::new(),
+                markers,
+            };
+            let figure = Figure::lines("e", "e.svg", "t", ["x", "y"], &[line]);
+            figure.chart.to_svg().unwrap().matches("<circle").count()
+        };
+        let (all, one) = (circles(Vec::new()), circles(vec![[0.5, 0.4]]));
+        assert_eq!(all - one, 2, "{all} {one}");
     }
 
     #[test]

@@ -256,14 +256,13 @@ mod tests {
 
     /// Ratings: user 0: items 0 (5), 1 (3); user 1: items 0 (4), 2 (2); user 2: item 0 (1).
     fn train() -> Interactions {
-        let events = [
-            Event::new(0, 0, 5.0),
-            Event::new(0, 1, 3.0),
-            Event::new(1, 0, 4.0),
-            Event::new(1, 2, 2.0),
-            Event::new(2, 0, 1.0),
-        ];
-        Interactions::from_events(3, 4, events, DuplicatePolicy::Error).unwrap()
+        recs_testkit::ratings_grid(
+            "
+            5 3 . .
+            4 . 2 .
+            1 . . .
+            ",
+        )
     }
 
     fn scores(model: &dyn Recommender, user: u32) -> Vec<f32> {

@@ -369,18 +369,12 @@ mod tests {
 
     /// Three users over five items (item 4 never rated).
     fn small() -> Interactions {
-        data(
-            3,
-            5,
-            &[
-                (0, 0, 5.0),
-                (0, 1, 3.0),
-                (1, 0, 4.0),
-                (1, 1, 2.0),
-                (1, 2, 5.0),
-                (2, 1, 1.0),
-                (2, 3, 2.0),
-            ],
+        recs_testkit::ratings_grid(
+            "
+            5 3 . . .
+            4 2 5 . .
+            . 1 . 2 .
+            ",
         )
     }
 
@@ -448,22 +442,12 @@ mod tests {
     #[test]
     fn positive_only_and_min_similarity_filter_neighbours() {
         // Pearson over co-rated items: user 1 agrees with user 0, user 2 disagrees.
-        let train = data(
-            3,
-            4,
-            &[
-                (0, 0, 5.0),
-                (0, 1, 1.0),
-                (0, 2, 3.0),
-                (1, 0, 4.0),
-                (1, 1, 2.0),
-                (1, 2, 3.0),
-                (1, 3, 5.0),
-                (2, 0, 1.0),
-                (2, 1, 5.0),
-                (2, 2, 3.0),
-                (2, 3, 1.0),
-            ],
+        let train = recs_testkit::ratings_grid(
+            "
+            5 1 3 .
+            4 2 3 5
+            1 5 3 1
+            ",
         );
         let pearson = KnnParams::new().k(5).similarity(Similarity::Pearson);
         let fit =

@@ -94,6 +94,39 @@ pub fn interactions_from_rows(rows: &[&[u32]], n_items: usize, value: f32) -> In
         .expect("valid rows")
 }
 
+/// Ratings written as a grid: one line per user, one whitespace-separated column per
+/// item, `.` for no event. Hand-computed cases read as the matrices they are.
+///
+/// ```
+/// let m = recs_testkit::ratings_grid("
+///     5 3 .
+///     . . 4
+/// ");
+/// assert_eq!((m.n_users(), m.n_items(), m.n_events()), (2, 3, 3));
+/// assert_eq!(m.get(1, 2), Some(4.0));
+/// ```
+///
+/// # Panics
+/// On rows of different lengths or a cell that is neither `.` nor a number (a test
+/// helper).
+pub fn ratings_grid(grid: &str) -> Interactions {
+    let rows: Vec<Vec<&str>> = grid
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|r| !r.is_empty())
+        .collect();
+    let n_items = rows.first().map_or(0, Vec::len);
+    assert!(rows.iter().all(|r| r.len() == n_items), "rows of different lengths in {grid:?}");
+    let events = rows.iter().enumerate().flat_map(|(u, row)| {
+        row.iter().enumerate().filter(|(_, cell)| **cell != ".").map(move |(i, cell)| {
+            let value = cell.parse().unwrap_or_else(|_| panic!("not a rating: {cell:?}"));
+            Event::new(u as u32, i as u32, value)
+        })
+    });
+    Interactions::from_events(rows.len(), n_items, events, DuplicatePolicy::Error)
+        .expect("valid grid")
+}
+
 /// The synthetic training data of the suite: two groups of users, each preferring one
 /// half of the items (ratings 1–5 from a fixed formula), one user with a single event,
 /// and every item with at least one event. Items carry attributes that follow the halves.
@@ -400,6 +433,13 @@ pub fn check_catalog(entries: &[ModelEntry]) -> std::result::Result<(), Failures
     if failures.is_empty() { Ok(()) } else { Err(Failures(failures)) }
 }
 
+/// Panics with the list of failed checks, if any (the body of the generated tests).
+pub fn expect_conformance(outcome: std::result::Result<(), Failures>) {
+    if let Err(failures) = outcome {
+        panic!("{failures}");
+    }
+}
+
 /// Generates a `#[test]` named `$name` that runs [`check_catalog`] on `$catalog` (a
 /// crate's `catalog()`): every catalogued model conforms, and its documented defaults are
 /// the ones it applies.
@@ -412,9 +452,7 @@ macro_rules! catalog_conformance_test {
     ($name:ident, $catalog:expr) => {
         #[test]
         fn $name() {
-            if let Err(failures) = $crate::check_catalog(&$catalog) {
-                panic!("{failures}");
-            }
+            $crate::expect_conformance($crate::check_catalog(&$catalog));
         }
     };
 }
@@ -430,9 +468,7 @@ macro_rules! conformance_test {
     ($name:ident, $params:expr) => {
         #[test]
         fn $name() {
-            if let Err(failures) = $crate::check_model(&$params) {
-                panic!("{failures}");
-            }
+            $crate::expect_conformance($crate::check_model(&$params));
         }
     };
 }

@@ -213,6 +213,7 @@ pub(crate) fn figure4(datasets: &[&Data]) -> Figure {
                     .map(|k| [(k as f64).log10(), share[k - 1]])
                     .collect(),
                 band: Vec::new(),
+                markers: Vec::new(),
             }
         })
         .collect();

@@ -158,24 +158,27 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         roc::roc2_table("ROC2 at N = 5 and N = 20 (mean over repetitions)", &roc2_ml),
         roc::points_table("ROC2 points (mean over repetitions)", "N", &roc2_ml),
     ];
-    for (id, mode, tables, title, curves) in [
+    let (roc1_marks, roc2_marks) = ([f64::from(MARKED_T)], roc::MARKED_N.map(|n| n as f64));
+    for (id, mode, tables, title, curves, marks) in [
         (
             "fig5-roc1-ml",
             "roc1: recommended when predicted ≥ t, good when rated ≥ t",
             roc1_tables,
-            "ROC1, MovieLens users with at most 99 ratings (t = 1.1 .. 5.0)",
+            "ROC1, MovieLens users with at most 99 ratings (t = 1.1 .. 5.0, t = 3 marked)",
             &roc1_curves,
+            &roc1_marks[..],
         ),
         (
             "fig6b-roc2-ml",
             "roc2: every user's top N of the items without a training rating; positives = withheld",
             roc2_tables,
-            "ROC2, MovieLens users with at most 99 ratings (N = 1..30)",
+            "ROC2, MovieLens users with at most 99 ratings (N = 1..30, 5 and 20 marked)",
             &roc2_ml,
+            &roc2_marks[..],
         ),
     ] {
         experiments.push(experiment(id, &ml99_protocol, mode, ml_size, tables));
-        figures.push(roc::figure(id, &format!("{id}.svg"), title, curves));
+        figures.push(roc::figure(id, &format!("{id}.svg"), title, curves, marks));
     }
 
     // Figures 6(a) and 6(c): the binary datasets.
@@ -198,18 +201,19 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             &groups,
         ));
         let short = d.name.replace("newmovies-synthetic", "nm");
-        figures.push(roc::figure(
-            "fig6a-roc2-nm",
-            &format!("fig6a-roc2-{short}.svg"),
-            &format!("ROC2, {}: PureSVD, users with 2–9 ratings (N = 1..30)", d.label),
-            &svd,
-        ));
-        figures.push(roc::figure(
-            "fig6c-roc2-nbn-nm",
-            &format!("fig6c-roc2-nbn-{short}.svg"),
-            &format!("ROC2, {}: NBN by user group (N = 1..30)", d.label),
-            &groups,
-        ));
+        for (id, file, what, curves) in [
+            ("fig6a-roc2-nm", "fig6a-roc2", "PureSVD, users with 2–9 ratings", &svd),
+            ("fig6c-roc2-nbn-nm", "fig6c-roc2-nbn", "NBN by user group", &groups),
+        ] {
+            let title = format!("ROC2, {}: {what} (N = 5, 20 marked)", d.label);
+            figures.push(roc::figure(
+                id,
+                &format!("{file}-{short}.svg"),
+                &title,
+                curves,
+                &roc2_marks,
+            ));
+        }
         let first_group = format!("NBN {}", d.group_labels()[0]);
         let svd_only: Vec<Averaged> =
             svd.iter().filter(|c| c.label.starts_with("PureSVD")).cloned().collect();
@@ -521,9 +525,15 @@ fn head_table(stats: &[data::GroupStats]) -> Table {
 fn roc1_table(curves: &[Averaged]) -> Table {
     Table {
         name: "ROC1: area under the mean curve and the point at t = 3".into(),
-        columns: ["model", "area (closed by (0,0) and (1,1))", "tpr at t=3", "fpr at t=3"]
-            .map(String::from)
-            .to_vec(),
+        columns: [
+            "model",
+            "area (closed by (0,0) and (1,1))",
+            "area sd over repetitions",
+            "tpr at t=3",
+            "fpr at t=3",
+        ]
+        .map(String::from)
+        .to_vec(),
         rows: curves
             .iter()
             .map(|c| {
@@ -531,6 +541,7 @@ fn roc1_table(curves: &[Averaged]) -> Table {
                 vec![
                     json!(c.label),
                     json!(c.closed_area()),
+                    json!(roc::sd(&c.closed_area_per_repetition())),
                     json!(at.map(|p| p[1])),
                     json!(at.map(|p| p[0])),
                 ]

@@ -208,18 +208,36 @@ impl Averaged {
     /// The area under the mean points sorted by false-alarm rate, closed by (0, 0) and
     /// (1, 1): the summary ROC1's "best curve" is judged by.
     pub(crate) fn closed_area(&self) -> f64 {
-        let mut points: Vec<[f64; 2]> = self.means().iter().map(|m| [m.1, m.2]).collect();
-        points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
-        points.insert(0, [0.0, 0.0]);
-        points.push([1.0, 1.0]);
-        recs_metrics::trapezoid(&points)
+        closed_area(self.means().iter().map(|m| [m.1, m.2]).collect())
     }
 
-    fn line(&self) -> Line {
-        let mut points: Vec<[f64; 2]> = self.means().iter().map(|m| [m.1, m.2]).collect();
-        points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
-        Line { label: self.label.clone(), points, band: Vec::new() }
+    /// The same area for each repetition's own points (its spread).
+    pub(crate) fn closed_area_per_repetition(&self) -> Vec<f64> {
+        let repetitions = self.per_position.first().map_or(0, |(_, p)| p.len());
+        (0..repetitions)
+            .map(|r| {
+                let points = self.per_position.iter().map(|(_, p)| p[r]);
+                closed_area(points.filter(|p| p.iter().all(|v| v.is_finite())).collect())
+            })
+            .collect()
     }
+
+    /// The mean curve, marked at the sweep positions `marked`.
+    fn line(&self, marked: &[f64]) -> Line {
+        let means = self.means();
+        let mut points: Vec<[f64; 2]> = means.iter().map(|m| [m.1, m.2]).collect();
+        points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+        let markers = means.iter().filter(|m| marked.contains(&m.0)).map(|m| [m.1, m.2]).collect();
+        Line { label: self.label.clone(), points, band: Vec::new(), markers }
+    }
+}
+
+/// The area under `points` sorted by false-alarm rate, closed by (0, 0) and (1, 1).
+fn closed_area(mut points: Vec<[f64; 2]>) -> f64 {
+    points.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
+    points.insert(0, [0.0, 0.0]);
+    points.push([1.0, 1.0]);
+    recs_metrics::trapezoid(&points)
 }
 
 /// Counts at list lengths `1..=MAX_N`, as sweep positions.
@@ -227,15 +245,22 @@ pub(crate) fn by_list_length(counts: Vec<Confusion>) -> Vec<(f64, Confusion)> {
     counts.into_iter().enumerate().map(|(k, c)| ((k + 1) as f64, c)).collect()
 }
 
-/// A figure of averaged curves with the random classifier's diagonal up to the largest
-/// false-alarm rate shown.
-pub(crate) fn figure(id: &str, file: &str, title: &str, curves: &[Averaged]) -> Figure {
-    let mut lines: Vec<Line> = curves.iter().map(Averaged::line).collect();
+/// A figure of averaged curves, each marked at the sweep positions `marked`, with the
+/// random classifier's diagonal up to the largest false-alarm rate shown.
+pub(crate) fn figure(
+    id: &str,
+    file: &str,
+    title: &str,
+    curves: &[Averaged],
+    marked: &[f64],
+) -> Figure {
+    let mut lines: Vec<Line> = curves.iter().map(|c| c.line(marked)).collect();
     let reach = lines.iter().flat_map(|l| l.points.iter().map(|p| p[0])).fold(0.0, f64::max);
     lines.push(Line {
         label: "random".into(),
         points: vec![[0.0, 0.0], [reach, reach]],
         band: Vec::new(),
+        markers: Vec::new(),
     });
     Figure::lines(id, file, title, ["false-alarm rate (FPR)", "hit rate (TPR, recall)"], &lines)
 }
@@ -307,6 +332,9 @@ mod tests {
         assert_eq!(a.tpr_per_repetition(1.0), [0.5, 1.0]);
         // (0,0) → (0.25, 0.75) → (1,1): 0.25·0.375 + 0.75·0.875.
         assert!((a.closed_area() - (0.25 * 0.375 + 0.75 * 0.875)).abs() < 1e-12);
+        // Per repetition, each with its own defined points: (0.5, 0.5) alone (area 0.5),
+        // then (0, 1) and (0, 0.5) (the whole square).
+        assert_eq!(a.closed_area_per_repetition(), [0.5, 1.0]);
         assert_eq!(sd(&[1.0, 3.0]), Some(2f64.sqrt()));
         assert_eq!(sd(&[1.0]), None);
     }

@@ -191,6 +191,7 @@ pub(crate) fn line(label: &str, series: &[(f64, Estimate)]) -> Line {
         } else {
             Vec::new()
         },
+        markers: Vec::new(),
     }
 }
 
