@@ -23,6 +23,12 @@ pub struct AttributeFilter {
     pub min_items: usize,
 }
 
+impl AttributeFilter {
+    /// Schein et al. (2005, §5.1)'s cast: the ten top-billed actors of each movie, actors
+    /// in at least two movies.
+    pub const SCHEIN2005_CAST: AttributeFilter = AttributeFilter { top_n: Some(10), min_items: 2 };
+}
+
 impl Default for AttributeFilter {
     /// Keep everything.
     fn default() -> Self {

@@ -14,8 +14,10 @@
 //!   against the user's mean rating; ROC every 425, CROC every 2.
 //! - §7.3 side metrics — MAE of the raw scores against 0/1 outcomes (a [`Measure`] of this
 //!   paper's) and Breese's half-life utility R (α = 5), in each experiment's table.
-//! - `thm1-random` — Theorem 1: the random recommender's exact expected CROC curve on the
-//!   cold-start judgments, a Monte-Carlo simulation of it, and the diagonal.
+//! - `thm1-random`, `thm1-random-uneven` — the random recommender's exact expected CROC
+//!   curve against a Monte-Carlo simulation (band and one run) on the cold-start
+//!   judgments (Theorem 1: the diagonal) and on the conditional ones, where users have
+//!   unequal numbers of candidates ([`random`]).
 //!
 //! Hyper-parameters (|L| of LPCA, classes of the aspect models) are chosen by the runner's
 //! model selection on a partition of the training data only, by CROC AUC there (the
@@ -25,12 +27,14 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, ensure};
-use recs_bench::report::{Claim, CurveKind, Experiment, Table};
-use recs_bench::{ExperimentRun, Figure, Measure, ModelCurve, ModelResults, Results};
+use recs_bench::report::{Claim, CurveKind, Table};
+use recs_bench::{ExperimentRun, Measure, ModelCurve, ModelResults, Results, Session};
 use recs_core::Judgments;
 use serde_json::json;
 
 use super::{Lines, Options, claim, finish, unevaluated_claims};
+
+mod random;
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "schein2005";
@@ -42,8 +46,6 @@ pub(crate) const FIG4_CANDIDATES: u64 = 312_133;
 const MAE_KEY: &str = "mae_raw_01";
 /// Report key of Breese's half-life utility with α = 5.
 const HALF_LIFE_KEY: &str = "half_life@5";
-/// Seed purpose of the Theorem 1 simulation (the runner derives its own per split).
-const SIMULATION_PURPOSE: u64 = 0x7468_6d31;
 
 /// Labels of the models the claims read (as in the experiment files).
 const LPCA: &str = "lpca";
@@ -91,19 +93,27 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     }
     add_paper_tables(&mut fig3, &[(LPCA, "dims", 0), (ASPECT, "classes", 4)]);
     add_paper_tables(&mut fig4, &[(ASPECT_ATTR, "classes", 6)]);
+    let classes = class_counts(options, &session, &lines)?;
+    ensure!(
+        classes.results.split_ids() == fig4.results.split_ids(),
+        "fig4-aspect-classes ran other splits than fig4-ml-implicit"
+    );
+    fig4.experiment.tables.push(class_count_table(&fig4.results, &classes.results)?);
     add_paper_tables(&mut fig5, &[]);
 
     let implicit = fig4.results.judgments().context("fig4 kept no judgments")?;
-    let (thm1, thm1_figure) = theorem1(options, &lines, implicit)?;
+    let (thm1, thm1_figure) = random::check_case(options, &lines, &random::EVEN, implicit)?;
     let conditional = fig5.results.judgments().context("fig5 kept no judgments")?;
+    let (uneven, uneven_figure) =
+        random::check_case(options, &lines, &random::UNEVEN, conditional)?;
     let random_conditional = recs_metrics::random_croc(conditional, 1.0)?.auc();
     let claims = claims(&fig3.results, &fig4.results, &fig5.results, random_conditional)?;
     let notes = notes(options, implicit, lines.seconds())?;
 
     let (mut report, mut extras) =
         session.report(PAPER, options.seed, vec![fig3, fig4, fig5], claims, &notes)?;
-    report.experiments.push(thm1);
-    extras.figures.push(thm1_figure);
+    report.experiments.extend([thm1, uneven]);
+    extras.figures.extend([thm1_figure, uneven_figure]);
     finish(options, &report, &extras, &report.validate(), &lines)
 }
 
@@ -146,6 +156,81 @@ fn add_paper_tables(run: &mut ExperimentRun, tuned: &[(&str, &str, usize)]) {
         }
     }
     run.experiment.tables.extend(tables);
+}
+
+/// `fig4-aspect-classes`: the person/actor aspect model at every class count of the
+/// validation grid (`--quick`: those of the quick grid, 2 and 6), scored on the test movies.
+fn class_counts(options: &Options, session: &Session, lines: &Lines) -> Result<ExperimentRun> {
+    let (mut config, source) = options.config(PAPER, "fig4-aspect-classes")?;
+    if options.quick {
+        let quick = |m: &recs_bench::ModelConfig| {
+            m.params
+                .get("classes")
+                .and_then(toml::Value::as_integer)
+                .is_some_and(|k| k == 2 || k == 6)
+        };
+        config.models.retain(quick);
+    }
+    let plan = options.checked(&config, &source)?;
+    lines.say("fig4-aspect-classes: running");
+    Ok(session.run(&plan, lines)?)
+}
+
+/// The aspect model's class counts: validation areas (from `fig4`'s selection) beside
+/// test areas (from `classes`), and what selection by ROC AUC would have chosen.
+fn class_count_table(fig4: &Results, classes: &Results) -> Result<Table> {
+    let aspect = fig4.model(ASPECT_ATTR).context("fig4 has no person/actor aspect model")?;
+    let key = |k: &str| fig4.keys().iter().position(|x| x == k);
+    let (roc, croc) = (key("roc_auc"), key("croc_auc"));
+    let validation: Vec<(String, Option<f64>, Option<f64>)> = aspect
+        .validation()
+        .iter()
+        .map(|(params, values)| {
+            let k = params.iter().find(|(p, _)| p == "classes").map_or("", |(_, v)| v);
+            let at = |i: Option<usize>| i.and_then(|i| values.get(i).copied().flatten());
+            (k.to_string(), at(roc), at(croc))
+        })
+        .collect();
+    let by_roc = validation
+        .iter()
+        .filter_map(|(k, r, _)| r.map(|r| (k, r)))
+        .fold(None::<(&String, f64)>, |best, (k, r)| match best {
+            Some((_, b)) if b >= r => best,
+            _ => Some((k, r)),
+        })
+        .map_or("?".to_string(), |(k, _)| k.clone());
+    let rows = classes
+        .models()
+        .iter()
+        .map(|m| {
+            let k = m.param("classes").unwrap_or("?");
+            let v = validation.iter().find(|(x, _, _)| x == k);
+            vec![
+                json!(k),
+                json!(v.and_then(|v| v.1)),
+                json!(v.and_then(|v| v.2)),
+                json!(exact_auc(m, CurveKind::Roc)),
+                json!(exact_auc(m, CurveKind::Croc)),
+            ]
+        })
+        .collect();
+    Ok(Table {
+        name: format!(
+            "Person/actor aspect model at every class count: validation and test areas \
+             (chosen by validation CROC AUC: {}; by validation ROC AUC it would be {by_roc})",
+            aspect.param("classes").unwrap_or("?")
+        ),
+        columns: [
+            "classes",
+            "validation ROC AUC",
+            "validation CROC AUC",
+            "test ROC AUC",
+            "test CROC AUC",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    })
 }
 
 fn auc_table(results: &Results) -> Table {
@@ -236,6 +321,18 @@ fn notes(options: &Options, implicit: &Judgments, wall: f64) -> Result<String> {
          (the paper's split: 19,192 and 10,640).\n",
         options.seed
     ));
+    let cast = recs_data::load_cast(
+        &options.resolver(),
+        &dataset,
+        &recs_data::AttributeFilter::SCHEIN2005_CAST,
+    )?;
+    let (bare, bare_test) = movies_without_actors(&cast, implicit);
+    notes.push_str(&format!(
+        "\nCold-start content: {bare} of the {} movies have no actor left after the \
+         top-10 and two-movie filter; {bare_test} of the 331 test movies are among them, so \
+         the person/actor aspect model scores them from no content.\n",
+        cast.n_items()
+    ));
     notes.push_str(&format!(
         "\n## Run\n\nWall time {wall:.1} s ({} run, seed {}).\n",
         if options.quick { "quick" } else { "full" },
@@ -244,71 +341,18 @@ fn notes(options: &Options, implicit: &Judgments, wall: f64) -> Result<String> {
     Ok(notes)
 }
 
-/// Theorem 1: random recommendation on the implicit cold-start judgments.
-fn theorem1(
-    options: &Options,
-    lines: &Lines,
+/// Movies without any attribute in `cast`: among all movies, and among the candidate
+/// movies of `judgments`.
+fn movies_without_actors(
+    cast: &recs_core::ItemAttributes,
     judgments: &Judgments,
-) -> Result<(Experiment, Figure)> {
-    let exact = recs_metrics::random_croc(judgments, 1.0)?;
-    let runs = if options.quick { 20 } else { 200 };
-    let seed = recs_core::mix64(options.seed ^ SIMULATION_PURPOSE);
-    let simulated = recs_metrics::simulated_croc(judgments, 1.0, runs, seed)?;
-    let exact_points = exact.points();
-    let diagonal_gap = exact_points.iter().map(|p| (p[1] - p[0]).abs()).fold(0.0, f64::max);
-    let simulation_gap = exact_points
-        .iter()
-        .zip(&simulated.mean)
-        .map(|(e, s)| (e[0] - s[0]).abs().max((e[1] - s[1]).abs()))
-        .fold(0.0, f64::max);
-    let inside_band = exact_points
-        .iter()
-        .zip(simulated.lower.iter().zip(&simulated.upper))
-        .all(|(e, (lo, hi))| lo[1] - 1e-12 <= e[1] && e[1] <= hi[1] + 1e-12);
-    lines.say(format!(
-        "thm1: exact random CROC AUC {:.6}; max |TPR - FPR| {diagonal_gap:.2e}; max gap to the simulated mean {simulation_gap:.2e}",
-        exact.auc()
-    ));
-    let exact_curve = ModelCurve::new(CurveKind::Croc, "random (exact expected)", &exact, 15.0);
-    let simulated_curve =
-        ModelCurve::from_points(CurveKind::Croc, "random (simulated mean)", simulated.mean.clone());
-    let diagonal =
-        ModelCurve::from_points(CurveKind::Croc, "diagonal", vec![[0.0, 0.0], [1.0, 1.0]]);
-    let figure = Figure::curves(
-        "thm1-random",
-        "thm1-random-croc.svg",
-        "Theorem 1: random recommender on the cold-start judgments — CROC",
-        &[exact_curve.clone(), simulated_curve.clone()],
-        &[diagonal],
-    );
-    let experiment = Experiment {
-        id: "thm1-random".into(),
-        protocol: "the fig4 judgments (every user has the same 331 candidates)".into(),
-        mode: "implicit".into(),
-        candidates: judgments.n_candidates() as u64,
-        positives: judgments.n_relevant(1.0) as u64,
-        curves: vec![exact_curve.report.clone(), simulated_curve.report.clone()],
-        tables: vec![Table {
-            name: format!("Exact expected vs simulated ({runs} runs) vs diagonal"),
-            columns: [
-                "exact AUC",
-                "simulated-mean AUC",
-                "max |TPR − FPR| (exact)",
-                "max gap exact vs simulated mean",
-                "exact inside the pointwise 95% band at every k",
-            ]
-            .map(String::from)
-            .to_vec(),
-            rows: vec![vec![
-                json!(exact.auc()),
-                json!(simulated_curve.exact_auc),
-                json!(diagonal_gap),
-                json!(simulation_gap),
-                json!(inside_band),
-            ]],
-        }],
-    };
-    Ok((experiment, figure))
+) -> (usize, usize) {
+    let bare = |item: u32| cast.item_attributes(item).is_empty();
+    let all = (0..cast.n_items() as u32).filter(|&i| bare(i)).count();
+    let mut candidates: Vec<u32> = judgments.iter().flat_map(|u| u.items.iter().copied()).collect();
+    candidates.sort_unstable();
+    candidates.dedup();
+    (all, candidates.into_iter().filter(|&i| bare(i)).count())
 }
 
 fn ranking(models: &[(&str, f64)]) -> Vec<String> {
@@ -502,6 +546,7 @@ pub(crate) fn check(report: &recs_bench::report::Report) -> Vec<String> {
         ("fig4-ml-implicit", Some(FIG4_CANDIDATES)),
         ("fig5-ml-conditional", None),
         ("thm1-random", Some(FIG4_CANDIDATES)),
+        ("thm1-random-uneven", None),
     ]);
     for (id, candidates) in expected {
         match report.experiments.iter().find(|e| e.id == id) {
@@ -554,6 +599,18 @@ mod tests {
     #[test]
     fn ranking_orders_by_decreasing_value() {
         assert_eq!(ranking(&[("a", 0.6), ("b", 0.9), ("c", 0.7)]), ["b", "c", "a"]);
+    }
+
+    #[test]
+    fn movies_without_actors_are_counted_overall_and_among_candidates() {
+        let actors = recs_core::IdMap::from_ids_sorted(["a", "b"]).unwrap();
+        // Items 0 and 3 have actors; 1, 2 and 4 have none.
+        let cast =
+            recs_core::ItemAttributes::from_pairs(5, actors, [(0, 0, 1.0), (3, 1, 1.0)]).unwrap();
+        let mut b = Judgments::builder(2, 5);
+        b.push_user(0, &[0, 1], &[1.0, 0.0]).unwrap();
+        b.push_user(1, &[1, 2, 3], &[0.0, 0.0, 1.0]).unwrap();
+        assert_eq!(movies_without_actors(&cast, &b.build().unwrap()), (3, 2));
     }
 
     #[test]

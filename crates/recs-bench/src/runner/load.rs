@@ -71,8 +71,8 @@ pub(crate) fn load(
             (Some(attributes), Some(note))
         }
         Some(AttributeSource::Cast) => {
-            let filter = AttributeFilter { top_n: Some(10), min_items: 2 };
-            let attributes = recs_data::load_cast(resolver, &dataset, &filter)?;
+            let attributes =
+                recs_data::load_cast(resolver, &dataset, &AttributeFilter::SCHEIN2005_CAST)?;
             let note = format!(
                 "the top-10 billed actors of each movie, actors in at least two movies ({} actors)",
                 attributes.n_attributes()

@@ -1,0 +1,141 @@
+//! The random recommender on CROC (§3.2, Theorem 1): its exact expected curve against a
+//! Monte-Carlo simulation, on judgments where every user has the same number of
+//! candidates (Theorem 1: the diagonal) and where they do not (the paper: "simulation is
+//! needed").
+
+use anyhow::Result;
+use recs_bench::report::{CurveKind, Experiment, Table};
+use recs_bench::{Figure, Line, ModelCurve};
+use recs_core::Judgments;
+use serde_json::json;
+
+use crate::reproduce::{Lines, Options};
+
+/// Seed stream of the simulations (mixed with the run's seed and the case's stream).
+const SIMULATION_PURPOSE: u64 = 0x7468_6d31;
+
+/// One set of judgments to check the random recommender on.
+pub(super) struct Case {
+    pub(super) id: &'static str,
+    /// Figure file.
+    pub(super) file: &'static str,
+    pub(super) title: &'static str,
+    pub(super) protocol: &'static str,
+    pub(super) mode: &'static str,
+    /// Mixed into the simulation seed so the cases draw independent runs.
+    pub(super) stream: u64,
+}
+
+/// Theorem 1's case: the implicit cold-start judgments, 331 candidates for every user.
+pub(super) const EVEN: Case = Case {
+    id: "thm1-random",
+    file: "thm1-random-croc.svg",
+    title: "Theorem 1: random recommenders on the cold-start judgments (equal candidates) — CROC",
+    protocol: "the fig4 judgments (every user has the same 331 candidates)",
+    mode: "implicit",
+    stream: 0,
+};
+
+/// The uneven case: the conditional judgments of Figure 5 (users' candidates are their
+/// own test ratings, so their numbers differ).
+pub(super) const UNEVEN: Case = Case {
+    id: "thm1-random-uneven",
+    file: "thm1-random-uneven-croc.svg",
+    title: "Random recommenders on the conditional judgments (unequal candidates) — CROC",
+    protocol: "the fig5 judgments (each user's candidates are its own test ratings)",
+    mode: "conditional:4",
+    stream: 1,
+};
+
+/// The exact expected random CROC curve of `judgments` against `runs` simulated random
+/// recommenders (mean and pointwise 95% band) and one single run: the report entry and
+/// its figure.
+pub(super) fn check_case(
+    options: &Options,
+    lines: &Lines,
+    case: &Case,
+    judgments: &Judgments,
+) -> Result<(Experiment, Figure)> {
+    let exact = recs_metrics::random_croc(judgments, 1.0)?;
+    let runs = if options.quick { 20 } else { 200 };
+    let seed = recs_core::mix64(options.seed ^ SIMULATION_PURPOSE ^ (case.stream << 32));
+    let simulated = recs_metrics::simulated_croc(judgments, 1.0, runs, seed)?;
+    // A run the simulation did not draw: one more stream of the same generator.
+    let single = recs_metrics::simulated_croc(judgments, 1.0, 1, recs_core::mix64(seed))?.mean;
+    let exact_points = exact.points();
+    let diagonal_gap = exact_points.iter().map(|p| (p[1] - p[0]).abs()).fold(0.0, f64::max);
+    let simulation_gap = exact_points
+        .iter()
+        .zip(&simulated.mean)
+        .map(|(e, s)| (e[0] - s[0]).abs().max((e[1] - s[1]).abs()))
+        .fold(0.0, f64::max);
+    let inside_band = exact_points
+        .iter()
+        .zip(simulated.lower.iter().zip(&simulated.upper))
+        .all(|(e, (lo, hi))| lo[1] - 1e-12 <= e[1] && e[1] <= hi[1] + 1e-12);
+    lines.say(format!(
+        "{}: exact random CROC AUC {:.6}; max |TPR - FPR| {diagonal_gap:.2e}; max gap to the simulated mean {simulation_gap:.2e}",
+        case.id,
+        exact.auc()
+    ));
+    let exact_curve = ModelCurve::new(CurveKind::Croc, "random (exact expected)", &exact, 15.0);
+    let simulated_curve =
+        ModelCurve::from_points(CurveKind::Croc, "random (simulated mean)", simulated.mean.clone());
+    let single_curve = ModelCurve::from_points(CurveKind::Croc, "random (one run)", single);
+    let band: Vec<[f64; 3]> = simulated
+        .mean
+        .iter()
+        .zip(simulated.lower.iter().zip(&simulated.upper))
+        .map(|(m, (lo, hi))| [m[0], lo[1], hi[1]])
+        .collect();
+    let line = |label: String, points: Vec<[f64; 2]>, band: Vec<[f64; 3]>| {
+        let ends = [points[0], points[points.len() - 1]].to_vec();
+        Line { label, points, band, markers: ends }
+    };
+    let figure = Figure::lines(
+        case.id,
+        case.file,
+        case.title,
+        ["false-alarm rate (CROC)", "hit rate"],
+        &[
+            line(format!("simulated mean of {runs} runs, 95% band"), simulated.mean.clone(), band),
+            line("exact expected curve".into(), exact_points.to_vec(), Vec::new()),
+            line("one random run".into(), single_curve.report.points.clone(), Vec::new()),
+            line("diagonal".into(), vec![[0.0, 0.0], [1.0, 1.0]], Vec::new()),
+        ],
+    );
+    let experiment = Experiment {
+        id: case.id.into(),
+        protocol: case.protocol.into(),
+        mode: case.mode.into(),
+        candidates: judgments.n_candidates() as u64,
+        positives: judgments.n_relevant(1.0) as u64,
+        curves: vec![
+            exact_curve.report.clone(),
+            simulated_curve.report.clone(),
+            single_curve.report.clone(),
+        ],
+        tables: vec![Table {
+            name: format!("Exact expected vs simulated ({runs} runs) vs one run vs diagonal"),
+            columns: [
+                "exact AUC",
+                "simulated-mean AUC",
+                "one-run AUC",
+                "max |TPR − FPR| (exact)",
+                "max gap exact vs simulated mean",
+                "exact inside the pointwise 95% band at every k",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: vec![vec![
+                json!(exact.auc()),
+                json!(simulated_curve.exact_auc),
+                json!(single_curve.exact_auc),
+                json!(diagonal_gap),
+                json!(simulation_gap),
+                json!(inside_band),
+            ]],
+        }],
+    };
+    Ok((experiment, figure))
+}
