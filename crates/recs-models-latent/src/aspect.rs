@@ -43,6 +43,34 @@ pub enum AspectForm {
     Asymmetric,
 }
 
+impl AspectForm {
+    /// The parameter value naming this form.
+    pub fn name(self) -> &'static str {
+        match self {
+            AspectForm::Symmetric => "symmetric",
+            AspectForm::Asymmetric => "asymmetric",
+        }
+    }
+}
+
+impl std::fmt::Display for AspectForm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for AspectForm {
+    type Err = RecsError;
+
+    /// `symmetric` or `asymmetric`.
+    fn from_str(text: &str) -> Result<Self> {
+        [AspectForm::Symmetric, AspectForm::Asymmetric]
+            .into_iter()
+            .find(|f| f.name() == text)
+            .ok_or_else(|| RecsError::invalid_parameter("form", text, "symmetric or asymmetric"))
+    }
+}
+
 /// Hyper-parameters of the aspect model, validated at construction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AspectParams {

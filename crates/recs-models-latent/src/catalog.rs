@@ -3,7 +3,7 @@
 use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues, Result};
 
 use crate::als::AlsParams;
-use crate::aspect::{AspectAttrParams, AspectParams};
+use crate::aspect::{AspectAttrParams, AspectForm, AspectParams};
 use crate::lpca::LpcaParams;
 use crate::puresvd::PureSvdParams;
 
@@ -17,16 +17,29 @@ const LPCA: &[ParamSpec] = &[ParamSpec {
     default: "1",
     help: "latent dimensions |L| ≥ 0, fitted stagewise; 0 is item popularity (schein2005 §4.1)",
 }];
-const ASPECT: &[ParamSpec] = &[ParamSpec {
-    name: "classes",
-    default: "4",
-    help: "latent classes ≥ 1 (schein2005 §6.1 chose 4 on MS Web)",
-}];
-const ASPECT_ATTR: &[ParamSpec] = &[ParamSpec {
-    name: "classes",
-    default: "6",
-    help: "latent classes ≥ 1 (schein2005 §6.2 chose 6 on MovieLens)",
-}];
+/// The aspect models' parametrisation; both fit the same family of joint distributions.
+const ASPECT_FORM: ParamSpec = ParamSpec {
+    name: "form",
+    default: "symmetric",
+    help: "EM parametrisation: symmetric P(z)P(p|z)P(x|z) (Hofmann 1999's tempered EM) or \
+           asymmetric P(p)P(z|p)P(x|z) (schein2005 eq. 5)",
+};
+const ASPECT: &[ParamSpec] = &[
+    ParamSpec {
+        name: "classes",
+        default: "4",
+        help: "latent classes ≥ 1 (schein2005 §6.1 chose 4 on MS Web)",
+    },
+    ASPECT_FORM,
+];
+const ASPECT_ATTR: &[ParamSpec] = &[
+    ParamSpec {
+        name: "classes",
+        default: "6",
+        help: "latent classes ≥ 1 (schein2005 §6.2 chose 6 on MovieLens)",
+    },
+    ASPECT_FORM,
+];
 const ALS: &[ParamSpec] = &[
     ParamSpec { name: "factors", default: "10", help: "number of factors ≥ 1 (ours)" },
     ParamSpec {
@@ -54,12 +67,21 @@ fn lpca(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
     Ok(Box::new(LpcaParams::new(values.get_or("dims", 1usize)?)))
 }
 
+/// The aspect parameters of `values` (`classes`, default `classes`; `form`).
+fn aspect_params(values: &ParamValues, classes: usize) -> Result<AspectParams> {
+    let form = match values.raw("form") {
+        Some(text) => text.parse::<AspectForm>()?,
+        None => AspectForm::default(),
+    };
+    Ok(AspectParams::new(values.get_or("classes", classes)?)?.with_form(form))
+}
+
 fn aspect(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
-    Ok(Box::new(AspectParams::new(values.get_or("classes", 4usize)?)?))
+    Ok(Box::new(aspect_params(values, 4)?))
 }
 
 fn aspect_attr(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
-    Ok(Box::new(AspectAttrParams::new(AspectParams::new(values.get_or("classes", 6usize)?)?)))
+    Ok(Box::new(AspectAttrParams::new(aspect_params(values, 6)?)))
 }
 
 fn als(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
@@ -130,6 +152,27 @@ pub fn catalog() -> Vec<ModelEntry> {
 mod tests {
     use super::*;
     use recs_core::TrainData;
+
+    /// `form` selects the parametrisation: the two forms give different scores, and an
+    /// unknown name is refused with the known ones.
+    #[test]
+    fn the_aspect_form_is_a_parameter() {
+        let (interactions, _) = recs_testkit::synthetic_data();
+        let data = TrainData::new(&interactions, 1);
+        let entry = catalog().into_iter().find(|e| e.name == "aspect").unwrap();
+        let scores = |form: &str| {
+            let values = ParamValues::parse([format!("form={form}")]).unwrap();
+            let model = entry.build_checked(&values).unwrap().fit_dyn(&data).unwrap();
+            let items: Vec<u32> = (0..interactions.n_items() as u32).collect();
+            let mut out = vec![0.0; items.len()];
+            model.score(0, &items, &mut out).unwrap();
+            out
+        };
+        assert_ne!(scores("symmetric"), scores("asymmetric"));
+        let bad = entry.build_checked(&ParamValues::parse(["form=skewed"]).unwrap());
+        let message = bad.err().unwrap().to_string();
+        assert!(message.contains("symmetric or asymmetric"), "{message}");
+    }
 
     #[test]
     fn every_entry_builds_with_defaults_and_fits_the_synthetic_data() {
