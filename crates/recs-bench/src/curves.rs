@@ -165,8 +165,15 @@ pub(crate) fn figure(title: &str, models: &[ModelCurve], references: &[ModelCurv
         });
     }
     for curve in references {
+        // The omniscient ROC curve runs up the left edge and along the top: on the frame,
+        // where the eye does not look for a curve.
+        let place = if curve.report.kind == CurveKind::Roc && curve.exact_auc == 1.0 {
+            "; along the left and top edges"
+        } else {
+            ""
+        };
         series.push(Series {
-            label: format!("{} (AUC {:.3})", curve.report.model, curve.exact_auc),
+            label: format!("{} (AUC {:.3}{place})", curve.report.model, curve.exact_auc),
             points: curve.report.points.clone(),
             markers: Vec::new(),
             band: Vec::new(),
@@ -212,6 +219,26 @@ mod tests {
         let chart = figure("t", &[a, b, c], &[]);
         let labels: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
         assert_eq!(labels, ["a (AUC 0.750)", "b (AUC 0.750; covers a)", "c (AUC 0.700)"]);
+    }
+
+    /// The omniscient ROC curve lies on the frame, so its legend entry says where; the
+    /// models' markers take a different shape each, so coinciding curves stay apart.
+    #[test]
+    fn the_omniscient_roc_says_where_it_runs_and_models_get_their_own_markers() {
+        let frame = vec![[0.0, 0.0], [0.0, 1.0], [1.0, 1.0]];
+        let omniscient = ModelCurve::from_points(CurveKind::Roc, "omniscient", frame);
+        let diagonal = vec![[0.0, 0.0], [1.0, 1.0]];
+        let mut a = ModelCurve::from_points(CurveKind::Roc, "a", diagonal.clone());
+        let mut b = ModelCurve::from_points(CurveKind::Roc, "b", diagonal);
+        a.increments = vec![[0.5, 0.5]];
+        b.increments = vec![[0.5, 0.5]];
+        let chart = figure("t", &[a, b], &[omniscient]);
+        assert_eq!(chart.series[2].label, "omniscient (AUC 1.000; along the left and top edges)");
+        let svg = chart.to_svg().unwrap();
+        // a: one circle marker; b: one triangle (a polygon), drawn over a wider line.
+        assert_eq!(svg.matches("<circle").count(), 1);
+        assert_eq!(svg.matches("<polygon").count(), 1);
+        assert!(svg.contains("stroke-width=\"3\"") && svg.contains("stroke-width=\"2\""));
     }
 
     #[test]

@@ -231,6 +231,7 @@ impl Chart {
         let mut chart = area(root, &self.title, x0..x1, y0..y1)?;
         mesh(&mut chart, &self.x_label, &self.y_label, |_| {})?;
         let (mut models, mut references) = (0usize, 0usize);
+        let n_models = self.series.iter().filter(|s| s.kind == LineKind::Model).count();
         for series in &self.series {
             let points = series.points.iter().map(|p| (p[0], p[1]));
             let color = match series.kind {
@@ -257,8 +258,13 @@ impl Chart {
             }
             // One polyline per series (references thin and grey rather than dashed, since
             // plotters draws dashes as separate segments), so a figure holds exactly one
-            // path per curve and the legend swatches are rectangles.
-            let width = if series.kind == LineKind::Model { 2 } else { 1 };
+            // path per curve and the legend swatches are rectangles. Earlier models are
+            // drawn wider, so a later model on the same curve leaves them visible as a
+            // border instead of hiding them.
+            let width = match series.kind {
+                LineKind::Model => 2 + (n_models - models) as u32,
+                LineKind::Reference => 1,
+            };
             chart
                 .draw_series(LineSeries::new(points, color.stroke_width(width)))
                 .map_err(|e| err(&e))?
@@ -267,11 +273,22 @@ impl Chart {
                     Rectangle::new([(x, y - 2), (x + 22, y + 2)], color.filled())
                 });
             if !series.markers.is_empty() {
-                chart
-                    .draw_series(
-                        series.markers.iter().map(|p| Circle::new((p[0], p[1]), 3, color.filled())),
-                    )
-                    .map_err(|e| err(&e))?;
+                // One marker shape per model (circle, triangle, cross, square, in turn),
+                // so coinciding curves stay apart at their increments.
+                let shape = if series.kind == LineKind::Model { (models - 1) % 4 } else { 0 };
+                let at = series.markers.iter().map(|p| (p[0], p[1]));
+                let style = color.filled();
+                match shape {
+                    0 => chart.draw_series(at.map(|p| Circle::new(p, 3, style))),
+                    1 => chart.draw_series(at.map(|p| TriangleMarker::new(p, 5, style))),
+                    2 => chart.draw_series(at.map(|p| Cross::new(p, 4, color.stroke_width(2)))),
+                    _ => {
+                        chart.draw_series(at.map(|p| {
+                            EmptyElement::at(p) + Rectangle::new([(-3, -3), (3, 3)], style)
+                        }))
+                    }
+                }
+                .map_err(|e| err(&e))?;
             }
         }
         let corner = match self.legend {
