@@ -129,28 +129,28 @@ struct SynthArgs {
     #[arg(long, default_value = "tab")]
     delimiter: String,
     /// Number of users (power-law).
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = PowerLaw::default().n_users)]
     users: usize,
     /// Number of items (power-law).
-    #[arg(long, default_value_t = 500)]
+    #[arg(long, default_value_t = PowerLaw::default().n_items)]
     items: usize,
     /// Target number of events (power-law).
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = PowerLaw::default().n_events)]
     events: u64,
     /// Exponent of user activity (power-law).
-    #[arg(long, default_value_t = 0.8)]
+    #[arg(long, default_value_t = PowerLaw::default().user_exponent)]
     user_exponent: f64,
     /// Exponent of item popularity (power-law).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = PowerLaw::default().item_exponent)]
     item_exponent: f64,
     /// Smallest profile length (power-law).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = PowerLaw::default().min_per_user)]
     min_per_user: u32,
     /// Number of latent clusters (power-law).
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = PowerLaw::default().n_clusters)]
     clusters: usize,
     /// Probability of an in-cluster pick (power-law).
-    #[arg(long, default_value_t = 0.7)]
+    #[arg(long, default_value_t = PowerLaw::default().affinity)]
     affinity: f64,
     /// Write 1-5 ratings instead of 1.0 events (power-law).
     #[arg(long)]
@@ -171,7 +171,7 @@ struct SynthArgs {
     #[arg(long, value_delimiter = ',')]
     groups: Vec<String>,
     /// Random seed.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = PowerLaw::default().seed)]
     seed: u64,
 }
 
