@@ -85,30 +85,72 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         nm.interactions.n_events()
     ));
 
-    let mut experiments = Vec::new();
-    let mut figures = Vec::new();
+    let mut parts = Parts::default();
+    stats_groups(&mut parts, [&ml, &nm, &msweb], &lines)?;
+    movielens_curves(&mut parts, &ml, seed, repetitions, &lines)?;
+    binary_curves(&mut parts, [&nm, &msweb], seed, repetitions, &lines)?;
+    recall_tables(&mut parts, [&nm, &msweb], options, &lines)?;
+    cv_intervals(&mut parts, &ml, options, &lines)?;
 
-    // stats-groups and Figure 4.
+    let report = Report {
+        datasets: vec![ml.entry.clone(), msweb.entry.clone(), nm.entry.clone()],
+        experiments: parts.experiments,
+        claims: parts.claims,
+        ..Report::new(PAPER, seed, options.quick)
+    };
+    let extras = Extras {
+        figures: parts.figures,
+        intro: intro(options, repetitions, &lines),
+        notes: String::new(),
+        files: Vec::new(),
+    };
+    finish(options, &report, &extras, &check(&report), &lines)
+}
+
+/// What the experiments add to the report.
+#[derive(Default)]
+struct Parts {
+    experiments: Vec<Experiment>,
+    figures: Vec<recs_bench::Figure>,
+    claims: Vec<recs_bench::report::Claim>,
+}
+
+/// The list lengths marked on the ROC2 figures, as sweep positions.
+fn roc2_marks() -> [f64; 2] {
+    roc::MARKED_N.map(|n| n as f64)
+}
+
+/// `stats-groups` and Figure 4, with claims G1 and G2.
+fn stats_groups(parts: &mut Parts, [ml, nm, msweb]: [&Data; 3], lines: &Lines) -> Result<()> {
     let stats = vec![
-        data::group_stats(&ml, &[210])?,
-        data::group_stats(&nm, &[80])?,
+        data::group_stats(ml, &[210])?,
+        data::group_stats(nm, &[80])?,
         // MS Web has no published head to compare with.
-        data::group_stats(&msweb, &[])?,
+        data::group_stats(msweb, &[])?,
     ];
     let ml_users: Vec<usize> = stats[0].groups.iter().map(|g| g.1).collect();
     let share_of_210 = stats[0].share_of_top[0].1;
-    let mut claims = vec![claims::g1(&ml_users), claims::g2(stats[0].head_items, share_of_210)];
-    experiments.push(experiment(
+    parts.claims.extend([claims::g1(&ml_users), claims::g2(stats[0].head_items, share_of_210)]);
+    parts.experiments.push(experiment(
         "stats-groups",
         "whole datasets; users grouped by profile length, items by popularity",
         "statistics",
         [0, 0],
         vec![data::stats_table(&stats), head_table(&stats)],
     ));
-    figures.push(data::figure4(&[&ml, &nm, &msweb]));
+    parts.figures.push(data::figure4(&[ml, nm, msweb]));
     lines.say("stats-groups done");
+    Ok(())
+}
 
-    // Figures 5 and 6(b): MovieLens users with at most 99 ratings.
+/// Figures 5 and 6(b) on MovieLens users with at most 99 ratings, with claims R1 and R3.
+fn movielens_curves(
+    parts: &mut Parts,
+    ml: &Data,
+    seed: u64,
+    repetitions: u32,
+    lines: &Lines,
+) -> Result<()> {
     let ml_lengths = ml.profile_lengths();
     let ml99 = roc::users_where(&ml.interactions, |u| ml_lengths[u as usize] <= 99)?;
     let ml99_users: Vec<u32> =
@@ -142,8 +184,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         roc1_curves.iter().filter(|c| c.label.starts_with("PureSVD")).cloned().collect();
     let svd_roc2_ml: Vec<Averaged> =
         roc2_ml.iter().filter(|c| c.label.starts_with("PureSVD")).cloned().collect();
-    claims.push(claims::r1(&svd_roc1));
-    claims.push(claims::r3(&svd_roc2_ml));
+    parts.claims.push(claims::r1(&svd_roc1));
+    parts.claims.push(claims::r3(&svd_roc2_ml));
     let ml99_protocol = format!(
         "MovieLens 100K users with at most 99 ratings ({} users, the model sees only them); \
          {}% of each user's ratings withheld at random; {repetitions} repetitions averaged",
@@ -158,7 +200,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         roc::roc2_table("ROC2 at N = 5 and N = 20 (mean over repetitions)", &roc2_ml),
         roc::points_table("ROC2 points (mean over repetitions)", "N", &roc2_ml),
     ];
-    let (roc1_marks, roc2_marks) = ([f64::from(MARKED_T)], roc::MARKED_N.map(|n| n as f64));
+    let (roc1_marks, roc2_marks) = ([f64::from(MARKED_T)], roc2_marks());
     for (id, mode, tables, title, curves, marks) in [
         (
             "fig5-roc1-ml",
@@ -177,18 +219,27 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             &roc2_marks[..],
         ),
     ] {
-        experiments.push(experiment(id, &ml99_protocol, mode, ml_size, tables));
-        figures.push(roc::figure(id, &format!("{id}.svg"), title, curves, marks));
+        parts.experiments.push(experiment(id, &ml99_protocol, mode, ml_size, tables));
+        parts.figures.push(roc::figure(id, &format!("{id}.svg"), title, curves, marks));
     }
+    Ok(())
+}
 
-    // Figures 6(a) and 6(c): the binary datasets.
+/// Figures 6(a) and 6(c) on the binary datasets, with claims R2 and R4.
+fn binary_curves(
+    parts: &mut Parts,
+    binary: [&Data; 2],
+    seed: u64,
+    repetitions: u32,
+    lines: &Lines,
+) -> Result<()> {
     let mut fig6a_tables = Vec::new();
     let mut fig6c_tables = Vec::new();
     let mut r2_inputs = Vec::new();
     let mut r4_inputs = Vec::new();
     let mut binary_size = [0, 0];
-    for d in [&nm, &msweb] {
-        let BinaryRoc2 { svd, groups, size } = binary_roc2(d, seed, repetitions, &lines)?;
+    for d in binary {
+        let BinaryRoc2 { svd, groups, size } = binary_roc2(d, seed, repetitions, lines)?;
         if binary_size == [0, 0] {
             binary_size = size;
         }
@@ -206,12 +257,12 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             ("fig6c-roc2-nbn-nm", "fig6c-roc2-nbn", "NBN by user group", &groups),
         ] {
             let title = format!("ROC2, {}: {what} (N = 5, 20 marked)", d.label);
-            figures.push(roc::figure(
+            parts.figures.push(roc::figure(
                 id,
                 &format!("{file}-{short}.svg"),
                 &title,
                 curves,
-                &roc2_marks,
+                &roc2_marks(),
             ));
         }
         let first_group = format!("NBN {}", d.group_labels()[0]);
@@ -222,10 +273,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         r2_inputs.push((d.name.clone(), svd_only));
         r4_inputs.push((d.name.clone(), nbn_only, first_group));
     }
-    claims.push(claims::r2(
+    parts.claims.push(claims::r2(
         &r2_inputs.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect::<Vec<_>>(),
     ));
-    claims.push(claims::r4(
+    parts.claims.push(claims::r4(
         &r4_inputs
             .iter()
             .map(|(n, c, f)| (n.as_str(), c.as_slice(), f.as_str()))
@@ -236,30 +287,38 @@ pub(crate) fn run(options: &Options) -> Result<()> {
          {repetitions} repetitions averaged; first table the NewMovies substitute, second MS Web",
         roc::WITHHELD * 100.0
     );
-    experiments.push(experiment(
+    parts.experiments.push(experiment(
         "fig6a-roc2-nm",
         &binary_protocol,
         "roc2 over users with 2–9 events",
         binary_size,
         fig6a_tables,
     ));
-    experiments.push(experiment(
+    parts.experiments.push(experiment(
         "fig6c-roc2-nbn-nm",
         &binary_protocol,
         "roc2 of NBN (trained on users with ≥ 2 events) pooled by user group",
         binary_size,
         fig6c_tables,
     ));
+    Ok(())
+}
 
-    // Tables 1 and 2.
+/// Tables 1 and 2 on the binary datasets, with claims T1 and T2.
+fn recall_tables(
+    parts: &mut Parts,
+    binary: [&Data; 2],
+    options: &Options,
+    lines: &Lines,
+) -> Result<()> {
     let folds: Vec<u32> = if options.quick { vec![0] } else { (0..recall::FOLDS as u32).collect() };
     let mut table1_rows = Vec::new();
     let mut table2_rows = Vec::new();
     let mut curve_tables = (Vec::new(), Vec::new());
     let mut t1_blocks = Vec::new();
     let mut t2_inputs = Vec::new();
-    for d in [&nm, &msweb] {
-        let RecallRuns { svd, nbn } = recall_runs(d, seed, &folds, &lines)?;
+    for d in binary {
+        let RecallRuns { svd, nbn } = recall_runs(d, options.seed, &folds, lines)?;
         let svd_cells = recall::by_group(d, &svd);
         table1_rows.extend(recall::table_rows(
             d,
@@ -301,8 +360,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             &named,
         ));
     }
-    claims.push(claims::t1(&t1_blocks));
-    claims.push(claims::t2(
+    parts.claims.push(claims::t1(&t1_blocks));
+    parts.claims.push(claims::t2(
         &t2_inputs.iter().map(|(n, c)| (n.as_str(), c.clone())).collect::<Vec<_>>(),
     ));
     let recall_protocol = format!(
@@ -320,29 +379,32 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         table2_rows,
     )];
     table2.extend(curve_tables.1);
-    experiments.push(experiment(
+    parts.experiments.push(experiment(
         "table1-recall-svd",
         &recall_protocol,
         "withheld rank",
         [0, 0],
         table1,
     ));
-    experiments.push(experiment(
+    parts.experiments.push(experiment(
         "table2-recall-nbn",
         &recall_protocol,
         "withheld rank",
         [0, 0],
         table2,
     ));
+    Ok(())
+}
 
-    // cv-intervals.
+/// `cv-intervals` on MovieLens 100K.
+fn cv_intervals(parts: &mut Parts, ml: &Data, options: &Options, lines: &Lines) -> Result<()> {
     let cv = intervals::run(
         &ml.interactions,
         &Model::puresvd(15),
-        seed,
+        options.seed,
         options.quick.then_some(QUICK_CV_SPLITS),
     )?;
-    experiments.push(experiment(
+    parts.experiments.push(experiment(
         "cv-intervals",
         "MovieLens 100K, all users; three partitionings of §2.1",
         "roc2 at N = 20, pooled over users",
@@ -350,29 +412,16 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         vec![intervals::table(&cv)?],
     ));
     lines.say("cv-intervals done");
-
-    let report = Report {
-        datasets: vec![ml.entry.clone(), msweb.entry.clone(), nm.entry.clone()],
-        experiments,
-        claims,
-        ..Report::new(PAPER, seed, options.quick)
-    };
-    let extras = Extras {
-        figures,
-        intro: intro(options, repetitions, &lines),
-        notes: String::new(),
-        files: Vec::new(),
-    };
-    finish(options, &report, &extras, &check(&report), &lines)
+    Ok(())
 }
 
 /// The averaged curve labelled `label`, created on first use.
 fn slot<'a>(curves: &'a mut Vec<Averaged>, label: &str) -> &'a mut Averaged {
-    if let Some(i) = curves.iter().position(|c| c.label == label) {
-        return &mut curves[i];
-    }
-    curves.push(Averaged::new(label));
-    curves.last_mut().expect("just pushed")
+    let at = curves.iter().position(|c| c.label == label).unwrap_or_else(|| {
+        curves.push(Averaged::new(label));
+        curves.len() - 1
+    });
+    &mut curves[at]
 }
 
 /// Candidates and positives of pooled counts (at any `N`).
