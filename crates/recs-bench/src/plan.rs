@@ -269,7 +269,6 @@ impl Plan {
             || self.measures.iter().any(|m| m.key == key && m.lower_is_better)
     }
 
-    /// Whether the ROC or CROC curves are computed (and drawn).
     /// True when a full-catalog split may be evaluated without listing its candidates:
     /// nothing needs every candidate's score (measures, saved scores, kept judgments,
     /// coverage).
@@ -281,6 +280,7 @@ impl Plan {
             && !self.metrics.iter().any(|m| matches!(m, Metric::Coverage(_)))
     }
 
+    /// Whether the ROC or CROC curves are computed (and drawn).
     pub(crate) fn wants_curves(&self) -> bool {
         self.metrics.iter().any(|m| matches!(m, Metric::Roc | Metric::Croc))
     }
