@@ -11,8 +11,8 @@ use recs_metrics::io::{
     read_run_candidates, write_points_csv,
 };
 use recs_metrics::{
-    Metric, Missing, Options, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
-    paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
+    Metric, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate, paired_t_test,
+    per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
 };
 use serde_json::{Map, Value, json};
 
@@ -354,13 +354,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         read_run_warned(&args.run, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);
     let trec = policy == Candidates::Run;
-    let options = Options {
-        threshold: args.rel_threshold,
-        ties: args.ties,
-        zero: args.zero.unwrap_or(if trec { ZeroPolicy::Zero } else { ZeroPolicy::Exclude }),
-        missing: if trec { Missing::Unranked } else { Missing::Last },
-        ..Options::default()
-    };
+    let options = policy.options(args.rel_threshold, args.ties, args.zero);
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
     let mut report = evaluate(&scored, &metrics, &options, args.max_fpr, args.curves.is_some())?;
     report.warnings.append(&mut extra_warnings);
