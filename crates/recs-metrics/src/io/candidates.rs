@@ -185,7 +185,7 @@ pub fn run_candidates_from_rows<'a>(
 /// `run_items`, score, line)`.
 fn run_candidates_of_lines(
     lines: Vec<(u32, u32, f32, usize)>,
-    run_items: IdMap,
+    mut run_items: IdMap,
     n_ignored: usize,
     format: RunFormat,
     path: &Path,
@@ -196,32 +196,42 @@ fn run_candidates_of_lines(
     evaluated.dedup();
     let n_users_without_run = qrels.judgments.n_judged_users() - evaluated.len();
 
-    // Every candidate as (qrels user, item id, grade, score, line); line 0 = not retrieved.
-    let mut candidates: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(lines.len());
+    // The qrels index of each run item (read once per distinct item, not per line).
+    let run_to_qrels: Vec<Option<u32>> = run_items.iter().map(|id| qrels.items.get(id)).collect();
+    let grade_of = |user: u32, item: u32| -> f32 {
+        let (Some(Some(item)), Some(row)) =
+            (run_to_qrels.get(item as usize), qrels.judgments.get(user))
+        else {
+            return 0.0;
+        };
+        row.items.binary_search(item).map_or(0.0, |i| row.grades[i])
+    };
+    // Every candidate as (qrels user, index in `run_items`, grade, score, line); line 0 =
+    // not retrieved. Unretrieved graded items join `run_items`, so a pair is two indices.
+    let mut candidates: Vec<(u32, u32, f32, f32, usize)> = Vec::with_capacity(lines.len());
     for &(user, item, score, line) in &lines {
-        let item = run_items.external(item).ok_or_else(|| unmapped("?"))?;
-        let grade = qrels_grade(qrels, user, item);
-        candidates.push((user, item, grade, score, line));
+        candidates.push((user, item, grade_of(user, item), score, line));
     }
     for &user in &evaluated {
         let Some(row) = qrels.judgments.get(user) else { continue };
         for (&item, &grade) in row.items.iter().zip(row.grades) {
             if grade > 0.0 {
                 let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
-                candidates.push((user, id, grade, f32::NAN, 0));
+                candidates.push((user, run_items.insert(id)?, grade, f32::NAN, 0));
             }
         }
     }
     // Retrieved lines first within a pair, so that an unretrieved entry follows the line
     // that retrieved it and is dropped, and a second line is reported.
-    candidates.sort_unstable_by(|a, b| (a.0, a.1, a.4 == 0, a.4).cmp(&(b.0, b.1, b.4 == 0, b.4)));
-    let mut kept: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(candidates.len());
+    candidates.sort_unstable_by_key(|a| (a.0, a.1, a.4 == 0, a.4));
+    let mut kept: Vec<(u32, u32, f32, f32, usize)> = Vec::with_capacity(candidates.len());
     for c in candidates {
         match kept.last() {
             Some(last) if last.0 == c.0 && last.1 == c.1 => {
                 if c.4 != 0 {
                     let user = qrels.users.external(c.0).unwrap_or("?");
-                    return Err(scored_again(path, c.4, user, c.1, last.4));
+                    let item = run_items.external(c.1).unwrap_or("?");
+                    return Err(scored_again(path, c.4, user, item, last.4));
                 }
             }
             _ => kept.push(c),
@@ -229,12 +239,18 @@ fn run_candidates_of_lines(
     }
 
     // Users keep the qrels' indices (those without a run line are not judged); items
-    // are the qrels' and the run's together.
-    let items = IdMap::from_ids_sorted(kept.iter().map(|c| c.1))?;
+    // are those of the candidates, the qrels' and the run's together.
+    let mut used = vec![false; run_items.len()];
+    for c in &kept {
+        used[c.1 as usize] = true;
+    }
+    let items = IdMap::from_ids_sorted(
+        run_items.iter().zip(&used).filter(|(_, used)| **used).map(|(id, _)| id),
+    )?;
+    let remap: Vec<u32> = run_items.iter().map(|id| items.get(id).unwrap_or(u32::MAX)).collect();
     let mut rows: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(kept.len());
     for &(user, item, grade, score, _) in &kept {
-        let item = items.get(item).ok_or_else(|| unmapped(item))?;
-        rows.push((user, item, grade, score));
+        rows.push((user, remap[item as usize], grade, score));
     }
     rows.sort_unstable_by_key(|r| (r.0, r.1));
     let mut builder = Judgments::builder(qrels.users.len(), items.len());
@@ -351,13 +367,6 @@ fn unmapped(id: &str) -> MetricsError {
         value: id.to_string(),
         expected: "an id of the qrels or the run",
     }
-}
-
-/// The grade the qrels give `item` of `user` (0 when not judged).
-fn qrels_grade(qrels: &Qrels, user: u32, item: &str) -> f32 {
-    let Some(item) = qrels.items.get(item) else { return 0.0 };
-    let Some(row) = qrels.judgments.get(user) else { return 0.0 };
-    row.items.binary_search(&item).map_or(0.0, |i| row.grades[i])
 }
 
 #[cfg(test)]
