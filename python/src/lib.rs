@@ -49,7 +49,7 @@ fn invalid(message: impl Into<String>) -> PyErr {
 
 /// Little-endian `u32`s from bytes.
 fn u32s(bytes: &[u8], what: &str) -> PyResult<Vec<u32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(invalid(format!("{what}: {} bytes is not a whole number of u32", bytes.len())));
     }
     Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
@@ -57,7 +57,7 @@ fn u32s(bytes: &[u8], what: &str) -> PyResult<Vec<u32>> {
 
 /// Little-endian `f32`s from bytes.
 fn f32s(bytes: &[u8], what: &str) -> PyResult<Vec<f32>> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(invalid(format!("{what}: {} bytes is not a whole number of f32", bytes.len())));
     }
     Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
@@ -407,14 +407,16 @@ fn report_dict<'py>(
     Ok(out)
 }
 
-/// `(users, metric names, row-major values)` of per-user values.
-fn per_user_tuple<'py>(
-    py: Python<'py>,
-    values: &PerUser,
-    qrels: &Qrels,
-) -> (Vec<String>, Vec<String>, Bound<'py, PyBytes>) {
-    let users =
-        values.users().iter().map(|&u| qrels.users.external(u).unwrap_or("?").to_string()).collect();
+/// `(users, metric names, row-major f64 bytes)` of per-user values.
+type PerUserTuple<'py> = (Vec<String>, Vec<String>, Bound<'py, PyBytes>);
+
+/// The per-user values as a [`PerUserTuple`].
+fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerUserTuple<'py> {
+    let users = values
+        .users()
+        .iter()
+        .map(|&u| qrels.users.external(u).unwrap_or("?").to_string())
+        .collect();
     let names = values.metrics().iter().map(ToString::to_string).collect();
     let columns: Vec<Vec<f64>> = (0..values.metrics().len()).map(|c| values.column(c)).collect();
     let n = values.users().len();
@@ -439,7 +441,7 @@ fn evaluate<'py>(
     zero: Option<&str>,
     max_fpr: f64,
     per_user: bool,
-) -> PyResult<(Bound<'py, PyDict>, Option<(Vec<String>, Vec<String>, Bound<'py, PyBytes>)>)> {
+) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, threshold, zero, max_fpr)?;
     let m = matched(qrels, run, settings.policy, train)?;
     let report = report_of(py, &m, &settings, false)?;
@@ -508,7 +510,17 @@ fn compare(
     threshold: f32,
     zero: Option<&str>,
 ) -> PyResult<
-    Vec<(String, usize, Option<f64>, Option<f64>, usize, Option<f64>, Option<f64>, Option<f64>, Option<f64>)>,
+    Vec<(
+        String,
+        usize,
+        Option<f64>,
+        Option<f64>,
+        usize,
+        Option<f64>,
+        Option<f64>,
+        Option<f64>,
+        Option<f64>,
+    )>,
 > {
     let mut settings = Settings::new(metrics, ties, candidates, threshold, zero, 0.3)?;
     settings.metrics.retain(is_user_mean);
@@ -691,7 +703,8 @@ impl NativeAccumulator {
     /// The `recs eval --json` dict of the users seen.
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let report = self.evaluator.finish(self.state.part.clone(), false).map_err(error)?;
-        let options = Candidates::Qrels.options(self.state.threshold, self.state.ties, Some(self.state.zero));
+        let options =
+            Candidates::Qrels.options(self.state.threshold, self.state.ties, Some(self.state.zero));
         report_dict(py, &report, Candidates::Qrels, &options, self.state.n_ignored as usize)
     }
 
@@ -724,7 +737,12 @@ impl NativeAccumulator {
 }
 
 /// The users of `rows` into `state`: each user's candidates are its qrels rows.
-fn push_batch(evaluator: &Evaluator, state: &mut State, qrels: &Qrels, rows: &Rows) -> PyResult<()> {
+fn push_batch(
+    evaluator: &Evaluator,
+    state: &mut State,
+    qrels: &Qrels,
+    rows: &Rows,
+) -> PyResult<()> {
     // (qrels user, qrels item or u32::MAX, score, row) of the rows of judged users.
     let user_index: Vec<Option<u32>> = rows
         .users
@@ -734,12 +752,20 @@ fn push_batch(evaluator: &Evaluator, state: &mut State, qrels: &Qrels, rows: &Ro
     let item_index: Vec<Option<u32>> = rows.items.iter().map(|i| qrels.items.get(i)).collect();
     let mut lines: Vec<(u32, u32, f32, usize)> = Vec::with_capacity(rows.values.len());
     let mut n_ignored = 0u64;
-    for (row, ((&u, &i), &s)) in rows.user_codes.iter().zip(&rows.item_codes).zip(&rows.values).enumerate() {
+    for (row, ((&u, &i), &s)) in
+        rows.user_codes.iter().zip(&rows.item_codes).zip(&rows.values).enumerate()
+    {
         if s.is_nan() {
-            return Err(invalid(format!("{}:{}: score `NaN` is not a number", rows.source.display(), row + 1)));
+            return Err(invalid(format!(
+                "{}:{}: score `NaN` is not a number",
+                rows.source.display(),
+                row + 1
+            )));
         }
         match user_index[u as usize] {
-            Some(user) => lines.push((user, item_index[i as usize].unwrap_or(u32::MAX), s, row + 1)),
+            Some(user) => {
+                lines.push((user, item_index[i as usize].unwrap_or(u32::MAX), s, row + 1))
+            }
             None => n_ignored += 1,
         }
     }
