@@ -30,7 +30,13 @@ __all__ = [
     "Accumulator",
     "RecsError",
     "RecsWarning",
+    "split",
+    "datasets",
+    "DEFAULT_SEED",
 ]
+
+#: The seed of ``split`` when none is given (the workspace-wide default).
+DEFAULT_SEED: int = _recs.DEFAULT_SEED
 
 #: Keys of an evaluation dict that are not metric values.
 _COUNT_KEYS = (
@@ -615,3 +621,63 @@ class Accumulator:
         _warn(report)
         return report if details else _metric_values(report)
 
+
+def split(
+    events: Any,
+    protocol: str = "holdout",
+    seed: int = DEFAULT_SEED,
+    repetition: int = 0,
+    fold: int = 0,
+    *,
+    user_col: str = "user",
+    item_col: str = "item",
+    rating_col: str = "rating",
+    timestamp_col: Optional[str] = None,
+    **keys: Any,
+) -> Dict[str, Any]:
+    """Splits events (a pandas frame or pyarrow table) with a protocol of ``recs split``:
+    ``holdout``, ``leave-k-out``, ``leave-one-out``, ``kfold-events``, ``kfold-users``,
+    ``hidden-items``, ``cold-start-items``, ``strong``, ``given-l``, ``temporal``,
+    ``temporal-last-n``; ``keys`` are the protocol's parameters as ``recs split`` takes
+    them (``test_fraction=0.2``, ``k="20%"``, ``folds=5``, ``cut="fraction:0.8"``, ...).
+    ``repetition`` and ``fold`` choose the split of a repeated or folded protocol.
+    Returns ``{"train": frame, "test": frame}`` (and ``"history"``, the fold-in events of
+    strong generalization) with columns ``user``, ``item``, ``rating`` (and
+    ``timestamp``). The split is a pure function of the events, protocol, seed and split
+    id; users and items are indexed in canonical order of their ids.
+
+    >>> import pandas as pd
+    >>> events = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 3], "rating": [5, 3, 4, 2, 1]})
+    >>> parts = split(events, "leave-one-out")
+    >>> len(parts["train"]), len(parts["test"])
+    (3, 2)
+    """
+    from .datasets import _frame
+
+    if type(events).__module__.startswith("pyarrow"):
+        events = events.to_pandas()
+    users, user_codes, items, item_codes, values = _columns_of_frame(
+        events, user_col, item_col, rating_col, "DataFrame"
+    )
+    timestamps = None
+    if timestamp_col is not None:
+        if timestamp_col not in events.columns:
+            raise RecsError(f"DataFrame: no column `{timestamp_col}`")
+        timestamps = np.asarray(events[timestamp_col], dtype="<i8").tobytes()
+    parts = _recs.split(
+        users,
+        user_codes,
+        items,
+        item_codes,
+        values,
+        timestamps,
+        protocol,
+        [(str(k), str(v)) for k, v in keys.items()],
+        int(seed),
+        int(repetition),
+        int(fold),
+    )
+    return {name: _frame(part) for name, part in parts.items()}
+
+
+from . import datasets  # noqa: E402  (the module uses the native module above)

@@ -99,3 +99,21 @@ class Accumulator:
     @property
     def n_users(self) -> int: ...
     def result(self, details: bool = ...) -> Dict[str, Any]: ...
+
+DEFAULT_SEED: int
+
+def split(
+    events: Any,
+    protocol: str = ...,
+    seed: int = ...,
+    repetition: int = ...,
+    fold: int = ...,
+    *,
+    user_col: str = ...,
+    item_col: str = ...,
+    rating_col: str = ...,
+    timestamp_col: Optional[str] = ...,
+    **keys: Any,
+) -> Dict[str, pd.DataFrame]: ...
+
+from . import datasets as datasets

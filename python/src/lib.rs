@@ -823,6 +823,153 @@ fn push_batch(
     Ok(())
 }
 
+/// Little-endian `i64`s from bytes.
+fn i64s(bytes: &[u8], what: &str) -> PyResult<Vec<i64>> {
+    if !bytes.len().is_multiple_of(8) {
+        return Err(invalid(format!("{what}: {} bytes is not a whole number of i64", bytes.len())));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect())
+}
+
+fn core_error(e: recs_core::RecsError) -> PyErr {
+    RecsError::new_err(e.to_string())
+}
+
+/// `(user ids, item ids, user indices, item indices, values, timestamps or None)` of the
+/// events of `m`, indices as little-endian `u32`, values `f32`, timestamps `i64`.
+type EventsTuple<'py> = (
+    Vec<String>,
+    Vec<String>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+/// The events of `m` as an [`EventsTuple`].
+fn events_tuple<'py>(
+    py: Python<'py>,
+    m: &recs_core::Interactions,
+    users: &recs_core::IdMap,
+    items: &recs_core::IdMap,
+) -> EventsTuple<'py> {
+    let n = m.n_events();
+    let (mut u, mut i, mut v) =
+        (Vec::with_capacity(4 * n), Vec::with_capacity(4 * n), Vec::with_capacity(4 * n));
+    let mut t: Vec<u8> = Vec::new();
+    let mut timed = true;
+    for e in m.events() {
+        u.extend_from_slice(&e.user.to_le_bytes());
+        i.extend_from_slice(&e.item.to_le_bytes());
+        v.extend_from_slice(&e.value.to_le_bytes());
+        match e.timestamp {
+            Some(ts) if timed => t.extend_from_slice(&ts.to_le_bytes()),
+            _ => timed = false,
+        }
+    }
+    let ids = |map: &recs_core::IdMap| map.iter().map(str::to_string).collect::<Vec<_>>();
+    (
+        ids(users),
+        ids(items),
+        PyBytes::new(py, &u),
+        PyBytes::new(py, &i),
+        PyBytes::new(py, &v),
+        (timed && n > 0).then(|| PyBytes::new(py, &t)),
+    )
+}
+
+/// The events of a registered dataset (`ml-100k`, `msweb`, ...), read from
+/// `data_dir`, `RECS_DATA_DIR` or the user cache (never downloaded from here):
+/// `{"events": EventsTuple, "test": EventsTuple}` (the test part when the source ships one).
+#[pyfunction]
+#[pyo3(signature = (name, data_dir = None))]
+fn load_dataset<'py>(
+    py: Python<'py>,
+    name: &str,
+    data_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut resolver = recs_data::Resolver::from_env().with_download(false);
+    if data_dir.is_some() {
+        resolver = resolver.with_data_dir(data_dir);
+    }
+    let dataset = py
+        .detach(|| recs_data::load_named(name, &resolver))
+        .map_err(|e| RecsError::new_err(e.to_string()))?;
+    let out = PyDict::new(py);
+    out.set_item(
+        "events",
+        events_tuple(py, &dataset.interactions, &dataset.users, &dataset.items),
+    )?;
+    if let Some(test) = &dataset.test {
+        out.set_item("test", events_tuple(py, test, &dataset.users, &dataset.items))?;
+    }
+    Ok(out)
+}
+
+/// Splits factorised events with a protocol of `recs split` (`holdout`, `leave-k-out`,
+/// ...; `keys` are its text parameters): `{"train", "test"[, "history"]}` as
+/// [`EventsTuple`]s. Users and items are indexed in canonical order of their ids.
+#[pyfunction]
+#[pyo3(signature = (users, user_codes, items, item_codes, values, timestamps, protocol, keys, seed, repetition, fold))]
+#[allow(clippy::too_many_arguments)]
+fn split<'py>(
+    py: Python<'py>,
+    users: Vec<String>,
+    user_codes: &[u8],
+    items: Vec<String>,
+    item_codes: &[u8],
+    values: &[u8],
+    timestamps: Option<&[u8]>,
+    protocol: &str,
+    keys: Vec<(String, String)>,
+    seed: u64,
+    repetition: u32,
+    fold: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let rows = Rows::new(users, user_codes, items, item_codes, values, "DataFrame".into())?;
+    let timestamps = timestamps.map(|t| i64s(t, "timestamps")).transpose()?;
+    if timestamps.as_ref().is_some_and(|t| t.len() != rows.values.len()) {
+        return Err(invalid("DataFrame: one timestamp per event is needed"));
+    }
+    let protocol = recs_split::Protocol::from_keys(protocol, &keys).map_err(core_error)?;
+    let user_map = recs_core::IdMap::from_ids_sorted(&rows.users).map_err(core_error)?;
+    let item_map = recs_core::IdMap::from_ids_sorted(&rows.items).map_err(core_error)?;
+    let remap = |ids: &[String], map: &recs_core::IdMap| -> Vec<u32> {
+        ids.iter().map(|id| map.get(id).unwrap_or(u32::MAX)).collect()
+    };
+    let (user_index, item_index) = (remap(&rows.users, &user_map), remap(&rows.items, &item_map));
+    let events = (0..rows.values.len()).map(|k| {
+        let (u, i, v) = (
+            user_index[rows.user_codes[k] as usize],
+            item_index[rows.item_codes[k] as usize],
+            rows.values[k],
+        );
+        match &timestamps {
+            Some(t) => recs_core::Event::at(u, i, v, t[k]),
+            None => recs_core::Event::new(u, i, v),
+        }
+    });
+    let data = recs_core::Interactions::from_events(
+        user_map.len(),
+        item_map.len(),
+        events,
+        recs_core::DuplicatePolicy::Error,
+    )
+    .map_err(core_error)?;
+    let id = recs_split::SplitId::new(repetition, fold);
+    let parts = py.detach(|| protocol.split(&data, seed, id)).map_err(core_error)?;
+    let out = PyDict::new(py);
+    out.set_item("train", events_tuple(py, parts.train(), &user_map, &item_map))?;
+    out.set_item("test", events_tuple(py, parts.test(), &user_map, &item_map))?;
+    if let Some(history) = parts.history() {
+        out.set_item("history", events_tuple(py, history, &user_map, &item_map))?;
+    }
+    Ok(out)
+}
+
 /// The native module.
 #[pymodule]
 fn _recs(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -833,5 +980,8 @@ fn _recs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(curves, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(load_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(split, m)?)?;
+    m.add("DEFAULT_SEED", recs_core::DEFAULT_SEED)?;
     Ok(())
 }
