@@ -542,8 +542,9 @@ class Accumulator:
     the result is the same, bit for bit, whatever the partitioning, and equals
     ``evaluate(qrels, run, metrics, candidates="qrels")`` when the run has rows for every
     user of the qrels. Every row of a user must come in one batch; a user seen twice is
-    an error. The pooled ROC (``roc``) needs every positive score before any negative
-    and is refused here (``croc``, ``user_auc`` and the per-user metrics are accepted).
+    an error. Every metric of ``evaluate`` but ``coverage@N`` (which needs every user's
+    full ranking) is accepted; the pooled ROC (``roc``) keeps one 4-byte key per
+    candidate, so its accumulators grow with the candidates they saw.
 
     >>> q = Qrels({"u": {"a": 1, "b": 0}, "v": {"a": 0, "b": 1}})
     >>> left, right = Accumulator("p@1", q), Accumulator("p@1", q)

@@ -23,8 +23,8 @@ use recs_metrics::io::{
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
-    Metric, MetricsError, Options, PerUser, Report, Scored, TieBreak, ZeroPolicy, paired_t_test,
-    wilcoxon_signed_rank,
+    Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
+    paired_t_test, wilcoxon_signed_rank,
 };
 use serde::{Deserialize, Serialize};
 
@@ -584,9 +584,11 @@ struct State {
     users: Vec<u32>,
     n_ignored: u64,
     part: Part,
+    /// The pairs of the pooled ROC, when `roc` is asked for.
+    roc: Option<RocAccumulator>,
 }
 
-const LAYOUT: u32 = 1;
+const LAYOUT: u32 = 2;
 
 /// A mergeable partial evaluation of the users seen so far (candidates: the qrels).
 #[pyclass(module = "recs._recs")]
@@ -595,6 +597,8 @@ struct NativeAccumulator {
     state: State,
 }
 
+/// The evaluator of every metric but the pooled ROC (kept apart in a
+/// [`RocAccumulator`]: the streaming evaluator needs the positives before any negative).
 fn evaluator_of(
     metrics: &str,
     threshold: f32,
@@ -602,15 +606,58 @@ fn evaluator_of(
     zero: ZeroPolicy,
     max_fpr: f64,
 ) -> PyResult<Evaluator> {
-    let metrics = Metric::parse_list(metrics).map_err(error)?;
-    if metrics.contains(&Metric::Roc) {
-        return Err(invalid(
-            "the pooled ROC (`roc`) needs every positive score before any negative: \
-             evaluate it with recs.evaluate; accumulators take croc and per-user metrics",
-        ));
-    }
+    let mut metrics = Metric::parse_list(metrics).map_err(error)?;
+    metrics.retain(|m| *m != Metric::Roc);
     let options = Options { threshold, ties, zero, ..Options::default() };
     Evaluator::new(&metrics, options, max_fpr).map_err(error)
+}
+
+/// True when `metrics` asks for the pooled ROC.
+fn wants_roc(metrics: &str) -> PyResult<bool> {
+    Ok(Metric::parse_list(metrics).map_err(error)?.contains(&Metric::Roc))
+}
+
+/// The report of the evaluator with the pooled ROC put back where `recs_metrics::evaluate`
+/// puts it: its keys at the metric's place, its warning after those of earlier metrics.
+fn with_roc(mut report: Report, state: &State) -> PyResult<Report> {
+    let Some(roc) = &state.roc else { return Ok(report) };
+    let metrics = Metric::parse_list(&state.metrics).map_err(error)?;
+    let summary = roc.clone().summary(state.max_fpr);
+    let mut values = Vec::with_capacity(report.values.len() + 2);
+    let mut rest = std::mem::take(&mut report.values).into_iter();
+    // Warnings before the ROC's: the missing-score one, then one per undefined curve.
+    let mut warnings_before = usize::from(report.n_missing > 0);
+    for metric in &metrics {
+        let n_keys = match metric {
+            Metric::Roc => {
+                let pauc = format!("roc_pauc@{}", state.max_fpr);
+                match &summary {
+                    Ok(s) => {
+                        values.push(("roc_auc".to_string(), Some(s.auc)));
+                        values.push((pauc, Some(s.partial_auc)));
+                    }
+                    Err(e) => {
+                        report.warnings.insert(warnings_before, e.to_string());
+                        values.push(("roc_auc".to_string(), None));
+                        values.push((pauc, None));
+                    }
+                }
+                0
+            }
+            Metric::Croc => 2,
+            _ => 1,
+        };
+        for _ in 0..n_keys {
+            if let Some(kv) = rest.next() {
+                let undefined_curve = kv.1.is_none() && (kv.0 == "croc_auc" || kv.0 == "user_auc");
+                warnings_before += usize::from(undefined_curve);
+                values.push(kv);
+            }
+        }
+    }
+    values.extend(rest);
+    report.values = values;
+    Ok(report)
 }
 
 fn shape(q: &Qrels) -> (usize, usize, usize) {
@@ -643,6 +690,7 @@ impl NativeAccumulator {
             users: Vec::new(),
             n_ignored: 0,
             part: evaluator.part(),
+            roc: wants_roc(metrics)?.then(RocAccumulator::new),
         };
         Ok(NativeAccumulator { evaluator, state })
     }
@@ -697,12 +745,16 @@ impl NativeAccumulator {
         self.state.users = users;
         self.state.n_ignored += other.state.n_ignored;
         self.state.part.merge(other.state.part.clone());
+        if let (Some(a), Some(b)) = (&mut self.state.roc, &other.state.roc) {
+            a.merge(b.clone());
+        }
         Ok(())
     }
 
     /// The `recs eval --json` dict of the users seen.
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let report = self.evaluator.finish(self.state.part.clone(), false).map_err(error)?;
+        let report = with_roc(report, &self.state)?;
         let options =
             Candidates::Qrels.options(self.state.threshold, self.state.ties, Some(self.state.zero));
         report_dict(py, &report, Candidates::Qrels, &options, self.state.n_ignored as usize)
@@ -811,6 +863,9 @@ fn push_batch(
                 graded.push(p as u32);
                 grades.push(g);
             }
+        }
+        if let Some(roc) = &mut state.roc {
+            roc.push_user(row.grades, &scores, state.threshold);
         }
         let candidate =
             CatalogUser { user, scores: &scores, excluded: &[], graded: &graded, grades: &grades };

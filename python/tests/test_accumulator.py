@@ -6,7 +6,7 @@ import pytest
 import recs
 from conftest import make_case
 
-METRICS = "croc,user_auc,p@5,r@5,f1@5,hit@3,ndcg@10,ndcg_exp@10,ap@10,map,mrr,half_life@5"
+METRICS = "roc,croc,user_auc,p@5,r@5,f1@5,hit@3,ndcg@10,ndcg_exp@10,ap@10,map,mrr,half_life@5"
 
 
 def partitions(run_frame, n_parts, seed):
@@ -85,9 +85,20 @@ def test_accumulators_of_different_metrics_do_not_merge():
         recs.Accumulator("p@1", qrels).merge(recs.Accumulator("p@2", qrels))
 
 
-def test_the_pooled_roc_is_refused_with_a_reason():
-    with pytest.raises(recs.RecsError, match="pooled ROC"):
-        recs.Accumulator("roc", recs.Qrels({"u": {"a": 1}}))
+def test_an_undefined_roc_is_none_with_its_warning_in_place():
+    # No negative candidate: the ROC is undefined, as in evaluate.
+    qrels = recs.Qrels({"u": {"a": 1, "b": 1}})
+    run = {"u": {"a": 0.5}}
+    single = recs.evaluate(qrels, run, "croc,roc,p@1", details=True)
+    acc = recs.Accumulator("croc,roc,p@1", qrels)
+    acc.update(run)
+    assert acc.result(details=True) == single
+    assert single["roc_auc"] is None and len(single["warnings"]) == 3
+
+
+def test_coverage_is_refused_with_a_reason():
+    with pytest.raises(recs.RecsError, match="coverage"):
+        recs.Accumulator("coverage@5", recs.Qrels({"u": {"a": 1}}))
 
 
 def test_bytes_that_are_not_an_accumulator_are_an_error():

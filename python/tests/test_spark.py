@@ -12,7 +12,7 @@ from conftest import make_case
 
 pyspark = pytest.importorskip("pyspark")
 
-METRICS = "croc,p@5,r@5,ndcg@10,map,mrr"
+METRICS = "roc,croc,p@5,r@5,ndcg@10,map,mrr"
 
 
 @pytest.fixture(scope="module")
