@@ -57,7 +57,8 @@ class RecsWarning(UserWarning):
 
 
 def _ids(uniques: Any) -> List[str]:
-    """Distinct ids as the text the file readers would see."""
+    """Distinct ids as text; integral floats (integer ids pandas stored as floats) are
+    written as integers."""
     out = []
     for u in uniques:
         if isinstance(u, (float, np.floating)) and float(u).is_integer():
