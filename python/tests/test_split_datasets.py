@@ -83,3 +83,27 @@ def test_a_missing_dataset_is_an_error(tmp_path, monkeypatch):
         recs.datasets.load("ml-100k", data_dir=tmp_path)
     with pytest.raises(recs.RecsError):
         recs.datasets.load("no-such-dataset", data_dir=tmp_path)
+
+
+@pytest.mark.skipif(not DATA or not (Path(DATA) / "ml-100k").is_dir(), reason="RECS_DATA_DIR has no ml-100k")
+def test_the_full_catalog_walkthrough_of_the_docs_runs():
+    events = recs.datasets.load("ml-100k")
+    parts = recs.split(events, "holdout", test_fraction=0.2, seed=1)
+    train, test = parts["train"], parts["test"]
+    popularity = train.groupby("item").size()
+    users = test.user.unique()
+    run = pd.DataFrame({
+        "user": np.repeat(users, len(popularity)),
+        "item": np.tile(popularity.index.to_numpy(), len(users)),
+        "score": np.tile(popularity.to_numpy(dtype=np.float32), len(users)),
+    })
+    qrels = recs.Qrels.from_df(test[test.rating >= 4], grade_col="rating")
+    out = recs.evaluate(qrels, recs.Run.from_df(run), "roc,ndcg@10,p@10", candidates="catalog", train=train, threshold=4, details=True)
+    # Popularity ranks held-out liked items far above chance on MovieLens 100K.
+    assert 0.8 < out["roc_auc"] < 0.95
+    assert out["p@10"] > 0.05
+    # Every run row scores a candidate or is ignored (a training event, or a user
+    # without a liked test item); candidates without a row (items only in the test
+    # part) are missing.
+    assert out["n_candidates"] - out["n_missing"] + out["n_ignored"] == len(run)
+    assert out["n_missing"] > 0
