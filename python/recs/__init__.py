@@ -542,8 +542,10 @@ class Accumulator:
     travel as bytes (``bytes(acc)``, ``Accumulator.from_bytes``) and merge exactly:
     the result is the same, bit for bit, whatever the partitioning, and equals
     ``evaluate(qrels, run, metrics, candidates="qrels")`` when the run has rows for every
-    user of the qrels. Every row of a user must come in one batch; a user seen twice is
-    an error. Every metric of ``evaluate`` but ``coverage@N`` (which needs every user's
+    user of the qrels. With ``candidates="catalog"`` and ``train``, the candidates are
+    those of ``evaluate(..., candidates="catalog", train=train)``, listed once per
+    accumulator (a few bytes per candidate). Every row of a user must come in one batch;
+    a user seen twice is an error. Every metric of ``evaluate`` but ``coverage@N`` (which needs every user's
     full ranking) is accepted; the pooled ROC (``roc``) keeps one 4-byte key per
     candidate, so its accumulators grow with the candidates they saw.
 
@@ -560,17 +562,25 @@ class Accumulator:
         metrics: Union[str, Sequence[str]],
         qrels: Optional[Qrels] = None,
         ties: str = "expected",
+        candidates: str = "qrels",
+        train: Any = None,
         *,
         threshold: float = 1.0,
         zero: Optional[str] = None,
         max_fpr: float = 0.3,
         _native=None,
     ):
+        if candidates not in ("qrels", "catalog"):
+            raise RecsError(f"accumulators take candidates \"qrels\" or \"catalog\", not {candidates!r}")
+        if (candidates == "catalog") != (train is not None):
+            raise RecsError("candidates=\"catalog\" and train go together")
+        if qrels is not None and train is not None:
+            qrels = Qrels(_native=qrels._native.catalog(_train(train)))
         if _native is None:
             if qrels is None:
                 raise RecsError("an accumulator needs the qrels")
             _native = _recs.NativeAccumulator(
-                _metric_list(metrics), qrels._native, ties, float(threshold), zero, float(max_fpr)
+                _metric_list(metrics), qrels._native, ties, candidates, float(threshold), zero, float(max_fpr)
             )
         self._native = _native
         self._qrels = qrels
@@ -608,9 +618,11 @@ class Accumulator:
         return bytes(self._native.to_bytes())
 
     @classmethod
-    def from_bytes(cls, data: bytes, qrels: Optional[Qrels] = None) -> "Accumulator":
-        """An accumulator from ``bytes(acc)``; ``qrels`` are needed only to ``update``."""
-        return cls("", qrels, _native=_recs.NativeAccumulator.from_bytes(bytes(data)))
+    def from_bytes(cls, data: bytes, qrels: Optional[Qrels] = None, train: Any = None) -> "Accumulator":
+        """An accumulator from ``bytes(acc)``; ``qrels`` (and ``train`` for the catalog)
+        are needed only to ``update``."""
+        candidates = "qrels" if train is None else "catalog"
+        return cls("", qrels, candidates=candidates, train=train, _native=_recs.NativeAccumulator.from_bytes(bytes(data)))
 
     @property
     def n_users(self) -> int:

@@ -148,6 +148,19 @@ impl NativeQrels {
         Ok(NativeQrels { qrels, source: path })
     }
 
+    /// The full-catalog candidates of `candidates="catalog"`, listed: every item of
+    /// these qrels and of `train` that a judged user has no training event with, graded
+    /// as here (0 when not graded).
+    fn catalog(&self, py: Python<'_>, train: &NativeRun) -> PyResult<NativeQrels> {
+        let RunSource::Rows(rows) = &train.source else {
+            return Err(invalid("train must be held in memory (a dict or a frame)"));
+        };
+        let catalog = py
+            .detach(|| catalog_candidates(&self.qrels, rows.iter().map(|(u, i, _)| (u, i))))
+            .map_err(error)?;
+        Ok(NativeQrels { qrels: catalog.qrels, source: self.source.clone() })
+    }
+
     /// Users with at least one judged item.
     #[getter]
     fn n_users(&self) -> usize {
@@ -586,9 +599,11 @@ struct State {
     part: Part,
     /// The pairs of the pooled ROC, when `roc` is asked for.
     roc: Option<RocAccumulator>,
+    /// The policy the listed candidates come from (`qrels` or `catalog`).
+    candidates: Candidates,
 }
 
-const LAYOUT: u32 = 2;
+const LAYOUT: u32 = 3;
 
 /// A mergeable partial evaluation of the users seen so far (candidates: the qrels).
 #[pyclass(module = "recs._recs")]
@@ -667,15 +682,20 @@ fn shape(q: &Qrels) -> (usize, usize, usize) {
 #[pymethods]
 impl NativeAccumulator {
     #[new]
-    #[pyo3(signature = (metrics, qrels, ties, threshold, zero, max_fpr))]
+    #[pyo3(signature = (metrics, qrels, ties, candidates, threshold, zero, max_fpr))]
     fn new(
         metrics: &str,
         qrels: &NativeQrels,
         ties: &str,
+        candidates: &str,
         threshold: f32,
         zero: Option<&str>,
         max_fpr: f64,
     ) -> PyResult<Self> {
+        let candidates: Candidates = candidates.parse().map_err(error)?;
+        if candidates == Candidates::Run {
+            return Err(invalid("accumulators take candidates `qrels` or `catalog`"));
+        }
         let settings = Settings::new(metrics, ties, "qrels", threshold, zero, max_fpr)?;
         let (ties, zero) = (settings.options.ties, settings.options.zero);
         let evaluator = evaluator_of(metrics, threshold, ties, zero, max_fpr)?;
@@ -691,6 +711,7 @@ impl NativeAccumulator {
             n_ignored: 0,
             part: evaluator.part(),
             roc: wants_roc(metrics)?.then(RocAccumulator::new),
+            candidates,
         };
         Ok(NativeAccumulator { evaluator, state })
     }
@@ -711,8 +732,8 @@ impl NativeAccumulator {
     /// Adds the users of `other` (no user may be in both).
     fn merge(&mut self, other: &NativeAccumulator) -> PyResult<()> {
         let (a, b) = (&self.state, &other.state);
-        if (a.metrics.as_str(), a.threshold, a.ties, a.zero, a.qrels_shape)
-            != (b.metrics.as_str(), b.threshold, b.ties, b.zero, b.qrels_shape)
+        if (a.metrics.as_str(), a.threshold, a.ties, a.zero, a.qrels_shape, a.candidates)
+            != (b.metrics.as_str(), b.threshold, b.ties, b.zero, b.qrels_shape, b.candidates)
             || a.max_fpr != b.max_fpr
         {
             return Err(invalid("accumulators of different metrics, options or qrels"));
@@ -755,9 +776,9 @@ impl NativeAccumulator {
     fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let report = self.evaluator.finish(self.state.part.clone(), false).map_err(error)?;
         let report = with_roc(report, &self.state)?;
-        let options =
-            Candidates::Qrels.options(self.state.threshold, self.state.ties, Some(self.state.zero));
-        report_dict(py, &report, Candidates::Qrels, &options, self.state.n_ignored as usize)
+        let state = &self.state;
+        let options = state.candidates.options(state.threshold, state.ties, Some(state.zero));
+        report_dict(py, &report, state.candidates, &options, state.n_ignored as usize)
     }
 
     /// Users evaluated so far.

@@ -107,3 +107,22 @@ def test_bytes_that_are_not_an_accumulator_are_an_error():
     acc = recs.Accumulator.from_bytes(bytes(recs.Accumulator("p@1", recs.Qrels({"u": {"a": 1}}))))
     with pytest.raises(recs.RecsError, match="without qrels"):
         acc.update({"u": {"a": 1.0}})
+
+
+def test_catalog_accumulators_equal_the_catalog_evaluation(seed):
+    qrels_frame, run_frame = make_case(seed, all_candidates=False)
+    train = run_frame.sample(frac=0.3, random_state=seed)[["user", "item"]]
+    qrels = recs.Qrels.from_df(qrels_frame)
+    single = recs.evaluate(qrels, recs.Run.from_df(run_frame), METRICS, candidates="catalog", train=train, details=True)
+    parts = []
+    for frame in partitions(run_frame, 3, seed):
+        acc = recs.Accumulator(METRICS, qrels, candidates="catalog", train=train)
+        acc.update(frame)
+        parts.append(bytes(acc))
+    merged = recs.Accumulator.from_bytes(parts[0])
+    for data in parts[1:]:
+        merged.merge(recs.Accumulator.from_bytes(data))
+    result = merged.result(details=True)
+    # evaluate also warns about graded training pairs and ignored rows; every number is equal.
+    result.pop("warnings"), single.pop("warnings")
+    assert result == single
