@@ -20,6 +20,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use recs_metrics::io::{
     Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, qrels_from_rows,
     read_qrels, read_run, read_run_candidates, run_candidates_from_rows, run_from_rows,
+    run_warnings,
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
@@ -313,14 +314,8 @@ fn matched<'a>(
             };
             let catalog = catalog_candidates(&qrels.qrels, rows.iter().map(|(u, i, _)| (u, i)))
                 .map_err(error)?;
-            if catalog.n_graded_known > 0 {
-                warnings.push(format!(
-                    "{} graded pairs of {} are training events in {} and are not candidates",
-                    catalog.n_graded_known,
-                    qrels.source.display(),
-                    rows.source.display()
-                ));
-            }
+            let names = (qrels.source.display().to_string(), rows.source.display().to_string());
+            warnings.extend(catalog.warning(&names.0, &names.1));
             Cow::Owned(catalog.qrels)
         }
         (_, Some(_)) => return Err(invalid("train is used by candidates=\"catalog\" only")),
@@ -346,27 +341,13 @@ fn matched<'a>(
             (None, read_run(path, &base, *format).map_err(error)?, 0)
         }
     };
-    if n_users_without_run > 0 {
-        warnings.push(format!(
-            "{} users of {} have no line in {} and are not evaluated",
-            n_users_without_run,
-            qrels.source.display(),
-            run_name.display()
-        ));
-    }
-    if read.n_ignored > 0 {
-        let what = match policy {
-            Candidates::Run => "are for users without judgments",
-            Candidates::Catalog => "are training events or users without judgments",
-            _ => "are not candidates",
-        };
-        warnings.push(format!(
-            "{} lines of {} {what} in {} and were ignored",
-            read.n_ignored,
-            run_name.display(),
-            qrels.source.display()
-        ));
-    }
+    warnings.extend(run_warnings(
+        policy,
+        &read,
+        n_users_without_run,
+        &qrels.source.display().to_string(),
+        &run_name.display().to_string(),
+    ));
     let qrels = match candidates {
         Some(q) => Cow::Owned(q),
         None => base,

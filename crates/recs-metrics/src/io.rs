@@ -52,7 +52,7 @@ mod candidates;
 
 pub use candidates::{
     Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
-    read_run_candidates, run_candidates_from_rows,
+    read_run_candidates, run_candidates_from_rows, run_warnings,
 };
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.

@@ -272,6 +272,46 @@ fn run_candidates_of_lines(
     })
 }
 
+/// What reading a run under `policy` left out, as the warnings `recs eval` prints:
+/// users of the qrels without a run line (under [`Candidates::Run`], counted by
+/// [`RunCandidates::n_users_without_run`]) and ignored run lines ([`Run::n_ignored`]).
+/// `qrels` and `run` name the sources (file paths, or `DataFrame`, ...).
+///
+/// ```
+/// use recs_metrics::io::{Candidates, qrels_from_rows, run_from_rows, run_warnings};
+/// let qrels = qrels_from_rows([("u", "a", 1.0)], "q.tsv".as_ref())?;
+/// let run = run_from_rows([("u", "a", 0.5), ("v", "a", 0.1)], "r.tsv".as_ref(), &qrels)?;
+/// let warnings = run_warnings(Candidates::Qrels, &run, 0, "q.tsv", "r.tsv");
+/// assert_eq!(warnings, ["1 lines of r.tsv are not candidates in q.tsv and were ignored"]);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+pub fn run_warnings(
+    policy: Candidates,
+    run: &Run,
+    n_users_without_run: usize,
+    qrels: &str,
+    run_name: &str,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if n_users_without_run > 0 {
+        warnings.push(format!(
+            "{n_users_without_run} users of {qrels} have no line in {run_name} and are not evaluated"
+        ));
+    }
+    if run.n_ignored > 0 {
+        let what = match policy {
+            Candidates::Run => "are for users without judgments",
+            Candidates::Catalog => "are training events or users without judgments",
+            _ => "are not candidates",
+        };
+        warnings.push(format!(
+            "{} lines of {run_name} {what} in {qrels} and were ignored",
+            run.n_ignored
+        ));
+    }
+    warnings
+}
+
 /// The full-catalog candidates of [`Candidates::Catalog`].
 #[derive(Debug, Clone)]
 pub struct CatalogCandidates {
@@ -281,6 +321,19 @@ pub struct CatalogCandidates {
     /// Pairs of the qrels with a positive grade that are training events, hence not
     /// candidates.
     pub n_graded_known: usize,
+}
+
+impl CatalogCandidates {
+    /// The warning `recs eval` prints when graded pairs of the qrels (named `qrels`) are
+    /// training events (in `train`), hence not candidates; `None` when there are none.
+    pub fn warning(&self, qrels: &str, train: &str) -> Option<String> {
+        (self.n_graded_known > 0).then(|| {
+            format!(
+                "{} graded pairs of {qrels} are training events in {train} and are not candidates",
+                self.n_graded_known
+            )
+        })
+    }
 }
 
 /// The candidates of every judged user of `qrels` when each item the user has no
@@ -486,6 +539,27 @@ mod tests {
         assert!(e.starts_with("run:2:"), "{e}");
         let nan = [("u", "a", f32::NAN)];
         assert!(crate::io::run_from_rows(nan, Path::new("run"), &q).is_err());
+    }
+
+    #[test]
+    fn warnings_name_what_was_left_out_and_where() {
+        let q = parse_qrels("1\ta\t1\n2\ta\t1\n".as_bytes(), Path::new("q")).unwrap();
+        let read = run_candidates_from_rows([("1", "a", 1.0), ("9", "a", 1.0)], Path::new("r"), &q)
+            .unwrap();
+        let w = run_warnings(Candidates::Run, &read.run, read.n_users_without_run, "q", "r");
+        assert_eq!(
+            w,
+            [
+                "1 users of q have no line in r and are not evaluated",
+                "1 lines of r are for users without judgments in q and were ignored"
+            ]
+        );
+        let c = catalog_candidates(&q, [("1", "a")]).unwrap();
+        assert_eq!(
+            c.warning("q", "t").as_deref(),
+            Some("1 graded pairs of q are training events in t and are not candidates")
+        );
+        assert!(catalog_candidates(&q, [("1", "b")]).unwrap().warning("q", "t").is_none());
     }
 
     #[test]
