@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use recs_metrics::io::{
     Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, read_qrels, read_run,
-    read_run_candidates, write_points_csv,
+    read_run_candidates, run_warnings, write_points_csv,
 };
 use recs_metrics::{
-    Metric, Missing, Options, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
-    paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
+    Metric, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate, paired_t_test,
+    per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
 };
 use serde_json::{Map, Value, json};
 
@@ -168,14 +168,8 @@ fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Re
         .events()
         .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
     let catalog = catalog_candidates(qrels, known)?;
-    if catalog.n_graded_known > 0 {
-        warnings.push(format!(
-            "{} graded pairs of {} are training events in {} and are not candidates",
-            catalog.n_graded_known,
-            args.qrels.display(),
-            path.display()
-        ));
-    }
+    warnings
+        .extend(catalog.warning(&args.qrels.display().to_string(), &path.display().to_string()));
     Ok(catalog.qrels)
 }
 
@@ -189,35 +183,20 @@ fn read_run_warned(
     policy: Candidates,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<(Option<Qrels>, Run)> {
-    let (candidates, run) = match policy {
-        Candidates::Catalog => (None, read_run(path, qrels, args.format)?),
+    let (candidates, run, n_users_without_run) = match policy {
         Candidates::Run => {
             let read = read_run_candidates(path, qrels, args.format)?;
-            if read.n_users_without_run > 0 {
-                warnings.push(format!(
-                    "{} users of {} have no line in {} and are not evaluated",
-                    read.n_users_without_run,
-                    qrels_path.display(),
-                    path.display()
-                ));
-            }
-            (Some(read.qrels), read.run)
+            (Some(read.qrels), read.run, read.n_users_without_run)
         }
-        _ => (None, read_run(path, qrels, args.format)?),
+        _ => (None, read_run(path, qrels, args.format)?, 0),
     };
-    if run.n_ignored > 0 {
-        let what = match policy {
-            Candidates::Run => "are for users without judgments",
-            Candidates::Catalog => "are training events or users without judgments",
-            _ => "are not candidates",
-        };
-        warnings.push(format!(
-            "{} lines of {} {what} in {} and were ignored",
-            run.n_ignored,
-            path.display(),
-            qrels_path.display()
-        ));
-    }
+    warnings.extend(run_warnings(
+        policy,
+        &run,
+        n_users_without_run,
+        &qrels_path.display().to_string(),
+        &path.display().to_string(),
+    ));
     Ok((candidates, run))
 }
 
@@ -354,13 +333,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         read_run_warned(&args.run, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);
     let trec = policy == Candidates::Run;
-    let options = Options {
-        threshold: args.rel_threshold,
-        ties: args.ties,
-        zero: args.zero.unwrap_or(if trec { ZeroPolicy::Zero } else { ZeroPolicy::Exclude }),
-        missing: if trec { Missing::Unranked } else { Missing::Last },
-        ..Options::default()
-    };
+    let options = policy.options(args.rel_threshold, args.ties, args.zero);
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
     let mut report = evaluate(&scored, &metrics, &options, args.max_fpr, args.curves.is_some())?;
     report.warnings.append(&mut extra_warnings);

@@ -52,7 +52,7 @@ mod candidates;
 
 pub use candidates::{
     Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
-    read_run_candidates,
+    read_run_candidates, run_candidates_from_rows, run_warnings,
 };
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
@@ -234,6 +234,46 @@ pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
         }
         parts[first..].par_iter_mut().zip(&remaps).for_each(|(lines, (u, i))| remap(lines, u, i));
     }
+    qrels_from_parts(users, items, parts, path)
+}
+
+/// Qrels from rows held in memory: `(user id, item id, grade)`, as the lines of a qrels
+/// file (the same checks; row `n`, from 1, is reported as line `n` of `source`).
+///
+/// ```
+/// use recs_metrics::io::qrels_from_rows;
+/// let qrels = qrels_from_rows([("u1", "a", 1.0), ("u1", "b", 0.0)], "frame".as_ref())?;
+/// assert_eq!(qrels.judgments.n_candidates(), 2);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::Parse`] for a grade that is not a number `>= 0` or a repeated
+/// (user, item) pair.
+pub fn qrels_from_rows<'a>(
+    rows: impl IntoIterator<Item = (&'a str, &'a str, f32)>,
+    source: &Path,
+) -> Result<Qrels> {
+    let (mut users, mut items) = (Interner::new(), Interner::new());
+    let mut lines = Vec::new();
+    for (row, (user, item, grade)) in rows.into_iter().enumerate() {
+        let line = row + 1;
+        if !(grade.is_finite() && grade >= 0.0) {
+            return Err(parse_error(source, line, format!("grade `{grade}` is not a number >= 0")));
+        }
+        let (user, item) = (users.index(user)?, items.index(item)?);
+        lines.push(QrelsLine { user, item, grade, line: u32::try_from(line).unwrap_or(u32::MAX) });
+    }
+    qrels_from_parts(users.map, items.map, vec![lines], source)
+}
+
+/// The qrels of `parts` (lines in source order, ids numbered by `users` and `items`).
+fn qrels_from_parts(
+    users: IdMap,
+    items: IdMap,
+    mut parts: Vec<Vec<QrelsLine>>,
+    path: &Path,
+) -> Result<Qrels> {
     // Ids in canonical order, whatever the order of the lines.
     let (users, user_remap) = users.canonical()?;
     let (items, item_remap) = items.canonical()?;
@@ -408,6 +448,65 @@ pub fn parse_run(
         target.scores.into_par_iter().map(|bits| f32::from_bits(bits.into_inner())).collect();
     let n_missing = scores.par_iter().filter(|s| s.is_nan()).count();
     Ok(Run { scores, n_missing, n_ignored, format })
+}
+
+/// A run from rows held in memory, `(user id, item id, score)`, read against `qrels` as
+/// [`parse_run`] reads the lines of a file (row `n`, from 1, is reported as line `n` of
+/// `source`); the format is [`RunFormat::Tsv`].
+///
+/// ```
+/// use recs_metrics::io::{qrels_from_rows, run_from_rows};
+/// let qrels = qrels_from_rows([("u1", "a", 1.0), ("u1", "b", 0.0)], "q".as_ref())?;
+/// let run = run_from_rows([("u1", "b", 0.7), ("u9", "a", 0.1)], "r".as_ref(), &qrels)?;
+/// assert!(run.scores[0].is_nan());
+/// assert_eq!(run.scores[1], 0.7);
+/// assert_eq!((run.n_missing, run.n_ignored), (1, 1));
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::Parse`] for a `NaN` score or a repeated (user, item) pair.
+pub fn run_from_rows<'a>(
+    rows: impl IntoIterator<Item = (&'a str, &'a str, f32)>,
+    source: &Path,
+    qrels: &Qrels,
+) -> Result<Run> {
+    let positions = Positions::new(qrels);
+    let n = qrels.judgments.n_candidates();
+    let mut scores = vec![f32::NAN; n];
+    // The row that scored each candidate (0: none yet).
+    let mut lines = vec![0usize; n];
+    let mut n_ignored = 0;
+    let mut last_user: Option<(&str, Option<u32>)> = None;
+    for (row, (user, item, score)) in rows.into_iter().enumerate() {
+        let line = row + 1;
+        if score.is_nan() {
+            return Err(parse_error(source, line, "score `NaN` is not a number"));
+        }
+        let user_index = match last_user {
+            Some((last, index)) if last == user => index,
+            _ => {
+                let index = qrels.users.get(user);
+                last_user = Some((user, index));
+                index
+            }
+        };
+        let position = match (user_index, qrels.items.get(item)) {
+            (Some(u), Some(i)) => positions.get(u, i),
+            _ => None,
+        };
+        let Some(position) = position else {
+            n_ignored += 1;
+            continue;
+        };
+        if lines[position] != 0 {
+            return Err(scored_again(source, line, user, item, lines[position]));
+        }
+        lines[position] = line;
+        scores[position] = score;
+    }
+    let n_missing = scores.iter().filter(|s| s.is_nan()).count();
+    Ok(Run { scores, n_missing, n_ignored, format: RunFormat::Tsv })
 }
 
 /// Where the pieces of a run write, indexed by candidate position.

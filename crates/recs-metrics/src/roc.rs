@@ -14,7 +14,10 @@ use crate::scored::{Scored, score_key};
 /// Pairs are kept as two arrays of order-preserving score keys, one for positives and
 /// one for negatives, so accumulators [`merge`](RocAccumulator::merge) exactly in any
 /// order: the result never depends on how pairs were split or in which order they came.
-#[derive(Debug, Clone, Default)]
+///
+/// The accumulator is serde-serialisable (its pairs' order keys), so partial states
+/// can travel between processes and merge there.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RocAccumulator {
     positives: Vec<u32>,
     negatives: Vec<u32>,
@@ -638,6 +641,26 @@ pub(crate) fn mean_user_auc(values: &[f64]) -> Result<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_serialised_accumulator_merges_to_the_single_pass_summary() {
+        let pairs = [(0.9, true), (0.5, false), (0.5, true), (f32::NAN, false), (0.1, false)];
+        let mut all = RocAccumulator::new();
+        let (mut left, mut right) = (RocAccumulator::new(), RocAccumulator::new());
+        for (k, &(s, l)) in pairs.iter().enumerate() {
+            all.push(s, l);
+            if k % 2 == 0 { left.push(s, l) } else { right.push(s, l) }
+        }
+        let text = serde_json::to_string(&right).unwrap();
+        let again: RocAccumulator = serde_json::from_str(&text).unwrap();
+        assert_eq!(again, right);
+        left.merge(again);
+        let (a, b) = (left.summary(0.3).unwrap(), all.summary(0.3).unwrap());
+        assert_eq!(
+            (a.auc.to_bits(), a.partial_auc.to_bits()),
+            (b.auc.to_bits(), b.partial_auc.to_bits())
+        );
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -16,6 +16,7 @@ use recs_core::{IdMap, Judgments};
 use super::{Qrels, Run, RunFormat, for_each_run_line, open, scored_again};
 use crate::error::{MetricsError, Result};
 use crate::names::named;
+use crate::{Missing, Options, TieBreak, ZeroPolicy};
 
 /// The candidates of a user when evaluating a run against qrels.
 ///
@@ -46,6 +47,33 @@ pub enum Candidates {
 }
 
 named!(Candidates, "candidate policy", [Qrels => "qrels", Run => "run", Catalog => "catalog"]);
+
+impl Candidates {
+    /// The options of an evaluation under this policy, as `recs eval` sets them: a
+    /// candidate is relevant when its grade is at least `threshold`; users without a
+    /// relevant candidate follow `zero` when given, else [`ZeroPolicy::Zero`] under
+    /// [`Candidates::Run`] (as trec_eval) and [`ZeroPolicy::Exclude`] otherwise; missing
+    /// scores are [`Missing::Unranked`] under [`Candidates::Run`] (unretrieved relevant
+    /// items) and [`Missing::Last`] otherwise.
+    ///
+    /// ```
+    /// use recs_metrics::io::Candidates;
+    /// use recs_metrics::{Missing, TieBreak, ZeroPolicy};
+    /// let options = Candidates::Run.options(1.0, TieBreak::Expected, None);
+    /// assert_eq!((options.zero, options.missing), (ZeroPolicy::Zero, Missing::Unranked));
+    /// # Ok::<(), recs_metrics::MetricsError>(())
+    /// ```
+    pub fn options(self, threshold: f32, ties: TieBreak, zero: Option<ZeroPolicy>) -> Options {
+        let trec = self == Candidates::Run;
+        Options {
+            threshold,
+            ties,
+            zero: zero.unwrap_or(if trec { ZeroPolicy::Zero } else { ZeroPolicy::Exclude }),
+            missing: if trec { Missing::Unranked } else { Missing::Last },
+            ..Options::default()
+        }
+    }
+}
 
 /// A run read under [`Candidates::Run`], with the judgments it defines.
 #[derive(Debug, Clone)]
@@ -110,37 +138,100 @@ pub fn parse_run_candidates(
         }
         Ok(())
     })?;
+    run_candidates_of_lines(lines, run_items, n_ignored, format, path, qrels)
+}
+
+/// A run under [`Candidates::Run`] from rows held in memory, `(user id, item id,
+/// score)`, read as [`parse_run_candidates`] reads the lines of a file (row `n`, from 1,
+/// is reported as line `n` of `source`); the format is [`RunFormat::Tsv`].
+///
+/// ```
+/// use recs_metrics::io::{qrels_from_rows, run_candidates_from_rows};
+/// let qrels = qrels_from_rows([("1", "a", 1.0), ("1", "b", 1.0)], "q".as_ref())?;
+/// let rows = [("1", "x", 3.0), ("1", "y", 2.0), ("1", "a", 1.0)];
+/// let read = run_candidates_from_rows(rows, "r".as_ref(), &qrels)?;
+/// assert_eq!(read.qrels.judgments.n_candidates(), 4);
+/// assert_eq!(read.run.n_missing, 1);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::Parse`] for a `NaN` score or a repeated (user, item) pair.
+pub fn run_candidates_from_rows<'a>(
+    rows: impl IntoIterator<Item = (&'a str, &'a str, f32)>,
+    source: &Path,
+    qrels: &Qrels,
+) -> Result<RunCandidates> {
+    let mut lines: Vec<(u32, u32, f32, usize)> = Vec::new();
+    let mut run_items = IdMap::new();
+    let mut n_ignored = 0;
+    for (row, (user, item, score)) in rows.into_iter().enumerate() {
+        if score.is_nan() {
+            return Err(MetricsError::Parse {
+                path: source.to_path_buf(),
+                line: row + 1,
+                message: "score `NaN` is not a number".into(),
+            });
+        }
+        match qrels.users.get(user).filter(|&u| qrels.judgments.get(u).is_some()) {
+            Some(u) => lines.push((u, run_items.insert(item)?, score, row + 1)),
+            None => n_ignored += 1,
+        }
+    }
+    run_candidates_of_lines(lines, run_items, n_ignored, RunFormat::Tsv, source, qrels)
+}
+
+/// The candidates and scores of the run lines of judged users: `(qrels user, index in
+/// `run_items`, score, line)`.
+fn run_candidates_of_lines(
+    lines: Vec<(u32, u32, f32, usize)>,
+    mut run_items: IdMap,
+    n_ignored: usize,
+    format: RunFormat,
+    path: &Path,
+    qrels: &Qrels,
+) -> Result<RunCandidates> {
     let mut evaluated: Vec<u32> = lines.iter().map(|l| l.0).collect();
     evaluated.sort_unstable();
     evaluated.dedup();
     let n_users_without_run = qrels.judgments.n_judged_users() - evaluated.len();
 
-    // Every candidate as (qrels user, item id, grade, score, line); line 0 = not retrieved.
-    let mut candidates: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(lines.len());
+    // The qrels index of each run item (read once per distinct item, not per line).
+    let run_to_qrels: Vec<Option<u32>> = run_items.iter().map(|id| qrels.items.get(id)).collect();
+    let grade_of = |user: u32, item: u32| -> f32 {
+        let (Some(Some(item)), Some(row)) =
+            (run_to_qrels.get(item as usize), qrels.judgments.get(user))
+        else {
+            return 0.0;
+        };
+        row.items.binary_search(item).map_or(0.0, |i| row.grades[i])
+    };
+    // Every candidate as (qrels user, index in `run_items`, grade, score, line); line 0 =
+    // not retrieved. Unretrieved graded items join `run_items`, so a pair is two indices.
+    let mut candidates: Vec<(u32, u32, f32, f32, usize)> = Vec::with_capacity(lines.len());
     for &(user, item, score, line) in &lines {
-        let item = run_items.external(item).ok_or_else(|| unmapped("?"))?;
-        let grade = qrels_grade(qrels, user, item);
-        candidates.push((user, item, grade, score, line));
+        candidates.push((user, item, grade_of(user, item), score, line));
     }
     for &user in &evaluated {
         let Some(row) = qrels.judgments.get(user) else { continue };
         for (&item, &grade) in row.items.iter().zip(row.grades) {
             if grade > 0.0 {
                 let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
-                candidates.push((user, id, grade, f32::NAN, 0));
+                candidates.push((user, run_items.insert(id)?, grade, f32::NAN, 0));
             }
         }
     }
     // Retrieved lines first within a pair, so that an unretrieved entry follows the line
     // that retrieved it and is dropped, and a second line is reported.
-    candidates.sort_unstable_by(|a, b| (a.0, a.1, a.4 == 0, a.4).cmp(&(b.0, b.1, b.4 == 0, b.4)));
-    let mut kept: Vec<(u32, &str, f32, f32, usize)> = Vec::with_capacity(candidates.len());
+    candidates.sort_unstable_by_key(|a| (a.0, a.1, a.4 == 0, a.4));
+    let mut kept: Vec<(u32, u32, f32, f32, usize)> = Vec::with_capacity(candidates.len());
     for c in candidates {
         match kept.last() {
             Some(last) if last.0 == c.0 && last.1 == c.1 => {
                 if c.4 != 0 {
                     let user = qrels.users.external(c.0).unwrap_or("?");
-                    return Err(scored_again(path, c.4, user, c.1, last.4));
+                    let item = run_items.external(c.1).unwrap_or("?");
+                    return Err(scored_again(path, c.4, user, item, last.4));
                 }
             }
             _ => kept.push(c),
@@ -148,12 +239,18 @@ pub fn parse_run_candidates(
     }
 
     // Users keep the qrels' indices (those without a run line are not judged); items
-    // are the qrels' and the run's together.
-    let items = IdMap::from_ids_sorted(kept.iter().map(|c| c.1))?;
+    // are those of the candidates, the qrels' and the run's together.
+    let mut used = vec![false; run_items.len()];
+    for c in &kept {
+        used[c.1 as usize] = true;
+    }
+    let items = IdMap::from_ids_sorted(
+        run_items.iter().zip(&used).filter(|(_, used)| **used).map(|(id, _)| id),
+    )?;
+    let remap: Vec<u32> = run_items.iter().map(|id| items.get(id).unwrap_or(u32::MAX)).collect();
     let mut rows: Vec<(u32, u32, f32, f32)> = Vec::with_capacity(kept.len());
     for &(user, item, grade, score, _) in &kept {
-        let item = items.get(item).ok_or_else(|| unmapped(item))?;
-        rows.push((user, item, grade, score));
+        rows.push((user, remap[item as usize], grade, score));
     }
     rows.sort_unstable_by_key(|r| (r.0, r.1));
     let mut builder = Judgments::builder(qrels.users.len(), items.len());
@@ -175,6 +272,46 @@ pub fn parse_run_candidates(
     })
 }
 
+/// What reading a run under `policy` left out, as the warnings `recs eval` prints:
+/// users of the qrels without a run line (under [`Candidates::Run`], counted by
+/// [`RunCandidates::n_users_without_run`]) and ignored run lines ([`Run::n_ignored`]).
+/// `qrels` and `run` name the sources (file paths, or `DataFrame`, ...).
+///
+/// ```
+/// use recs_metrics::io::{Candidates, qrels_from_rows, run_from_rows, run_warnings};
+/// let qrels = qrels_from_rows([("u", "a", 1.0)], "q.tsv".as_ref())?;
+/// let run = run_from_rows([("u", "a", 0.5), ("v", "a", 0.1)], "r.tsv".as_ref(), &qrels)?;
+/// let warnings = run_warnings(Candidates::Qrels, &run, 0, "q.tsv", "r.tsv");
+/// assert_eq!(warnings, ["1 lines of r.tsv are not candidates in q.tsv and were ignored"]);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+pub fn run_warnings(
+    policy: Candidates,
+    run: &Run,
+    n_users_without_run: usize,
+    qrels: &str,
+    run_name: &str,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if n_users_without_run > 0 {
+        warnings.push(format!(
+            "{n_users_without_run} users of {qrels} have no line in {run_name} and are not evaluated"
+        ));
+    }
+    if run.n_ignored > 0 {
+        let what = match policy {
+            Candidates::Run => "are for users without judgments",
+            Candidates::Catalog => "are training events or users without judgments",
+            _ => "are not candidates",
+        };
+        warnings.push(format!(
+            "{} lines of {run_name} {what} in {qrels} and were ignored",
+            run.n_ignored
+        ));
+    }
+    warnings
+}
+
 /// The full-catalog candidates of [`Candidates::Catalog`].
 #[derive(Debug, Clone)]
 pub struct CatalogCandidates {
@@ -184,6 +321,19 @@ pub struct CatalogCandidates {
     /// Pairs of the qrels with a positive grade that are training events, hence not
     /// candidates.
     pub n_graded_known: usize,
+}
+
+impl CatalogCandidates {
+    /// The warning `recs eval` prints when graded pairs of the qrels (named `qrels`) are
+    /// training events (in `train`), hence not candidates; `None` when there are none.
+    pub fn warning(&self, qrels: &str, train: &str) -> Option<String> {
+        (self.n_graded_known > 0).then(|| {
+            format!(
+                "{} graded pairs of {qrels} are training events in {train} and are not candidates",
+                self.n_graded_known
+            )
+        })
+    }
 }
 
 /// The candidates of every judged user of `qrels` when each item the user has no
@@ -272,13 +422,6 @@ fn unmapped(id: &str) -> MetricsError {
     }
 }
 
-/// The grade the qrels give `item` of `user` (0 when not judged).
-fn qrels_grade(qrels: &Qrels, user: u32, item: &str) -> f32 {
-    let Some(item) = qrels.items.get(item) else { return 0.0 };
-    let Some(row) = qrels.judgments.get(user) else { return 0.0 };
-    row.items.binary_search(&item).map_or(0.0, |i| row.grades[i])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +480,98 @@ mod tests {
         assert_eq!(row("2"), [("c", 0.0), ("d", 0.0), ("e", 0.0)]);
         assert_eq!(c.qrels.judgments.n_judged_users(), 2);
         assert_eq!(c.n_graded_known, 1);
+    }
+
+    /// `(user, item, value)` rows of tab-separated text.
+    fn rows(text: &str) -> Vec<(&str, &str, f32)> {
+        text.lines()
+            .map(|l| {
+                let f: Vec<&str> = l.split('\t').collect();
+                (f[0], f[1], f[2].parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rows_in_memory_read_as_the_same_lines_of_a_file() {
+        let q = "2\tb\t1\n10\ta\t0\n2\ta\t2\n10\tc\t1\n";
+        let r = "10\tc\t0.5\n2\ta\t0.25\n2\tz\t1\n7\ta\t1\n10\ta\t0.5\n";
+        let from_file = parse_qrels(q.as_bytes(), Path::new("q")).unwrap();
+        let from_rows = crate::io::qrels_from_rows(rows(q), Path::new("q")).unwrap();
+        assert_eq!(from_rows.judgments, from_file.judgments);
+        assert_eq!(from_rows.users.get("10"), from_file.users.get("10"));
+        let file_run =
+            crate::io::parse_run(r.as_bytes(), Path::new("r"), &from_file, RunFormat::Tsv);
+        let row_run = crate::io::run_from_rows(rows(r), Path::new("r"), &from_rows).unwrap();
+        let file_run = file_run.unwrap();
+        assert_eq!(row_run.scores.len(), file_run.scores.len());
+        for (a, b) in row_run.scores.iter().zip(&file_run.scores) {
+            assert_eq!(a.to_bits(), b.to_bits());
+        }
+        assert_eq!(
+            (row_run.n_missing, row_run.n_ignored),
+            (file_run.n_missing, file_run.n_ignored)
+        );
+        let file_cands =
+            parse_run_candidates(r.as_bytes(), Path::new("r"), &from_file, RunFormat::Tsv).unwrap();
+        let row_cands = run_candidates_from_rows(rows(r), Path::new("r"), &from_rows).unwrap();
+        assert_eq!(row_cands.qrels.judgments, file_cands.qrels.judgments);
+        let bits = |r: &Run| r.scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&row_cands.run), bits(&file_cands.run));
+        assert_eq!(
+            (row_cands.run.n_missing, row_cands.run.n_ignored),
+            (file_cands.run.n_missing, file_cands.run.n_ignored)
+        );
+        assert_eq!(row_cands.n_users_without_run, file_cands.n_users_without_run);
+    }
+
+    #[test]
+    fn rows_in_memory_report_errors_at_their_row() {
+        let e = crate::io::qrels_from_rows(rows("u\ta\t1\nu\ta\t0\n"), Path::new("frame"));
+        assert!(e.unwrap_err().to_string().starts_with("frame:2:"));
+        let e = crate::io::qrels_from_rows(rows("u\ta\t-1\n"), Path::new("frame"));
+        assert!(e.unwrap_err().to_string().contains("frame:1:"));
+        let q = parse_qrels("u\ta\t1\n".as_bytes(), Path::new("q")).unwrap();
+        let again = [("u", "a", 1.0), ("u", "a", 2.0)];
+        let e = crate::io::run_from_rows(again, Path::new("run"), &q).unwrap_err().to_string();
+        assert!(e.starts_with("run:2:") && e.contains("line 1"), "{e}");
+        let e = run_candidates_from_rows(again, Path::new("run"), &q).unwrap_err().to_string();
+        assert!(e.starts_with("run:2:"), "{e}");
+        let nan = [("u", "a", f32::NAN)];
+        assert!(crate::io::run_from_rows(nan, Path::new("run"), &q).is_err());
+    }
+
+    #[test]
+    fn warnings_name_what_was_left_out_and_where() {
+        let q = parse_qrels("1\ta\t1\n2\ta\t1\n".as_bytes(), Path::new("q")).unwrap();
+        let read = run_candidates_from_rows([("1", "a", 1.0), ("9", "a", 1.0)], Path::new("r"), &q)
+            .unwrap();
+        let w = run_warnings(Candidates::Run, &read.run, read.n_users_without_run, "q", "r");
+        assert_eq!(
+            w,
+            [
+                "1 users of q have no line in r and are not evaluated",
+                "1 lines of r are for users without judgments in q and were ignored"
+            ]
+        );
+        let c = catalog_candidates(&q, [("1", "a")]).unwrap();
+        assert_eq!(
+            c.warning("q", "t").as_deref(),
+            Some("1 graded pairs of q are training events in t and are not candidates")
+        );
+        assert!(catalog_candidates(&q, [("1", "b")]).unwrap().warning("q", "t").is_none());
+    }
+
+    #[test]
+    fn the_run_policy_sets_the_trec_options() {
+        use crate::{Missing, TieBreak, ZeroPolicy};
+        let o = Candidates::Qrels.options(2.0, TieBreak::ItemAscending, None);
+        assert_eq!((o.threshold, o.ties), (2.0, TieBreak::ItemAscending));
+        assert_eq!((o.zero, o.missing), (ZeroPolicy::Exclude, Missing::Last));
+        let o = Candidates::Catalog.options(1.0, TieBreak::Expected, None);
+        assert_eq!((o.zero, o.missing), (ZeroPolicy::Exclude, Missing::Last));
+        let o = Candidates::Run.options(1.0, TieBreak::Expected, Some(ZeroPolicy::Exclude));
+        assert_eq!((o.zero, o.missing), (ZeroPolicy::Exclude, Missing::Unranked));
     }
 
     #[test]

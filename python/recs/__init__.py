@@ -1,0 +1,697 @@
+"""Exact, tie-aware evaluation of recommender systems.
+
+``Qrels`` (judgments: per user, graded items) and ``Run`` (scores of user-item pairs)
+come from dicts ``{user: {item: value}}``, pandas data frames, pyarrow tables or the
+files ``recs eval`` reads. ``evaluate`` gives the numbers of ``recs eval --json`` under
+the same keys (``roc_auc``, ``croc_pauc@0.3``, ``ndcg@10``, ...); ties count at their
+expected value under a random order unless ``ties`` says otherwise. ``Accumulator``
+evaluates partitions of a run anywhere (Spark, Ray, Dask) and merges them exactly.
+
+Grades and scores are read as 32-bit floats, as the file readers of ``recs eval`` read
+them: two float64 scores that round to the same float32 are a tie.
+"""
+
+from __future__ import annotations
+
+import warnings as _warnings
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _recs
+from ._recs import RecsError
+
+__all__ = [
+    "Qrels",
+    "Run",
+    "evaluate",
+    "compare",
+    "curves",
+    "Accumulator",
+    "RecsError",
+    "RecsWarning",
+    "split",
+    "datasets",
+    "DEFAULT_SEED",
+]
+
+#: The seed of ``split`` when none is given (the workspace-wide default).
+DEFAULT_SEED: int = _recs.DEFAULT_SEED
+
+#: Keys of an evaluation dict that are not metric values.
+_COUNT_KEYS = (
+    "candidates",
+    "zero",
+    "n_users",
+    "n_candidates",
+    "n_positives",
+    "n_users_without_relevant",
+    "n_missing",
+    "n_ignored",
+    "warnings",
+)
+
+
+class RecsWarning(UserWarning):
+    """Something was left out of an evaluation (ignored lines, unscored candidates)."""
+
+
+def _ids(uniques: Any) -> List[str]:
+    """Distinct ids as text; integral floats (integer ids pandas stored as floats) are
+    written as integers."""
+    out = []
+    for u in uniques:
+        if isinstance(u, (float, np.floating)) and float(u).is_integer():
+            u = int(u)
+        out.append(str(u))
+    return out
+
+
+def _codes(codes: np.ndarray, source: str, column: str) -> bytes:
+    codes = np.asarray(codes)
+    if codes.size and codes.min() < 0:
+        row = int(np.argmax(codes < 0)) + 1
+        raise RecsError(f"{source}:{row}: no {column} id")
+    return codes.astype("<u4", copy=False).tobytes()
+
+
+def _values(values: Any, source: str, column: str) -> bytes:
+    try:
+        array = np.asarray(values, dtype="<f4")
+    except (TypeError, ValueError) as e:
+        raise RecsError(f"{source}: column `{column}` is not numeric: {e}") from None
+    return array.tobytes()
+
+
+def _columns_of_frame(frame: Any, user_col: str, item_col: str, value_col: str, source: str):
+    import pandas as pd
+
+    for col in (user_col, item_col, value_col):
+        if col not in frame.columns:
+            raise RecsError(f"{source}: no column `{col}` (columns: {list(frame.columns)})")
+    user_codes, users = pd.factorize(frame[user_col], sort=False)
+    item_codes, items = pd.factorize(frame[item_col], sort=False)
+    return (
+        _ids(users),
+        _codes(user_codes, source, "user"),
+        _ids(items),
+        _codes(item_codes, source, "item"),
+        _values(frame[value_col].to_numpy(), source, value_col),
+    )
+
+
+def _columns_of_arrow(table: Any, user_col: str, item_col: str, value_col: str, source: str):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    names = table.schema.names
+    for col in (user_col, item_col, value_col):
+        if col not in names:
+            raise RecsError(f"{source}: no column `{col}` (columns: {names})")
+
+    def encode(name: str):
+        column = table.column(name)
+        if column.null_count:
+            raise RecsError(f"{source}: column `{name}` has {column.null_count} null ids")
+        encoded = pc.dictionary_encode(column).combine_chunks()
+        if isinstance(encoded, pa.ChunkedArray):
+            encoded = encoded.chunk(0) if encoded.num_chunks else pa.array([], pa.dictionary(pa.int32(), pa.string()))
+        codes = encoded.indices.to_numpy(zero_copy_only=False)
+        return _ids(encoded.dictionary.to_pylist()), _codes(codes, source, name)
+
+    users, user_codes = encode(user_col)
+    items, item_codes = encode(item_col)
+    values = table.column(value_col)
+    if values.null_count:
+        raise RecsError(f"{source}: column `{value_col}` has {values.null_count} nulls")
+    return users, user_codes, items, item_codes, _values(values.to_numpy(), source, value_col)
+
+
+def _columns_of_dict(data: Mapping[Any, Mapping[Any, float]], source: str):
+    users: List[Any] = []
+    items: List[Any] = []
+    values: List[float] = []
+    for user, row in data.items():
+        if not isinstance(row, Mapping):
+            raise RecsError(f"{source}: the value of user {user!r} is not a dict of items")
+        for item, value in row.items():
+            users.append(user)
+            items.append(item)
+            values.append(value)
+    import pandas as pd
+
+    user_codes, user_ids = pd.factorize(pd.Series(users, dtype=object), sort=False)
+    item_codes, item_ids = pd.factorize(pd.Series(items, dtype=object), sort=False)
+    return (
+        [str(u) for u in user_ids],
+        _codes(user_codes, source, "user"),
+        [str(i) for i in item_ids],
+        _codes(item_codes, source, "item"),
+        _values(values, source, "value"),
+    )
+
+
+def _columns(data: Any, user_col: str, item_col: str, value_col: str, source: str):
+    """Factorised columns of a dict, a pandas frame or a pyarrow table."""
+    if isinstance(data, Mapping):
+        return _columns_of_dict(data, source)
+    module = type(data).__module__
+    if module.startswith("pyarrow"):
+        return _columns_of_arrow(data, user_col, item_col, value_col, source)
+    if hasattr(data, "columns") and hasattr(data, "to_numpy"):
+        return _columns_of_frame(data, user_col, item_col, value_col, source)
+    raise RecsError(
+        f"{source}: expected a dict {{user: {{item: value}}}}, a pandas DataFrame or a "
+        f"pyarrow Table, not {type(data).__name__}"
+    )
+
+
+class Qrels:
+    """Judgments: per user, items with a grade (0 = not relevant).
+
+    Under the ``qrels`` candidate policy every candidate of a user is listed (grade 0
+    for the non-relevant ones); under ``run`` (TREC) and ``catalog`` only the graded
+    items need be.
+
+    >>> qrels = Qrels({"u1": {"a": 1, "b": 0}, "u2": {"a": 2}})
+    >>> qrels.n_users, qrels.n_pairs
+    (2, 3)
+    """
+
+    def __init__(self, data: Optional[Mapping[Any, Mapping[Any, float]]] = None, *, _native=None):
+        if _native is None:
+            _native = _recs.NativeQrels.from_rows(*_columns_of_dict(data or {}, "dict"), "dict")
+        self._native = _native
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, float]]) -> "Qrels":
+        """Qrels from ``{user: {item: grade}}``."""
+        return cls(data)
+
+    @classmethod
+    def from_df(
+        cls,
+        frame: Any,
+        user_col: str = "user",
+        item_col: str = "item",
+        grade_col: str = "grade",
+    ) -> "Qrels":
+        """Qrels from a pandas data frame with user, item and grade columns."""
+        columns = _columns_of_frame(frame, user_col, item_col, grade_col, "DataFrame")
+        return cls(_native=_recs.NativeQrels.from_rows(*columns, "DataFrame"))
+
+    @classmethod
+    def from_arrow(
+        cls,
+        table: Any,
+        user_col: str = "user",
+        item_col: str = "item",
+        grade_col: str = "grade",
+    ) -> "Qrels":
+        """Qrels from a pyarrow table (ids dictionary-encoded by Arrow)."""
+        columns = _columns_of_arrow(table, user_col, item_col, grade_col, "Table")
+        return cls(_native=_recs.NativeQrels.from_rows(*columns, "Table"))
+
+    @classmethod
+    def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "Qrels":
+        """Qrels from a file, read as ``recs eval --qrels`` reads it:
+        ``user<TAB>item<TAB>grade`` or TREC ``qid iter doc grade``."""
+        import os
+
+        return cls(_native=_recs.NativeQrels.from_file(os.fspath(path)))
+
+    @property
+    def n_users(self) -> int:
+        """Users with at least one judged item."""
+        return self._native.n_users
+
+    @property
+    def n_pairs(self) -> int:
+        """Judged (user, item) pairs."""
+        return self._native.n_pairs
+
+    def to_dict(self) -> Dict[str, Dict[str, float]]:
+        """``{user: {item: grade}}`` with ids as text."""
+        out: Dict[str, Dict[str, float]] = {}
+        for u, i, g in zip(*self._native.rows()):
+            out.setdefault(u, {})[i] = g
+        return out
+
+    def to_df(self):
+        """A pandas frame with columns ``user``, ``item``, ``grade``."""
+        import pandas as pd
+
+        users, items, grades = self._native.rows()
+        return pd.DataFrame({"user": users, "item": items, "grade": np.asarray(grades, dtype=np.float32)})
+
+    def __reduce__(self):
+        users, items, grades = self._native.rows()
+        return (_qrels_from_rows, (users, items, grades))
+
+    def __repr__(self) -> str:
+        return f"Qrels(n_users={self.n_users}, n_pairs={self.n_pairs})"
+
+
+def _qrels_from_rows(users: List[str], items: List[str], grades: List[float]) -> Qrels:
+    """Rebuilds pickled qrels."""
+    n = len(users)
+    codes = np.arange(n, dtype="<u4").tobytes()
+    native = _recs.NativeQrels.from_rows(
+        users, codes, items, codes, np.asarray(grades, dtype="<f4").tobytes(), "qrels"
+    )
+    return Qrels(_native=native)
+
+
+class Run:
+    """Scores of (user, item) pairs; a higher score ranks first.
+
+    >>> run = Run({"u1": {"a": 0.9, "b": 0.1}})
+    >>> run.n_rows
+    2
+    """
+
+    def __init__(self, data: Optional[Mapping[Any, Mapping[Any, float]]] = None, *, _native=None):
+        if _native is None:
+            _native = _recs.NativeRun.from_rows(*_columns_of_dict(data or {}, "dict"), "dict")
+        self._native = _native
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, float]]) -> "Run":
+        """A run from ``{user: {item: score}}``."""
+        return cls(data)
+
+    @classmethod
+    def from_df(
+        cls,
+        frame: Any,
+        user_col: str = "user",
+        item_col: str = "item",
+        score_col: str = "score",
+    ) -> "Run":
+        """A run from a pandas data frame with user, item and score columns."""
+        columns = _columns_of_frame(frame, user_col, item_col, score_col, "DataFrame")
+        return cls(_native=_recs.NativeRun.from_rows(*columns, "DataFrame"))
+
+    @classmethod
+    def from_arrow(
+        cls,
+        table: Any,
+        user_col: str = "user",
+        item_col: str = "item",
+        score_col: str = "score",
+    ) -> "Run":
+        """A run from a pyarrow table (ids dictionary-encoded by Arrow)."""
+        columns = _columns_of_arrow(table, user_col, item_col, score_col, "Table")
+        return cls(_native=_recs.NativeRun.from_rows(*columns, "Table"))
+
+    @classmethod
+    def from_file(cls, path: Union[str, "os.PathLike[str]"], format: str = "auto") -> "Run":
+        """A run file as ``recs eval --run`` reads it: ``user<TAB>item<TAB>score`` or
+        TREC ``qid Q0 doc rank score tag`` (``format``: ``auto``, ``tsv``, ``trec``)."""
+        import os
+
+        return cls(_native=_recs.NativeRun.from_file(os.fspath(path), format))
+
+    @property
+    def n_rows(self) -> Optional[int]:
+        """Rows held (``None`` for a file, read when evaluated)."""
+        return self._native.n_rows
+
+    def to_dict(self) -> Dict[str, Dict[str, float]]:
+        """``{user: {item: score}}`` with ids as text."""
+        out: Dict[str, Dict[str, float]] = {}
+        for u, i, s in zip(*self._native.rows()):
+            out.setdefault(u, {})[i] = s
+        return out
+
+    def __repr__(self) -> str:
+        return f"Run(n_rows={self.n_rows})"
+
+
+def _as_run(data: Any, what: str) -> Run:
+    if isinstance(data, Run):
+        return data
+    if isinstance(data, Mapping):
+        return Run(data)
+    raise RecsError(f"{what} must be a recs.Run or a dict, not {type(data).__name__}")
+
+
+def _train(train: Any) -> Any:
+    """Training events (a dict, a frame or a table of user and item) as a native run."""
+    if train is None:
+        return None
+    if isinstance(train, Run):
+        return train._native
+    if isinstance(train, Mapping):
+        data = {u: {i: 1.0 for i in (row if not isinstance(row, Mapping) else row.keys())} for u, row in train.items()}
+        return Run(data)._native
+    frame = train
+    if type(train).__module__.startswith("pyarrow"):
+        frame = train.select(["user", "item"]).to_pandas()
+    frame = frame[["user", "item"]].assign(_one=1.0)
+    return _recs.NativeRun.from_rows(*_columns_of_frame(frame, "user", "item", "_one", "train"), "train")
+
+
+def _metric_list(metrics: Union[str, Sequence[str]]) -> str:
+    if isinstance(metrics, str):
+        return metrics
+    return ",".join(metrics)
+
+
+def _policy(candidates: Optional[str], run: Run) -> str:
+    if candidates is not None:
+        return candidates
+    return "run" if run._native.is_trec else "qrels"
+
+
+def _warn(report: Mapping[str, Any]) -> None:
+    for w in report.get("warnings", []):
+        _warnings.warn(w, RecsWarning, stacklevel=3)
+
+
+def _metric_values(report: Mapping[str, Any]) -> Dict[str, float]:
+    return {
+        k: (float("nan") if v is None else float(v))
+        for k, v in report.items()
+        if k not in _COUNT_KEYS
+    }
+
+
+def evaluate(
+    qrels: Qrels,
+    run: Union[Run, Mapping[Any, Mapping[Any, float]]],
+    metrics: Union[str, Sequence[str]] = "roc,croc,p@10,r@10,ndcg@10,map,mrr",
+    ties: str = "expected",
+    candidates: Optional[str] = None,
+    train: Any = None,
+    return_per_user: bool = False,
+    *,
+    threshold: float = 1.0,
+    zero: Optional[str] = None,
+    max_fpr: float = 0.3,
+    details: bool = False,
+):
+    """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
+
+    - ``metrics``: names as in ``recs eval --metrics`` (``roc``, ``croc``, ``user_auc``,
+      ``p@N``, ``r@N``, ``f1@N``, ``hit@N``, ``ndcg@K``, ``ndcg_exp@K``, ``ap@K``,
+      ``map``, ``mrr``, ``half_life@A``, ``coverage@N``), a list or a comma-separated
+      string.
+    - ``ties``: ``expected`` (expected value over random orders of equal scores),
+      ``item-ascending`` or ``item-descending``.
+    - ``candidates``: ``qrels`` (the qrels list every candidate), ``run`` (TREC: the
+      run's items, unjudged ones not relevant) or ``catalog`` (every item of the qrels
+      and of ``train`` that the user has no training event with); default ``run`` for a
+      TREC run file, ``qrels`` otherwise.
+    - ``train``: the training events of ``catalog`` (a dict, or a frame/table with
+      ``user`` and ``item`` columns).
+    - ``threshold``: a candidate is relevant when its grade is at least this.
+    - ``zero``: users without a relevant candidate: ``exclude``, ``zero`` or
+      ``ignatov`` (default ``zero`` under ``run``, ``exclude`` otherwise).
+
+    Returns ``{key: value}`` with the keys of ``recs eval --json`` (``roc_auc``,
+    ``roc_pauc@0.3``, ``croc_auc``, ``ndcg@10``, ...; NaN when undefined); with
+    ``details`` the whole ``recs eval --json`` dict (counts, policy, warnings); with
+    ``return_per_user`` a pandas frame of per-user values indexed by user (NaN where a
+    user is left out of a metric). What was left out is reported as ``RecsWarning``.
+
+    >>> q = Qrels({"u": {"a": 1, "b": 0, "c": 0}})
+    >>> r = Run({"u": {"a": 0.5, "b": 0.5, "c": 0.1}})
+    >>> evaluate(q, r, "roc,p@1")
+    {'roc_auc': 0.75, 'roc_pauc@0.3': 0.09, 'p@1': 0.5}
+    """
+    run = _as_run(run, "run")
+    policy = _policy(candidates, run)
+    report, per_user = _recs.evaluate(
+        qrels._native,
+        run._native,
+        _metric_list(metrics),
+        ties,
+        policy,
+        _train(train),
+        float(threshold),
+        zero,
+        float(max_fpr),
+        bool(return_per_user),
+    )
+    _warn(report)
+    if return_per_user:
+        import pandas as pd
+
+        if per_user is None:
+            raise RecsError("return_per_user needs a per-user metric (p@N, ndcg@K, map, ...)")
+        users, names, flat = per_user
+        values = np.frombuffer(flat, dtype="<f8").reshape(len(users), len(names))
+        frame = pd.DataFrame(values, columns=names, index=pd.Index(users, name="user"))
+        return frame
+    if details:
+        return dict(report)
+    return _metric_values(report)
+
+
+def curves(
+    qrels: Qrels,
+    run: Union[Run, Mapping[Any, Mapping[Any, float]]],
+    candidates: Optional[str] = None,
+    train: Any = None,
+    *,
+    threshold: float = 1.0,
+    max_fpr: float = 0.3,
+) -> Dict[str, Dict[str, Any]]:
+    """The pooled ROC and the CROC curves at full resolution (ties at their expected
+    value): ``{"roc": {"x": fpr, "y": tpr, "auc": ..., "pauc": ...}, "croc": {...}}``
+    with numpy arrays from (0, 0) to (1, 1); ``pauc`` is the area up to ``max_fpr``.
+    For the CROC, ``x`` is the share of each user's candidates recommended."""
+    run = _as_run(run, "run")
+    out = _recs.curves(
+        qrels._native, run._native, _policy(candidates, run), _train(train), float(threshold), float(max_fpr)
+    )
+    result = {}
+    for name, (x, y, auc, pauc) in out.items():
+        result[name] = {
+            "x": np.frombuffer(x, dtype="<f8"),
+            "y": np.frombuffer(y, dtype="<f8"),
+            "auc": auc,
+            "pauc": pauc,
+        }
+    return result
+
+
+def compare(
+    qrels: Qrels,
+    runs: Union[Mapping[str, Run], Sequence[Run]],
+    metrics: Union[str, Sequence[str]] = "p@10,r@10,ndcg@10,map,mrr",
+    test: str = "t",
+    ties: str = "expected",
+    candidates: Optional[str] = None,
+    train: Any = None,
+    *,
+    threshold: float = 1.0,
+    zero: Optional[str] = None,
+):
+    """Paired tests over users of every run against the first (the baseline).
+
+    ``test``: ``t`` (paired Student t) or ``wilcoxon`` (signed-rank). Returns a pandas
+    frame with one row per (metric, run): ``metric``, ``run``, ``baseline``, ``mean``,
+    ``mean_baseline``, ``n_pairs``, ``statistic``, ``p_value`` (two-sided)."""
+    import pandas as pd
+
+    if test not in ("t", "wilcoxon"):
+        raise RecsError(f"unknown test `{test}` (allowed: t, wilcoxon)")
+    if isinstance(runs, Mapping):
+        names = [str(k) for k in runs.keys()]
+        run_list = [_as_run(r, f"run {k}") for k, r in runs.items()]
+    else:
+        run_list = [_as_run(r, f"run {i}") for i, r in enumerate(runs)]
+        names = [str(i) for i in range(len(run_list))]
+    if not run_list:
+        raise RecsError("compare needs at least two runs")
+    rows = _recs.compare(
+        qrels._native,
+        [r._native for r in run_list],
+        _metric_list(metrics),
+        ties,
+        _policy(candidates, run_list[0]),
+        _train(train),
+        float(threshold),
+        zero,
+    )
+    nan = float("nan")
+    table = []
+    for metric, j, mean, mean_base, n_pairs, t, t_p, w, w_p in rows:
+        statistic, p = (t, t_p) if test == "t" else (w, w_p)
+        table.append(
+            {
+                "metric": metric,
+                "run": names[j],
+                "baseline": names[0],
+                "mean": nan if mean is None else mean,
+                "mean_baseline": nan if mean_base is None else mean_base,
+                "n_pairs": n_pairs,
+                "statistic": nan if statistic is None else statistic,
+                "p_value": nan if p is None else p,
+            }
+        )
+    return pd.DataFrame(table, columns=["metric", "run", "baseline", "mean", "mean_baseline", "n_pairs", "statistic", "p_value"])
+
+
+class Accumulator:
+    """A mergeable partial evaluation, for runs split into partitions by user.
+
+    Each partition feeds its rows (``update``) into its own accumulator; accumulators
+    travel as bytes (``bytes(acc)``, ``Accumulator.from_bytes``) and merge exactly:
+    the result is the same, bit for bit, whatever the partitioning, and equals
+    ``evaluate(qrels, run, metrics, candidates="qrels")`` when the run has rows for every
+    user of the qrels. With ``candidates="catalog"`` and ``train``, the candidates are
+    those of ``evaluate(..., candidates="catalog", train=train)``, listed once per
+    accumulator (a few bytes per candidate). Every row of a user must come in one batch;
+    a user seen twice is an error. Every metric of ``evaluate`` but ``coverage@N`` (which needs every user's
+    full ranking) is accepted; the pooled ROC (``roc``) keeps one 4-byte key per
+    candidate, so its accumulators grow with the candidates they saw.
+
+    >>> q = Qrels({"u": {"a": 1, "b": 0}, "v": {"a": 0, "b": 1}})
+    >>> left, right = Accumulator("p@1", q), Accumulator("p@1", q)
+    >>> left.update(Run({"u": {"a": 0.9, "b": 0.1}}))
+    >>> right.update(Run({"v": {"a": 0.9, "b": 0.1}}))
+    >>> Accumulator.from_bytes(bytes(left), q).merge(right).result()
+    {'p@1': 0.5}
+    """
+
+    def __init__(
+        self,
+        metrics: Union[str, Sequence[str]],
+        qrels: Optional[Qrels] = None,
+        ties: str = "expected",
+        candidates: str = "qrels",
+        train: Any = None,
+        *,
+        threshold: float = 1.0,
+        zero: Optional[str] = None,
+        max_fpr: float = 0.3,
+        _native=None,
+    ):
+        if candidates not in ("qrels", "catalog"):
+            raise RecsError(f"accumulators take candidates \"qrels\" or \"catalog\", not {candidates!r}")
+        if (candidates == "catalog") != (train is not None):
+            raise RecsError("candidates=\"catalog\" and train go together")
+        if qrels is not None and train is not None:
+            qrels = Qrels(_native=qrels._native.catalog(_train(train)))
+        if _native is None:
+            if qrels is None:
+                raise RecsError("an accumulator needs the qrels")
+            _native = _recs.NativeAccumulator(
+                _metric_list(metrics), qrels._native, ties, candidates, float(threshold), zero, float(max_fpr)
+            )
+        self._native = _native
+        self._qrels = qrels
+
+    def update(
+        self,
+        batch: Any,
+        user_col: str = "user",
+        item_col: str = "item",
+        score_col: str = "score",
+    ) -> None:
+        """Evaluates the users of ``batch`` (a ``Run``, a dict, a pandas frame or a
+        pyarrow table or record batch of user, item, score rows)."""
+        if self._qrels is None:
+            raise RecsError("this accumulator was read from bytes without qrels: pass qrels to from_bytes")
+        if isinstance(batch, Run):
+            native = batch._native
+        elif isinstance(batch, Mapping):
+            native = Run(batch)._native
+        else:
+            if type(batch).__name__ == "RecordBatch":
+                import pyarrow as pa
+
+                batch = pa.Table.from_batches([batch])
+            columns = _columns(batch, user_col, item_col, score_col, "batch")
+            native = _recs.NativeRun.from_rows(*columns, "batch")
+        self._native.update(self._qrels._native, native)
+
+    def merge(self, other: "Accumulator") -> "Accumulator":
+        """Adds the users of ``other`` (none may be in both); returns ``self``."""
+        self._native.merge(other._native)
+        return self
+
+    def __bytes__(self) -> bytes:
+        return bytes(self._native.to_bytes())
+
+    @classmethod
+    def from_bytes(cls, data: bytes, qrels: Optional[Qrels] = None, train: Any = None) -> "Accumulator":
+        """An accumulator from ``bytes(acc)``; ``qrels`` (and ``train`` for the catalog)
+        are needed only to ``update``."""
+        candidates = "qrels" if train is None else "catalog"
+        return cls("", qrels, candidates=candidates, train=train, _native=_recs.NativeAccumulator.from_bytes(bytes(data)))
+
+    @property
+    def n_users(self) -> int:
+        """Users evaluated so far."""
+        return self._native.n_users
+
+    def result(self, details: bool = False) -> Dict[str, Any]:
+        """The values of the users seen, with the keys of ``evaluate``."""
+        report = dict(self._native.result())
+        _warn(report)
+        return report if details else _metric_values(report)
+
+
+def split(
+    events: Any,
+    protocol: str = "holdout",
+    seed: int = DEFAULT_SEED,
+    repetition: int = 0,
+    fold: int = 0,
+    *,
+    user_col: str = "user",
+    item_col: str = "item",
+    rating_col: str = "rating",
+    timestamp_col: Optional[str] = None,
+    **keys: Any,
+) -> Dict[str, Any]:
+    """Splits events (a pandas frame or pyarrow table) with a protocol of ``recs split``:
+    ``holdout``, ``leave-k-out``, ``leave-one-out``, ``kfold-events``, ``kfold-users``,
+    ``hidden-items``, ``cold-start-items``, ``strong``, ``given-l``, ``temporal``,
+    ``temporal-last-n``; ``keys`` are the protocol's parameters as ``recs split`` takes
+    them (``test_fraction=0.2``, ``k="20%"``, ``folds=5``, ``cut="fraction:0.8"``, ...).
+    ``repetition`` and ``fold`` choose the split of a repeated or folded protocol.
+    Returns ``{"train": frame, "test": frame}`` (and ``"history"``, the fold-in events of
+    strong generalization) with columns ``user``, ``item``, ``rating`` (and
+    ``timestamp``). The split is a pure function of the events, protocol, seed and split
+    id; users and items are indexed in canonical order of their ids.
+
+    >>> import pandas as pd
+    >>> events = pd.DataFrame({"user": [1, 1, 1, 2, 2], "item": [1, 2, 3, 1, 3], "rating": [5, 3, 4, 2, 1]})
+    >>> parts = split(events, "leave-one-out")
+    >>> len(parts["train"]), len(parts["test"])
+    (3, 2)
+    """
+    from .datasets import _frame
+
+    if type(events).__module__.startswith("pyarrow"):
+        events = events.to_pandas()
+    users, user_codes, items, item_codes, values = _columns_of_frame(
+        events, user_col, item_col, rating_col, "DataFrame"
+    )
+    timestamps = None
+    if timestamp_col is not None:
+        if timestamp_col not in events.columns:
+            raise RecsError(f"DataFrame: no column `{timestamp_col}`")
+        timestamps = np.asarray(events[timestamp_col], dtype="<i8").tobytes()
+    parts = _recs.split(
+        users,
+        user_codes,
+        items,
+        item_codes,
+        values,
+        timestamps,
+        protocol,
+        [(str(k), str(v)) for k, v in keys.items()],
+        int(seed),
+        int(repetition),
+        int(fold),
+    )
+    return {name: _frame(part) for name, part in parts.items()}
+
+
+from . import datasets  # noqa: E402  (the module uses the native module above)

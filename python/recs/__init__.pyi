@@ -1,0 +1,121 @@
+"""Type stubs of the recs package."""
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+_Ids = Mapping[Any, Mapping[Any, float]]
+_Path = Union[str, os.PathLike[str]]
+_Metrics = Union[str, Sequence[str]]
+
+class RecsError(ValueError): ...
+class RecsWarning(UserWarning): ...
+
+class Qrels:
+    def __init__(self, data: Optional[_Ids] = ...) -> None: ...
+    @classmethod
+    def from_dict(cls, data: _Ids) -> Qrels: ...
+    @classmethod
+    def from_df(cls, frame: pd.DataFrame, user_col: str = ..., item_col: str = ..., grade_col: str = ...) -> Qrels: ...
+    @classmethod
+    def from_arrow(cls, table: Any, user_col: str = ..., item_col: str = ..., grade_col: str = ...) -> Qrels: ...
+    @classmethod
+    def from_file(cls, path: _Path) -> Qrels: ...
+    @property
+    def n_users(self) -> int: ...
+    @property
+    def n_pairs(self) -> int: ...
+    def to_dict(self) -> Dict[str, Dict[str, float]]: ...
+    def to_df(self) -> pd.DataFrame: ...
+
+class Run:
+    def __init__(self, data: Optional[_Ids] = ...) -> None: ...
+    @classmethod
+    def from_dict(cls, data: _Ids) -> Run: ...
+    @classmethod
+    def from_df(cls, frame: pd.DataFrame, user_col: str = ..., item_col: str = ..., score_col: str = ...) -> Run: ...
+    @classmethod
+    def from_arrow(cls, table: Any, user_col: str = ..., item_col: str = ..., score_col: str = ...) -> Run: ...
+    @classmethod
+    def from_file(cls, path: _Path, format: str = ...) -> Run: ...
+    @property
+    def n_rows(self) -> Optional[int]: ...
+    def to_dict(self) -> Dict[str, Dict[str, float]]: ...
+
+def evaluate(
+    qrels: Qrels,
+    run: Union[Run, _Ids],
+    metrics: _Metrics = ...,
+    ties: str = ...,
+    candidates: Optional[str] = ...,
+    train: Any = ...,
+    return_per_user: bool = ...,
+    *,
+    threshold: float = ...,
+    zero: Optional[str] = ...,
+    max_fpr: float = ...,
+    details: bool = ...,
+) -> Any: ...
+def curves(
+    qrels: Qrels,
+    run: Union[Run, _Ids],
+    candidates: Optional[str] = ...,
+    train: Any = ...,
+    *,
+    threshold: float = ...,
+    max_fpr: float = ...,
+) -> Dict[str, Dict[str, Any]]: ...
+def compare(
+    qrels: Qrels,
+    runs: Union[Mapping[str, Run], Sequence[Run]],
+    metrics: _Metrics = ...,
+    test: str = ...,
+    ties: str = ...,
+    candidates: Optional[str] = ...,
+    train: Any = ...,
+    *,
+    threshold: float = ...,
+    zero: Optional[str] = ...,
+) -> pd.DataFrame: ...
+
+class Accumulator:
+    def __init__(
+        self,
+        metrics: _Metrics,
+        qrels: Optional[Qrels] = ...,
+        ties: str = ...,
+        candidates: str = ...,
+        train: Any = ...,
+        *,
+        threshold: float = ...,
+        zero: Optional[str] = ...,
+        max_fpr: float = ...,
+    ) -> None: ...
+    def update(self, batch: Any, user_col: str = ..., item_col: str = ..., score_col: str = ...) -> None: ...
+    def merge(self, other: Accumulator) -> Accumulator: ...
+    def __bytes__(self) -> bytes: ...
+    @classmethod
+    def from_bytes(cls, data: bytes, qrels: Optional[Qrels] = ..., train: Any = ...) -> Accumulator: ...
+    @property
+    def n_users(self) -> int: ...
+    def result(self, details: bool = ...) -> Dict[str, Any]: ...
+
+DEFAULT_SEED: int
+
+def split(
+    events: Any,
+    protocol: str = ...,
+    seed: int = ...,
+    repetition: int = ...,
+    fold: int = ...,
+    *,
+    user_col: str = ...,
+    item_col: str = ...,
+    rating_col: str = ...,
+    timestamp_col: Optional[str] = ...,
+    **keys: Any,
+) -> Dict[str, pd.DataFrame]: ...
+
+from . import datasets as datasets

@@ -1,0 +1,1044 @@
+//! The native half of the `recs` Python package (`recs._recs`).
+//!
+//! The Python half (`python/recs/`) turns dicts, pandas frames and Arrow tables into
+//! factorised columns: a table of distinct user ids, a table of distinct item ids, and
+//! per row a user code, an item code and a value, as little-endian bytes. This half
+//! reads those rows (or files) with `recs_metrics::io`, exactly as `recs eval` reads
+//! files, evaluates with `recs_metrics::evaluate`, and hands numbers back; nothing here
+//! decides a metric's value, so Python and the command line cannot disagree.
+//!
+//! Every failure is a Python exception (`recs.RecsError`, or `OSError` for a file that
+//! cannot be read) whose message names the file (or frame) and line (or row); no code
+//! path here panics on input.
+
+use std::borrow::Cow;
+use std::path::PathBuf;
+
+use pyo3::exceptions::PyOSError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use recs_metrics::io::{
+    Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, qrels_from_rows,
+    read_qrels, read_run, read_run_candidates, run_candidates_from_rows, run_from_rows,
+    run_warnings,
+};
+use recs_metrics::stream::{CatalogUser, Evaluator, Part};
+use recs_metrics::{
+    Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
+    paired_t_test, wilcoxon_signed_rank,
+};
+use serde::{Deserialize, Serialize};
+
+pyo3::create_exception!(
+    _recs,
+    RecsError,
+    pyo3::exceptions::PyValueError,
+    "Invalid input or options: the message names the file or frame and the line or row."
+);
+
+/// A library error as a Python exception.
+fn error(e: MetricsError) -> PyErr {
+    match e {
+        MetricsError::Io { .. } => PyOSError::new_err(e.to_string()),
+        e => RecsError::new_err(e.to_string()),
+    }
+}
+
+fn invalid(message: impl Into<String>) -> PyErr {
+    RecsError::new_err(message.into())
+}
+
+/// Little-endian `u32`s from bytes.
+fn u32s(bytes: &[u8], what: &str) -> PyResult<Vec<u32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(invalid(format!("{what}: {} bytes is not a whole number of u32", bytes.len())));
+    }
+    Ok(bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Little-endian `f32`s from bytes.
+fn f32s(bytes: &[u8], what: &str) -> PyResult<Vec<f32>> {
+    if !bytes.len().is_multiple_of(4) {
+        return Err(invalid(format!("{what}: {} bytes is not a whole number of f32", bytes.len())));
+    }
+    Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Little-endian bytes of `f64`s, for `numpy.frombuffer`.
+fn f64_bytes<'py>(py: Python<'py>, values: impl Iterator<Item = f64>) -> Bound<'py, PyBytes> {
+    let bytes: Vec<u8> = values.flat_map(f64::to_le_bytes).collect();
+    PyBytes::new(py, &bytes)
+}
+
+/// `(user, item, value)` rows with factorised ids.
+#[derive(Debug, Clone)]
+struct Rows {
+    users: Vec<String>,
+    user_codes: Vec<u32>,
+    items: Vec<String>,
+    item_codes: Vec<u32>,
+    values: Vec<f32>,
+    /// What the rows are called in messages (`DataFrame`, `dict`, ...).
+    source: PathBuf,
+}
+
+impl Rows {
+    fn new(
+        users: Vec<String>,
+        user_codes: &[u8],
+        items: Vec<String>,
+        item_codes: &[u8],
+        values: &[u8],
+        source: String,
+    ) -> PyResult<Self> {
+        let user_codes = u32s(user_codes, "user codes")?;
+        let item_codes = u32s(item_codes, "item codes")?;
+        let values = f32s(values, "values")?;
+        if user_codes.len() != item_codes.len() || user_codes.len() != values.len() {
+            return Err(invalid(format!(
+                "{source}: columns of different lengths ({} users, {} items, {} values)",
+                user_codes.len(),
+                item_codes.len(),
+                values.len()
+            )));
+        }
+        if user_codes.iter().any(|&c| c as usize >= users.len())
+            || item_codes.iter().any(|&c| c as usize >= items.len())
+        {
+            return Err(invalid(format!("{source}: an id code beyond its table of ids")));
+        }
+        Ok(Rows { users, user_codes, items, item_codes, values, source: source.into() })
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&str, &str, f32)> + '_ {
+        self.user_codes.iter().zip(&self.item_codes).zip(&self.values).map(|((&u, &i), &v)| {
+            (self.users[u as usize].as_str(), self.items[i as usize].as_str(), v)
+        })
+    }
+}
+
+/// Judgments: per user, the graded items (all candidates under the `qrels` policy).
+#[pyclass(module = "recs._recs", frozen)]
+struct NativeQrels {
+    qrels: Qrels,
+    source: PathBuf,
+}
+
+#[pymethods]
+impl NativeQrels {
+    /// Qrels from factorised rows (grades as f32).
+    #[staticmethod]
+    fn from_rows(
+        py: Python<'_>,
+        users: Vec<String>,
+        user_codes: &[u8],
+        items: Vec<String>,
+        item_codes: &[u8],
+        grades: &[u8],
+        source: String,
+    ) -> PyResult<Self> {
+        let rows = Rows::new(users, user_codes, items, item_codes, grades, source)?;
+        let qrels = py.detach(|| qrels_from_rows(rows.iter(), &rows.source)).map_err(error)?;
+        Ok(NativeQrels { qrels, source: rows.source })
+    }
+
+    /// Qrels read from a file as `recs eval --qrels` reads it.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let qrels = py.detach(|| read_qrels(&path)).map_err(error)?;
+        Ok(NativeQrels { qrels, source: path })
+    }
+
+    /// The full-catalog candidates of `candidates="catalog"`, listed: every item of
+    /// these qrels and of `train` that a judged user has no training event with, graded
+    /// as here (0 when not graded).
+    fn catalog(&self, py: Python<'_>, train: &NativeRun) -> PyResult<NativeQrels> {
+        let RunSource::Rows(rows) = &train.source else {
+            return Err(invalid("train must be held in memory (a dict or a frame)"));
+        };
+        let catalog = py
+            .detach(|| catalog_candidates(&self.qrels, rows.iter().map(|(u, i, _)| (u, i))))
+            .map_err(error)?;
+        Ok(NativeQrels { qrels: catalog.qrels, source: self.source.clone() })
+    }
+
+    /// Users with at least one judged item.
+    #[getter]
+    fn n_users(&self) -> usize {
+        self.qrels.judgments.n_judged_users()
+    }
+
+    /// Judged (user, item) pairs.
+    #[getter]
+    fn n_pairs(&self) -> usize {
+        self.qrels.judgments.n_candidates()
+    }
+
+    /// `(users, items, grades)` as three lists, users then items in canonical order.
+    fn rows(&self) -> (Vec<String>, Vec<String>, Vec<f32>) {
+        let (mut users, mut items, mut grades) = (Vec::new(), Vec::new(), Vec::new());
+        for row in self.qrels.judgments.iter() {
+            let user = self.qrels.users.external(row.user).unwrap_or("?");
+            for (&item, &grade) in row.items.iter().zip(row.grades) {
+                users.push(user.to_string());
+                items.push(self.qrels.items.external(item).unwrap_or("?").to_string());
+                grades.push(grade);
+            }
+        }
+        (users, items, grades)
+    }
+}
+
+/// Where a run's scores come from.
+enum RunSource {
+    Rows(Rows),
+    File { path: PathBuf, format: RunFormat },
+}
+
+/// Scores of (user, item) pairs, matched to qrels when evaluated.
+#[pyclass(module = "recs._recs", frozen)]
+struct NativeRun {
+    source: RunSource,
+}
+
+#[pymethods]
+impl NativeRun {
+    /// A run from factorised rows (scores as f32).
+    #[staticmethod]
+    fn from_rows(
+        users: Vec<String>,
+        user_codes: &[u8],
+        items: Vec<String>,
+        item_codes: &[u8],
+        scores: &[u8],
+        source: String,
+    ) -> PyResult<Self> {
+        let rows = Rows::new(users, user_codes, items, item_codes, scores, source)?;
+        Ok(NativeRun { source: RunSource::Rows(rows) })
+    }
+
+    /// A run file (`auto`, `tsv` or `trec`), read when evaluated, as `recs eval --run`.
+    #[staticmethod]
+    #[pyo3(signature = (path, format = "auto"))]
+    fn from_file(path: PathBuf, format: &str) -> PyResult<Self> {
+        let format: RunFormat = format.parse().map_err(error)?;
+        let format = match format {
+            RunFormat::Auto => detect_run_format(&path).map_err(error)?,
+            f => f,
+        };
+        Ok(NativeRun { source: RunSource::File { path, format } })
+    }
+
+    /// True for a TREC run file (whose default candidate policy is `run`).
+    #[getter]
+    fn is_trec(&self) -> bool {
+        matches!(self.source, RunSource::File { format: RunFormat::Trec, .. })
+    }
+
+    /// Number of rows (`None` for a file, read only when evaluated).
+    #[getter]
+    fn n_rows(&self) -> Option<usize> {
+        match &self.source {
+            RunSource::Rows(r) => Some(r.values.len()),
+            RunSource::File { .. } => None,
+        }
+    }
+
+    /// `(users, items, scores)` of a run held in memory.
+    fn rows(&self) -> PyResult<(Vec<String>, Vec<String>, Vec<f32>)> {
+        let RunSource::Rows(rows) = &self.source else {
+            return Err(invalid("a run file is read only against qrels: evaluate it"));
+        };
+        Ok(rows.iter().map(|(u, i, s)| (u.to_string(), i.to_string(), s)).fold(
+            (Vec::new(), Vec::new(), Vec::new()),
+            |mut acc, (u, i, s)| {
+                acc.0.push(u);
+                acc.1.push(i);
+                acc.2.push(s);
+                acc
+            },
+        ))
+    }
+}
+
+/// Evaluation settings, as the options of `recs eval`.
+struct Settings {
+    metrics: Vec<Metric>,
+    policy: Candidates,
+    options: Options,
+    max_fpr: f64,
+}
+
+impl Settings {
+    fn new(
+        metrics: &str,
+        ties: &str,
+        candidates: &str,
+        threshold: f32,
+        zero: Option<&str>,
+        max_fpr: f64,
+    ) -> PyResult<Self> {
+        let metrics = Metric::parse_list(metrics).map_err(error)?;
+        if metrics.is_empty() {
+            return Err(invalid("no metric asked for"));
+        }
+        let ties: TieBreak = ties.parse().map_err(error)?;
+        let policy: Candidates = candidates.parse().map_err(error)?;
+        let zero = zero.map(str::parse::<ZeroPolicy>).transpose().map_err(error)?;
+        Ok(Settings { metrics, policy, options: policy.options(threshold, ties, zero), max_fpr })
+    }
+}
+
+/// The candidates (as qrels) and scores of a run under a candidate policy, with the
+/// warnings `recs eval` gives.
+struct Matched<'a> {
+    qrels: Cow<'a, Qrels>,
+    run: Run,
+    warnings: Vec<String>,
+}
+
+fn matched<'a>(
+    qrels: &'a NativeQrels,
+    run: &NativeRun,
+    policy: Candidates,
+    train: Option<&NativeRun>,
+) -> PyResult<Matched<'a>> {
+    let mut warnings = Vec::new();
+    let base: Cow<'a, Qrels> = match (policy, train) {
+        (Candidates::Catalog, None) => {
+            return Err(invalid("candidates=\"catalog\" needs train: the training events"));
+        }
+        (Candidates::Catalog, Some(train)) => {
+            let RunSource::Rows(rows) = &train.source else {
+                return Err(invalid("train must be held in memory (a dict or a frame)"));
+            };
+            let catalog = catalog_candidates(&qrels.qrels, rows.iter().map(|(u, i, _)| (u, i)))
+                .map_err(error)?;
+            let names = (qrels.source.display().to_string(), rows.source.display().to_string());
+            warnings.extend(catalog.warning(&names.0, &names.1));
+            Cow::Owned(catalog.qrels)
+        }
+        (_, Some(_)) => return Err(invalid("train is used by candidates=\"catalog\" only")),
+        (_, None) => Cow::Borrowed(&qrels.qrels),
+    };
+    let run_name = match &run.source {
+        RunSource::Rows(r) => r.source.clone(),
+        RunSource::File { path, .. } => path.clone(),
+    };
+    let (candidates, read, n_users_without_run) = match (&run.source, policy) {
+        (RunSource::Rows(rows), Candidates::Run) => {
+            let read = run_candidates_from_rows(rows.iter(), &rows.source, &base).map_err(error)?;
+            (Some(read.qrels), read.run, read.n_users_without_run)
+        }
+        (RunSource::File { path, format }, Candidates::Run) => {
+            let read = read_run_candidates(path, &base, *format).map_err(error)?;
+            (Some(read.qrels), read.run, read.n_users_without_run)
+        }
+        (RunSource::Rows(rows), _) => {
+            (None, run_from_rows(rows.iter(), &rows.source, &base).map_err(error)?, 0)
+        }
+        (RunSource::File { path, format }, _) => {
+            (None, read_run(path, &base, *format).map_err(error)?, 0)
+        }
+    };
+    warnings.extend(run_warnings(
+        policy,
+        &read,
+        n_users_without_run,
+        &qrels.source.display().to_string(),
+        &run_name.display().to_string(),
+    ));
+    let qrels = match candidates {
+        Some(q) => Cow::Owned(q),
+        None => base,
+    };
+    Ok(Matched { qrels, run: read, warnings })
+}
+
+/// The report of a matched run, computed without the GIL.
+fn report_of(
+    py: Python<'_>,
+    m: &Matched<'_>,
+    settings: &Settings,
+    keep_curves: bool,
+) -> PyResult<Report> {
+    py.detach(|| {
+        let scored = Scored::new(&m.qrels.judgments, &m.run.scores)?;
+        let mut report = recs_metrics::evaluate(
+            &scored,
+            &settings.metrics,
+            &settings.options,
+            settings.max_fpr,
+            keep_curves,
+        )?;
+        report.warnings.extend(m.warnings.iter().cloned());
+        Ok(report)
+    })
+    .map_err(error)
+}
+
+/// The keys and values of `recs eval --json` (without intervals and comparisons).
+fn report_dict<'py>(
+    py: Python<'py>,
+    report: &Report,
+    policy: Candidates,
+    options: &Options,
+    n_ignored: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (key, value) in &report.values {
+        out.set_item(key, *value)?;
+    }
+    out.set_item("candidates", policy.to_string())?;
+    out.set_item("zero", options.zero.to_string())?;
+    out.set_item("n_users", report.n_users)?;
+    out.set_item("n_candidates", report.n_candidates)?;
+    out.set_item("n_positives", report.n_positives)?;
+    out.set_item("n_users_without_relevant", report.n_users_without_relevant)?;
+    out.set_item("n_missing", report.n_missing)?;
+    out.set_item("n_ignored", n_ignored)?;
+    out.set_item("warnings", PyList::new(py, &report.warnings)?)?;
+    Ok(out)
+}
+
+/// `(users, metric names, row-major f64 bytes)` of per-user values.
+type PerUserTuple<'py> = (Vec<String>, Vec<String>, Bound<'py, PyBytes>);
+
+/// The per-user values as a [`PerUserTuple`].
+fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerUserTuple<'py> {
+    let users = values
+        .users()
+        .iter()
+        .map(|&u| qrels.users.external(u).unwrap_or("?").to_string())
+        .collect();
+    let names = values.metrics().iter().map(ToString::to_string).collect();
+    let columns: Vec<Vec<f64>> = (0..values.metrics().len()).map(|c| values.column(c)).collect();
+    let n = values.users().len();
+    let flat = (0..n).flat_map(|r| columns.iter().map(move |col| col[r]));
+    (users, names, f64_bytes(py, flat))
+}
+
+/// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
+/// the per-user values as `(users, metrics, row-major f64 bytes)`.
+#[pyfunction]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user))]
+#[allow(clippy::too_many_arguments)]
+fn evaluate<'py>(
+    py: Python<'py>,
+    qrels: &NativeQrels,
+    run: &NativeRun,
+    metrics: &str,
+    ties: &str,
+    candidates: &str,
+    train: Option<&NativeRun>,
+    threshold: f32,
+    zero: Option<&str>,
+    max_fpr: f64,
+    per_user: bool,
+) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
+    let settings = Settings::new(metrics, ties, candidates, threshold, zero, max_fpr)?;
+    let m = matched(qrels, run, settings.policy, train)?;
+    let report = report_of(py, &m, &settings, false)?;
+    let dict = report_dict(py, &report, settings.policy, &settings.options, m.run.n_ignored)?;
+    let values = match (&report.per_user, per_user) {
+        (Some(v), true) => Some(per_user_tuple(py, v, &m.qrels)),
+        _ => None,
+    };
+    Ok((dict, values))
+}
+
+/// The pooled ROC and the CROC curves: `{"roc": (fpr bytes, tpr bytes, auc, pauc), ...}`.
+#[pyfunction]
+#[pyo3(signature = (qrels, run, candidates, train, threshold, max_fpr))]
+fn curves<'py>(
+    py: Python<'py>,
+    qrels: &NativeQrels,
+    run: &NativeRun,
+    candidates: &str,
+    train: Option<&NativeRun>,
+    threshold: f32,
+    max_fpr: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let settings = Settings::new("roc,croc", "expected", candidates, threshold, None, max_fpr)?;
+    let m = matched(qrels, run, settings.policy, train)?;
+    let report = report_of(py, &m, &settings, true)?;
+    let out = PyDict::new(py);
+    for (name, curve) in [("roc", &report.roc), ("croc", &report.croc)] {
+        let Some(curve) = curve else {
+            let key = format!("{name}_auc");
+            let why = report.warnings.iter().find(|w| w.starts_with(&key));
+            return Err(invalid(format!(
+                "the {name} curve is undefined: {}",
+                why.map_or("no positive or no negative candidate", |w| w.as_str())
+            )));
+        };
+        let points = curve.points();
+        let x = f64_bytes(py, points.iter().map(|p| p[0]));
+        let y = f64_bytes(py, points.iter().map(|p| p[1]));
+        out.set_item(name, (x, y, curve.auc(), curve.partial_auc(max_fpr)))?;
+    }
+    Ok(out)
+}
+
+/// Metrics reported as a mean of per-user values, to which paired tests apply.
+fn is_user_mean(metric: &Metric) -> bool {
+    !matches!(
+        metric,
+        Metric::Roc | Metric::Croc | Metric::UserAuc | Metric::HalfLife(_) | Metric::Coverage(_)
+    )
+}
+
+/// Paired tests of every per-user mean of `runs[1..]` against `runs[0]`: rows of
+/// `(metric, run, mean, mean of runs[0], n_pairs, t, t p, wilcoxon W, wilcoxon p)`.
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, metrics, ties, candidates, train, threshold, zero))]
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn compare(
+    py: Python<'_>,
+    qrels: &NativeQrels,
+    runs: Vec<PyRef<'_, NativeRun>>,
+    metrics: &str,
+    ties: &str,
+    candidates: &str,
+    train: Option<&NativeRun>,
+    threshold: f32,
+    zero: Option<&str>,
+) -> PyResult<
+    Vec<(
+        String,
+        usize,
+        Option<f64>,
+        Option<f64>,
+        usize,
+        Option<f64>,
+        Option<f64>,
+        Option<f64>,
+        Option<f64>,
+    )>,
+> {
+    let mut settings = Settings::new(metrics, ties, candidates, threshold, zero, 0.3)?;
+    settings.metrics.retain(is_user_mean);
+    if settings.metrics.is_empty() {
+        return Err(invalid(
+            "compare needs a per-user mean (p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr)",
+        ));
+    }
+    if runs.len() < 2 {
+        return Err(invalid("compare needs at least two runs"));
+    }
+    let mut values = Vec::with_capacity(runs.len());
+    for run in &runs {
+        let m = matched(qrels, run, settings.policy, train)?;
+        let report = report_of(py, &m, &settings, false)?;
+        let v = report.per_user.ok_or_else(|| invalid("no per-user values"))?;
+        values.push(v);
+    }
+    let base = &values[0];
+    let mut rows = Vec::new();
+    for (j, other) in values.iter().enumerate().skip(1) {
+        if other.users() != base.users() {
+            return Err(invalid(format!(
+                "runs 0 and {j} rank items for different users; paired tests need the same users"
+            )));
+        }
+        for (c, metric) in base.metrics().iter().enumerate() {
+            let (x, y) = (other.column(c), base.column(c));
+            let n_pairs = x.iter().zip(&y).filter(|(p, q)| !p.is_nan() && !q.is_nan()).count();
+            let t = paired_t_test(&x, &y).ok();
+            let w = wilcoxon_signed_rank(&x, &y).ok();
+            rows.push((
+                metric.to_string(),
+                j,
+                other.summary(c).value,
+                base.summary(c).value,
+                n_pairs,
+                t.map(|r| r.statistic),
+                t.map(|r| r.p_value),
+                w.map(|r| r.statistic),
+                w.map(|r| r.p_value),
+            ));
+        }
+    }
+    Ok(rows)
+}
+
+/// The serialised form of an accumulator.
+#[derive(Serialize, Deserialize)]
+struct State {
+    /// Version of this layout.
+    layout: u32,
+    metrics: String,
+    threshold: f32,
+    ties: TieBreak,
+    zero: ZeroPolicy,
+    max_fpr: f64,
+    /// `(judged users, items, pairs)` of the qrels the users were evaluated against.
+    qrels_shape: (usize, usize, usize),
+    /// Qrels indices of the users evaluated, ascending.
+    users: Vec<u32>,
+    n_ignored: u64,
+    part: Part,
+    /// The pairs of the pooled ROC, when `roc` is asked for.
+    roc: Option<RocAccumulator>,
+    /// The policy the listed candidates come from (`qrels` or `catalog`).
+    candidates: Candidates,
+}
+
+const LAYOUT: u32 = 3;
+
+/// A mergeable partial evaluation of the users seen so far (candidates: the qrels).
+#[pyclass(module = "recs._recs")]
+struct NativeAccumulator {
+    evaluator: Evaluator,
+    state: State,
+}
+
+/// The evaluator of every metric but the pooled ROC (kept apart in a
+/// [`RocAccumulator`]: the streaming evaluator needs the positives before any negative).
+fn evaluator_of(
+    metrics: &str,
+    threshold: f32,
+    ties: TieBreak,
+    zero: ZeroPolicy,
+    max_fpr: f64,
+) -> PyResult<Evaluator> {
+    let mut metrics = Metric::parse_list(metrics).map_err(error)?;
+    metrics.retain(|m| *m != Metric::Roc);
+    let options = Options { threshold, ties, zero, ..Options::default() };
+    Evaluator::new(&metrics, options, max_fpr).map_err(error)
+}
+
+/// True when `metrics` asks for the pooled ROC.
+fn wants_roc(metrics: &str) -> PyResult<bool> {
+    Ok(Metric::parse_list(metrics).map_err(error)?.contains(&Metric::Roc))
+}
+
+/// The report of the evaluator with the pooled ROC put back where `recs_metrics::evaluate`
+/// puts it: its keys at the metric's place, its warning after those of earlier metrics.
+fn with_roc(mut report: Report, state: &State) -> PyResult<Report> {
+    let Some(roc) = &state.roc else { return Ok(report) };
+    let metrics = Metric::parse_list(&state.metrics).map_err(error)?;
+    let summary = roc.clone().summary(state.max_fpr);
+    let mut values = Vec::with_capacity(report.values.len() + 2);
+    let mut rest = std::mem::take(&mut report.values).into_iter();
+    // Warnings before the ROC's: the missing-score one, then one per undefined curve.
+    let mut warnings_before = usize::from(report.n_missing > 0);
+    for metric in &metrics {
+        let n_keys = match metric {
+            Metric::Roc => {
+                let pauc = format!("roc_pauc@{}", state.max_fpr);
+                match &summary {
+                    Ok(s) => {
+                        values.push(("roc_auc".to_string(), Some(s.auc)));
+                        values.push((pauc, Some(s.partial_auc)));
+                    }
+                    Err(e) => {
+                        report.warnings.insert(warnings_before, e.to_string());
+                        values.push(("roc_auc".to_string(), None));
+                        values.push((pauc, None));
+                    }
+                }
+                0
+            }
+            Metric::Croc => 2,
+            _ => 1,
+        };
+        for _ in 0..n_keys {
+            if let Some(kv) = rest.next() {
+                let undefined_curve = kv.1.is_none() && (kv.0 == "croc_auc" || kv.0 == "user_auc");
+                warnings_before += usize::from(undefined_curve);
+                values.push(kv);
+            }
+        }
+    }
+    values.extend(rest);
+    report.values = values;
+    Ok(report)
+}
+
+fn shape(q: &Qrels) -> (usize, usize, usize) {
+    (q.judgments.n_judged_users(), q.items.len(), q.judgments.n_candidates())
+}
+
+#[pymethods]
+impl NativeAccumulator {
+    #[new]
+    #[pyo3(signature = (metrics, qrels, ties, candidates, threshold, zero, max_fpr))]
+    fn new(
+        metrics: &str,
+        qrels: &NativeQrels,
+        ties: &str,
+        candidates: &str,
+        threshold: f32,
+        zero: Option<&str>,
+        max_fpr: f64,
+    ) -> PyResult<Self> {
+        let candidates: Candidates = candidates.parse().map_err(error)?;
+        if candidates == Candidates::Run {
+            return Err(invalid("accumulators take candidates `qrels` or `catalog`"));
+        }
+        let settings = Settings::new(metrics, ties, "qrels", threshold, zero, max_fpr)?;
+        let (ties, zero) = (settings.options.ties, settings.options.zero);
+        let evaluator = evaluator_of(metrics, threshold, ties, zero, max_fpr)?;
+        let state = State {
+            layout: LAYOUT,
+            metrics: metrics.to_string(),
+            threshold,
+            ties,
+            zero,
+            max_fpr,
+            qrels_shape: shape(&qrels.qrels),
+            users: Vec::new(),
+            n_ignored: 0,
+            part: evaluator.part(),
+            roc: wants_roc(metrics)?.then(RocAccumulator::new),
+            candidates,
+        };
+        Ok(NativeAccumulator { evaluator, state })
+    }
+
+    /// Evaluates the users of a batch of rows; every row of a user must be in this batch.
+    fn update(&mut self, py: Python<'_>, qrels: &NativeQrels, batch: &NativeRun) -> PyResult<()> {
+        let RunSource::Rows(rows) = &batch.source else {
+            return Err(invalid("an accumulator takes batches held in memory"));
+        };
+        if shape(&qrels.qrels) != self.state.qrels_shape {
+            return Err(invalid("these qrels are not the ones the accumulator was made with"));
+        }
+        let evaluator = &self.evaluator;
+        let state = &mut self.state;
+        py.detach(|| push_batch(evaluator, state, &qrels.qrels, rows))
+    }
+
+    /// Adds the users of `other` (no user may be in both).
+    fn merge(&mut self, other: &NativeAccumulator) -> PyResult<()> {
+        let (a, b) = (&self.state, &other.state);
+        if (a.metrics.as_str(), a.threshold, a.ties, a.zero, a.qrels_shape, a.candidates)
+            != (b.metrics.as_str(), b.threshold, b.ties, b.zero, b.qrels_shape, b.candidates)
+            || a.max_fpr != b.max_fpr
+        {
+            return Err(invalid("accumulators of different metrics, options or qrels"));
+        }
+        let mut users = Vec::with_capacity(a.users.len() + b.users.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.users.len() || j < b.users.len() {
+            match (a.users.get(i), b.users.get(j)) {
+                (Some(x), Some(y)) if x == y => {
+                    return Err(invalid(format!(
+                        "user index {x} is in both accumulators: each user's rows must be in \
+                         one partition"
+                    )));
+                }
+                (Some(&x), Some(&y)) if x < y => {
+                    users.push(x);
+                    i += 1;
+                }
+                (Some(&x), None) => {
+                    users.push(x);
+                    i += 1;
+                }
+                (_, Some(&y)) => {
+                    users.push(y);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        self.state.users = users;
+        self.state.n_ignored += other.state.n_ignored;
+        self.state.part.merge(other.state.part.clone());
+        if let (Some(a), Some(b)) = (&mut self.state.roc, &other.state.roc) {
+            a.merge(b.clone());
+        }
+        Ok(())
+    }
+
+    /// The `recs eval --json` dict of the users seen.
+    fn result<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let report = self.evaluator.finish(self.state.part.clone(), false).map_err(error)?;
+        let report = with_roc(report, &self.state)?;
+        let state = &self.state;
+        let options = state.candidates.options(state.threshold, state.ties, Some(state.zero));
+        report_dict(py, &report, state.candidates, &options, state.n_ignored as usize)
+    }
+
+    /// Users evaluated so far.
+    #[getter]
+    fn n_users(&self) -> usize {
+        self.state.users.len()
+    }
+
+    /// The state as bytes (bincode).
+    fn to_bytes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = bincode::serde::encode_to_vec(&self.state, bincode::config::standard())
+            .map_err(|e| invalid(format!("cannot serialise the accumulator: {e}")))?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// An accumulator from [`NativeAccumulator::to_bytes`].
+    #[staticmethod]
+    fn from_bytes(data: &[u8]) -> PyResult<Self> {
+        let (state, read): (State, usize) =
+            bincode::serde::decode_from_slice(data, bincode::config::standard())
+                .map_err(|e| invalid(format!("not the bytes of an accumulator: {e}")))?;
+        if state.layout != LAYOUT || read != data.len() {
+            return Err(invalid("not the bytes of an accumulator of this version"));
+        }
+        let evaluator =
+            evaluator_of(&state.metrics, state.threshold, state.ties, state.zero, state.max_fpr)?;
+        Ok(NativeAccumulator { evaluator, state })
+    }
+}
+
+/// The users of `rows` into `state`: each user's candidates are its qrels rows.
+fn push_batch(
+    evaluator: &Evaluator,
+    state: &mut State,
+    qrels: &Qrels,
+    rows: &Rows,
+) -> PyResult<()> {
+    // (qrels user, qrels item or u32::MAX, score, row) of the rows of judged users.
+    let user_index: Vec<Option<u32>> = rows
+        .users
+        .iter()
+        .map(|u| qrels.users.get(u).filter(|&i| qrels.judgments.get(i).is_some()))
+        .collect();
+    let item_index: Vec<Option<u32>> = rows.items.iter().map(|i| qrels.items.get(i)).collect();
+    let mut lines: Vec<(u32, u32, f32, usize)> = Vec::with_capacity(rows.values.len());
+    let mut n_ignored = 0u64;
+    for (row, ((&u, &i), &s)) in
+        rows.user_codes.iter().zip(&rows.item_codes).zip(&rows.values).enumerate()
+    {
+        if s.is_nan() {
+            return Err(invalid(format!(
+                "{}:{}: score `NaN` is not a number",
+                rows.source.display(),
+                row + 1
+            )));
+        }
+        match user_index[u as usize] {
+            Some(user) => {
+                lines.push((user, item_index[i as usize].unwrap_or(u32::MAX), s, row + 1))
+            }
+            None => n_ignored += 1,
+        }
+    }
+    lines.sort_unstable_by_key(|l| (l.0, l.3));
+    let mut batch_users = Vec::new();
+    let (mut scores, mut graded, mut grades) = (Vec::new(), Vec::new(), Vec::new());
+    let mut positions: Vec<usize> = Vec::new();
+    for user_lines in lines.chunk_by(|a, b| a.0 == b.0) {
+        let user = user_lines[0].0;
+        if state.users.binary_search(&user).is_ok() {
+            let id = qrels.users.external(user).unwrap_or("?");
+            return Err(invalid(format!(
+                "{}: user `{id}` was in an earlier batch: each user's rows must be in one batch",
+                rows.source.display()
+            )));
+        }
+        let Some(row) = qrels.judgments.get(user) else { continue };
+        scores.clear();
+        scores.resize(row.items.len(), f32::NAN);
+        positions.clear();
+        positions.resize(row.items.len(), 0);
+        for &(_, item, score, line) in user_lines {
+            let Ok(p) = row.items.binary_search(&item) else {
+                n_ignored += 1;
+                continue;
+            };
+            if positions[p] != 0 {
+                let id = qrels.users.external(user).unwrap_or("?");
+                let item = qrels.items.external(item).unwrap_or("?");
+                return Err(invalid(format!(
+                    "{}:{line}: user `{id}` item `{item}` scored again (first on line {})",
+                    rows.source.display(),
+                    positions[p]
+                )));
+            }
+            positions[p] = line;
+            scores[p] = score;
+        }
+        graded.clear();
+        grades.clear();
+        for (p, &g) in row.grades.iter().enumerate() {
+            if g > 0.0 {
+                graded.push(p as u32);
+                grades.push(g);
+            }
+        }
+        if let Some(roc) = &mut state.roc {
+            roc.push_user(row.grades, &scores, state.threshold);
+        }
+        let candidate =
+            CatalogUser { user, scores: &scores, excluded: &[], graded: &graded, grades: &grades };
+        evaluator.push_user(&mut state.part, &candidate).map_err(error)?;
+        batch_users.push(user);
+    }
+    state.n_ignored += n_ignored;
+    state.users.extend(batch_users);
+    state.users.sort_unstable();
+    Ok(())
+}
+
+/// Little-endian `i64`s from bytes.
+fn i64s(bytes: &[u8], what: &str) -> PyResult<Vec<i64>> {
+    if !bytes.len().is_multiple_of(8) {
+        return Err(invalid(format!("{what}: {} bytes is not a whole number of i64", bytes.len())));
+    }
+    Ok(bytes
+        .chunks_exact(8)
+        .map(|c| i64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
+        .collect())
+}
+
+fn core_error(e: recs_core::RecsError) -> PyErr {
+    RecsError::new_err(e.to_string())
+}
+
+/// `(user ids, item ids, user indices, item indices, values, timestamps or None)` of the
+/// events of `m`, indices as little-endian `u32`, values `f32`, timestamps `i64`.
+type EventsTuple<'py> = (
+    Vec<String>,
+    Vec<String>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Bound<'py, PyBytes>,
+    Option<Bound<'py, PyBytes>>,
+);
+
+/// The events of `m` as an [`EventsTuple`].
+fn events_tuple<'py>(
+    py: Python<'py>,
+    m: &recs_core::Interactions,
+    users: &recs_core::IdMap,
+    items: &recs_core::IdMap,
+) -> EventsTuple<'py> {
+    let n = m.n_events();
+    let (mut u, mut i, mut v) =
+        (Vec::with_capacity(4 * n), Vec::with_capacity(4 * n), Vec::with_capacity(4 * n));
+    let mut t: Vec<u8> = Vec::new();
+    let mut timed = true;
+    for e in m.events() {
+        u.extend_from_slice(&e.user.to_le_bytes());
+        i.extend_from_slice(&e.item.to_le_bytes());
+        v.extend_from_slice(&e.value.to_le_bytes());
+        match e.timestamp {
+            Some(ts) if timed => t.extend_from_slice(&ts.to_le_bytes()),
+            _ => timed = false,
+        }
+    }
+    let ids = |map: &recs_core::IdMap| map.iter().map(str::to_string).collect::<Vec<_>>();
+    (
+        ids(users),
+        ids(items),
+        PyBytes::new(py, &u),
+        PyBytes::new(py, &i),
+        PyBytes::new(py, &v),
+        (timed && n > 0).then(|| PyBytes::new(py, &t)),
+    )
+}
+
+/// The events of a registered dataset (`ml-100k`, `msweb`, ...), read from
+/// `data_dir`, `RECS_DATA_DIR` or the user cache (never downloaded from here):
+/// `{"events": EventsTuple, "test": EventsTuple}` (the test part when the source ships one).
+#[pyfunction]
+#[pyo3(signature = (name, data_dir = None))]
+fn load_dataset<'py>(
+    py: Python<'py>,
+    name: &str,
+    data_dir: Option<PathBuf>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut resolver = recs_data::Resolver::from_env().with_download(false);
+    if data_dir.is_some() {
+        resolver = resolver.with_data_dir(data_dir);
+    }
+    let dataset = py
+        .detach(|| recs_data::load_named(name, &resolver))
+        .map_err(|e| RecsError::new_err(e.to_string()))?;
+    let out = PyDict::new(py);
+    out.set_item(
+        "events",
+        events_tuple(py, &dataset.interactions, &dataset.users, &dataset.items),
+    )?;
+    if let Some(test) = &dataset.test {
+        out.set_item("test", events_tuple(py, test, &dataset.users, &dataset.items))?;
+    }
+    Ok(out)
+}
+
+/// Splits factorised events with a protocol of `recs split` (`holdout`, `leave-k-out`,
+/// ...; `keys` are its text parameters): `{"train", "test"[, "history"]}` as
+/// [`EventsTuple`]s. Users and items are indexed in canonical order of their ids.
+#[pyfunction]
+#[pyo3(signature = (users, user_codes, items, item_codes, values, timestamps, protocol, keys, seed, repetition, fold))]
+#[allow(clippy::too_many_arguments)]
+fn split<'py>(
+    py: Python<'py>,
+    users: Vec<String>,
+    user_codes: &[u8],
+    items: Vec<String>,
+    item_codes: &[u8],
+    values: &[u8],
+    timestamps: Option<&[u8]>,
+    protocol: &str,
+    keys: Vec<(String, String)>,
+    seed: u64,
+    repetition: u32,
+    fold: u32,
+) -> PyResult<Bound<'py, PyDict>> {
+    let rows = Rows::new(users, user_codes, items, item_codes, values, "DataFrame".into())?;
+    let timestamps = timestamps.map(|t| i64s(t, "timestamps")).transpose()?;
+    if timestamps.as_ref().is_some_and(|t| t.len() != rows.values.len()) {
+        return Err(invalid("DataFrame: one timestamp per event is needed"));
+    }
+    let protocol = recs_split::Protocol::from_keys(protocol, &keys).map_err(core_error)?;
+    let user_map = recs_core::IdMap::from_ids_sorted(&rows.users).map_err(core_error)?;
+    let item_map = recs_core::IdMap::from_ids_sorted(&rows.items).map_err(core_error)?;
+    let remap = |ids: &[String], map: &recs_core::IdMap| -> Vec<u32> {
+        ids.iter().map(|id| map.get(id).unwrap_or(u32::MAX)).collect()
+    };
+    let (user_index, item_index) = (remap(&rows.users, &user_map), remap(&rows.items, &item_map));
+    let events = (0..rows.values.len()).map(|k| {
+        let (u, i, v) = (
+            user_index[rows.user_codes[k] as usize],
+            item_index[rows.item_codes[k] as usize],
+            rows.values[k],
+        );
+        match &timestamps {
+            Some(t) => recs_core::Event::at(u, i, v, t[k]),
+            None => recs_core::Event::new(u, i, v),
+        }
+    });
+    let data = recs_core::Interactions::from_events(
+        user_map.len(),
+        item_map.len(),
+        events,
+        recs_core::DuplicatePolicy::Error,
+    )
+    .map_err(core_error)?;
+    let id = recs_split::SplitId::new(repetition, fold);
+    let parts = py.detach(|| protocol.split(&data, seed, id)).map_err(core_error)?;
+    let out = PyDict::new(py);
+    out.set_item("train", events_tuple(py, parts.train(), &user_map, &item_map))?;
+    out.set_item("test", events_tuple(py, parts.test(), &user_map, &item_map))?;
+    if let Some(history) = parts.history() {
+        out.set_item("history", events_tuple(py, history, &user_map, &item_map))?;
+    }
+    Ok(out)
+}
+
+/// The native module.
+#[pymodule]
+fn _recs(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("RecsError", m.py().get_type::<RecsError>())?;
+    m.add_class::<NativeQrels>()?;
+    m.add_class::<NativeRun>()?;
+    m.add_class::<NativeAccumulator>()?;
+    m.add_function(wrap_pyfunction!(evaluate, m)?)?;
+    m.add_function(wrap_pyfunction!(curves, m)?)?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(load_dataset, m)?)?;
+    m.add_function(wrap_pyfunction!(split, m)?)?;
+    m.add("DEFAULT_SEED", recs_core::DEFAULT_SEED)?;
+    Ok(())
+}
