@@ -84,6 +84,9 @@ def _values(values: Any, source: str, column: str) -> bytes:
 
 
 def _columns_of_frame(frame: Any, user_col: str, item_col: str, value_col: str, source: str):
+    if type(frame).__module__.partition(".")[0] == "polars":
+        # A polars frame is Arrow columns underneath: read it as an Arrow table.
+        return _columns_of_arrow(frame.to_arrow(), user_col, item_col, value_col, source)
     import pandas as pd
 
     for col in (user_col, item_col, value_col):
@@ -196,7 +199,7 @@ class Qrels:
         item_col: str = "item",
         grade_col: str = "grade",
     ) -> "Qrels":
-        """Qrels from a pandas data frame with user, item and grade columns."""
+        """Qrels from a pandas or polars data frame with user, item and grade columns."""
         columns = _columns_of_frame(frame, user_col, item_col, grade_col, "DataFrame")
         return cls(_native=_recs.NativeQrels.from_rows(*columns, "DataFrame"))
 
@@ -288,7 +291,7 @@ class Run:
         item_col: str = "item",
         score_col: str = "score",
     ) -> "Run":
-        """A run from a pandas data frame with user, item and score columns."""
+        """A run from a pandas or polars data frame with user, item and score columns."""
         columns = _columns_of_frame(frame, user_col, item_col, score_col, "DataFrame")
         return cls(_native=_recs.NativeRun.from_rows(*columns, "DataFrame"))
 

@@ -32,6 +32,8 @@ def test_files_frames_arrow_and_dicts_give_the_same_numbers(tmp_path, seed):
         (recs.Qrels.from_arrow(pa.Table.from_pandas(qrels_frame)), recs.Run.from_arrow(pa.Table.from_pandas(run_frame))),
         (recs.Qrels(as_dict(qrels_frame, "grade")), recs.Run(as_dict(run_frame, "score"))),
     ]
+    pl = pytest.importorskip("polars")
+    sources.append((recs.Qrels.from_df(pl.from_pandas(qrels_frame)), recs.Run.from_df(pl.from_pandas(run_frame))))
     for candidates in ("qrels", "run"):
         results = [recs.evaluate(q, r, METRICS, candidates=candidates, details=True) for q, r in sources]
         for r in results[1:]:
