@@ -19,11 +19,13 @@ use serde_json::{Map, Value, json};
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
-    /// Qrels: `user<TAB>item<TAB>grade` per candidate (grade 0 = not relevant), or TREC
-    /// `qid iter doc grade`.
+    /// Qrels: `user<TAB>item<TAB>grade` per candidate (grade 0 = not relevant), TREC
+    /// `qid iter doc grade`, or a Parquet or Arrow IPC file with columns `user`, `item`,
+    /// `grade`.
     #[arg(long)]
     qrels: PathBuf,
-    /// Run: `user<TAB>item<TAB>score`, or TREC `qid Q0 doc rank score tag`.
+    /// Run: `user<TAB>item<TAB>score`, TREC `qid Q0 doc rank score tag`, or a Parquet or
+    /// Arrow IPC file with columns `user`, `item`, `score`.
     #[arg(long)]
     run: PathBuf,
     /// Comma-separated metrics: roc, croc, user_auc, p@N, r@N, f1@N, hit@N, ndcg@K,

@@ -386,3 +386,46 @@ fn catalog_candidates_equal_a_fully_listed_qrels_on_msweb() {
         assert_eq!(full["n_candidates"].as_u64(), Some(1_414_706));
     }
 }
+
+/// Writes `rows` (`user`, `item` and a `value` column) as a Parquet file.
+fn write_parquet(path: &Path, rows: &str, value: &str) {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray};
+    let fields: Vec<Vec<&str>> = rows.lines().map(|l| l.split('\t').collect()).collect();
+    let column = |k: usize| -> Vec<&str> { fields.iter().map(|f| f[k]).collect() };
+    let values: Vec<f64> = column(2).iter().map(|v| v.parse().unwrap()).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("user", Arc::new(StringArray::from(column(0))) as ArrayRef),
+        ("item", Arc::new(StringArray::from(column(1))) as ArrayRef),
+        (value, Arc::new(Float64Array::from(values)) as ArrayRef),
+    ])
+    .unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+/// Parquet qrels and runs (columns `user`, `item`, `grade` / `score`) give the numbers of
+/// the same rows in tab-separated files.
+#[test]
+fn parquet_files_give_the_numbers_of_their_text_equivalents() {
+    let run = "u1\ta\t0.9\nu1\tb\t0.4\nu1\tc\t0.4\nu2\ta\t0.8\nu2\tb\t0.3\n";
+    let (dir, qrels_tsv, run_tsv) = inputs(QRELS, "r.tsv", run);
+    let (qrels_pq, run_pq) = (dir.path().join("q.parquet"), dir.path().join("r.parquet"));
+    write_parquet(&qrels_pq, QRELS, "grade");
+    write_parquet(&run_pq, run, "score");
+    let metrics = ["--metrics", "roc,croc,ndcg@10,map,p@1", "--json"];
+    let text = json_of(&eval_ok(&qrels_tsv, &run_tsv, &metrics).stdout);
+    let parquet = json_of(&eval_ok(&qrels_pq, &run_pq, &metrics).stdout);
+    assert_eq!(parquet["roc_auc"], text["roc_auc"]);
+    for key in ["croc_auc", "ndcg@10", "map", "p@1"] {
+        assert_eq!(parquet[key], text[key], "{key}");
+    }
+    // A wrongly named column is an error naming the file and the columns it has.
+    write_parquet(&run_pq, run, "rank");
+    let output = eval(&qrels_pq, &run_pq, &[]);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success() && err.contains("r.parquet: no column `score`"), "{err}");
+}

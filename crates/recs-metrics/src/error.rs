@@ -70,6 +70,15 @@ pub enum MetricsError {
         /// What is wrong with the line.
         message: String,
     },
+    /// A Parquet or Arrow IPC file that cannot be read as qrels or a run (a missing
+    /// column, a corrupt file, a build without the `columnar` feature).
+    #[error("{path}: {message}")]
+    Columnar {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// An error from the core types (building judgments, ids).
     #[error(transparent)]
     Core(#[from] recs_core::RecsError),

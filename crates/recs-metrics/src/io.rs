@@ -15,6 +15,13 @@
 //!
 //! Every parse error names the file and the 1-based line.
 //!
+//! **Columnar files**: [`read_qrels`], [`read_run`], [`read_run_candidates`] (and
+//! [`detect_run_format`]) recognise Parquet and Arrow IPC files by their first bytes and
+//! read their columns by name: `user`, `item`, and `grade` (qrels) or `score` (runs); ids
+//! of any integer or string type, values of any numeric type; row `n` is reported as line
+//! `n`. Reading them needs the `columnar` feature (`recs eval` has it); without it such a
+//! file is an error that says so.
+//!
 //! [`write_qrels`] and [`write_run`] write the tab-separated forms, one line per
 //! candidate in the judgments' order, which [`parse_qrels`] and [`parse_run`] read back
 //! to the same grades and scores, bit for bit.
@@ -49,6 +56,7 @@ use blocks::{Block, Blocks};
 
 mod blocks;
 mod candidates;
+mod columnar;
 
 pub use candidates::{
     Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
@@ -194,6 +202,9 @@ struct QrelsLine {
 /// line) for a malformed line, a bad grade or a repeated (user, item) pair.
 pub fn read_qrels(path: impl AsRef<Path>) -> Result<Qrels> {
     let path = path.as_ref();
+    if let Some(format) = columnar::columnar_format(path)? {
+        return qrels_from_rows(columnar::read_rows(path, format, "grade")?.iter(), path);
+    }
     parse_qrels(open(path)?, path)
 }
 
@@ -388,6 +399,9 @@ fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
 /// format, or a repeated (user, item) pair.
 pub fn read_run(path: impl AsRef<Path>, qrels: &Qrels, format: RunFormat) -> Result<Run> {
     let path = path.as_ref();
+    if let Some(columnar) = columnar::columnar_format(path)? {
+        return run_from_rows(columnar::read_rows(path, columnar, "score")?.iter(), path, qrels);
+    }
     parse_run(open(path)?, path, qrels, format)
 }
 
@@ -668,6 +682,10 @@ fn detected_format(path: &Path, line: usize, fields: &[&str]) -> Result<RunForma
 /// first data line has neither layout.
 pub fn detect_run_format(path: impl AsRef<Path>) -> Result<RunFormat> {
     let path = path.as_ref();
+    if columnar::columnar_format(path)?.is_some() {
+        // Columns by name: user, item, score, as a tab-separated run.
+        return Ok(RunFormat::Tsv);
+    }
     match Blocks::new(open(path)?, path).next_block()? {
         Some(block) => block_format(block, path),
         None => Ok(RunFormat::Auto),

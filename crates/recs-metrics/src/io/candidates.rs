@@ -99,6 +99,10 @@ pub fn read_run_candidates(
     format: RunFormat,
 ) -> Result<RunCandidates> {
     let path = path.as_ref();
+    if let Some(columnar) = super::columnar::columnar_format(path)? {
+        let rows = super::columnar::read_rows(path, columnar, "score")?;
+        return run_candidates_from_rows(rows.iter(), path, qrels);
+    }
     parse_run_candidates(open(path)?, path, qrels, format)
 }
 
