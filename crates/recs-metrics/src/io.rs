@@ -491,20 +491,13 @@ pub fn run_from_rows<'a>(
     // The row that scored each candidate (0: none yet).
     let mut lines = vec![0usize; n];
     let mut n_ignored = 0;
-    let mut last_user: Option<(&str, Option<u32>)> = None;
+    let mut users = UserLookup::default();
     for (row, (user, item, score)) in rows.into_iter().enumerate() {
         let line = row + 1;
         if score.is_nan() {
             return Err(parse_error(source, line, "score `NaN` is not a number"));
         }
-        let user_index = match last_user {
-            Some((last, index)) if last == user => index,
-            _ => {
-                let index = qrels.users.get(user);
-                last_user = Some((user, index));
-                index
-            }
-        };
+        let user_index = users.index(qrels, user);
         let position = match (user_index, qrels.items.get(item)) {
             (Some(u), Some(i)) => positions.get(u, i),
             _ => None,
@@ -521,6 +514,26 @@ pub fn run_from_rows<'a>(
     }
     let n_missing = scores.iter().filter(|s| s.is_nan()).count();
     Ok(Run { scores, n_missing, n_ignored, format: RunFormat::Tsv })
+}
+
+/// The qrels index of a run's users, looked up once per run of lines of the same user (a
+/// run lists a user's lines together).
+#[derive(Default)]
+struct UserLookup<'a> {
+    last: Option<(&'a str, Option<u32>)>,
+}
+
+impl<'a> UserLookup<'a> {
+    fn index(&mut self, qrels: &Qrels, user: &'a str) -> Option<u32> {
+        match self.last {
+            Some((last, index)) if last == user => index,
+            _ => {
+                let index = qrels.users.get(user);
+                self.last = Some((user, index));
+                index
+            }
+        }
+    }
 }
 
 /// Where the pieces of a run write, indexed by candidate position.
@@ -553,18 +566,10 @@ fn run_piece(
     target: &RunTarget,
 ) -> Result<RunPiece> {
     let mut out = RunPiece { n_ignored: 0, again: Vec::new() };
-    // A run lists a user's lines together: look the user up once per run of lines.
-    let mut last_user: Option<(&str, Option<u32>)> = None;
+    let mut users = UserLookup::default();
     piece.for_each_line(path, |line, fields| {
         let (user, item, score) = run_fields(path, line, format, fields)?;
-        let user_index = match last_user {
-            Some((last, index)) if last == user => index,
-            _ => {
-                let index = qrels.users.get(user);
-                last_user = Some((user, index));
-                index
-            }
-        };
+        let user_index = users.index(qrels, user);
         let (Some(user), Some(item)) = (user_index, qrels.items.get(item)) else {
             out.n_ignored += 1;
             return Ok(());
