@@ -42,22 +42,38 @@ pub(crate) fn columnar_format(path: &Path) -> Result<Option<Columnar>> {
     })
 }
 
-/// The `(user, item, value)` rows of a columnar file, ids as text.
+/// The `(user, item, value)` rows of a columnar file, ids as text: the file's own
+/// batches with their id columns cast to strings, borrowed row by row (no allocation per
+/// row).
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
-    users: Vec<String>,
-    items: Vec<String>,
-    values: Vec<f32>,
+    #[cfg(feature = "columnar")]
+    batches: Vec<Batch>,
+}
+
+/// One batch of rows: ids as string arrays, values as `f32`.
+#[cfg(feature = "columnar")]
+#[derive(Debug)]
+struct Batch {
+    users: arrow_array::StringArray,
+    items: arrow_array::StringArray,
+    values: arrow_array::Float32Array,
 }
 
 impl Rows {
     /// The rows as the row readers take them.
+    #[cfg(feature = "columnar")]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str, f32)> {
-        self.users
-            .iter()
-            .zip(&self.items)
-            .zip(&self.values)
-            .map(|((u, i), &v)| (u.as_str(), i.as_str(), v))
+        self.batches.iter().flat_map(|b| {
+            (0..b.values.len())
+                .map(move |k| (b.users.value(k), b.items.value(k), b.values.value(k)))
+        })
+    }
+
+    /// The rows as the row readers take them (none without the `columnar` feature).
+    #[cfg(not(feature = "columnar"))]
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str, f32)> {
+        std::iter::empty()
     }
 }
 
@@ -135,12 +151,10 @@ fn append(
         }
         arrow_cast::cast(array, to).map_err(|e| format!("column `{name}`: {e}"))
     };
-    let users = column("user", &DataType::Utf8)?;
-    let items = column("item", &DataType::Utf8)?;
-    let values = column(value, &DataType::Float32)?;
-    rows.users.extend(users.as_string::<i32>().iter().map(|u| u.unwrap_or_default().to_string()));
-    rows.items.extend(items.as_string::<i32>().iter().map(|i| i.unwrap_or_default().to_string()));
-    rows.values.extend(values.as_primitive::<Float32Type>().values().iter());
+    let users = column("user", &DataType::Utf8)?.as_string::<i32>().clone();
+    let items = column("item", &DataType::Utf8)?.as_string::<i32>().clone();
+    let values = column(value, &DataType::Float32)?.as_primitive::<Float32Type>().clone();
+    rows.batches.push(Batch { users, items, values });
     Ok(())
 }
 
