@@ -10,10 +10,11 @@
 //! Output (version 1 of the score-file format): one `user<TAB>item<TAB>score` line per
 //! scored pair, with the external ids; qrels candidates in the qrels' order (users, then
 //! items, ascending), or each user's top N in rank order. Same inputs and seed ⇒
-//! byte-identical output.
+//! byte-identical output. The same rows go to a Parquet file (columns `user`, `item`,
+//! `score`) when `--out` ends in `.parquet` or `--out-format parquet` says so. The output
+//! appears whole or not at all: it is written to a temporary file beside it and renamed.
 
 use std::collections::HashSet;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
@@ -24,7 +25,8 @@ use recs_core::{
     Recommender, TrainData,
 };
 use recs_data::{AttributeFilter, load_delimited, load_item_attributes};
-use recs_metrics::io::{Qrels, read_qrels, write_run};
+use recs_metrics::io::{ParquetRunWriter, Qrels, for_each_run_row, read_qrels};
+use tempfile::NamedTempFile;
 
 /// Fit a model on a training file and write `user<TAB>item<TAB>score` lines.
 #[derive(Debug, clap::Args)]
@@ -69,6 +71,74 @@ pub(crate) struct Args {
     /// Output file.
     #[arg(long, required_unless_present = "list")]
     out: Option<PathBuf>,
+    /// Output format [default: parquet when --out ends in `.parquet`, else tsv].
+    #[arg(long, value_enum)]
+    out_format: Option<OutFormat>,
+}
+
+/// File formats of `recs score`'s output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OutFormat {
+    /// `user<TAB>item<TAB>score` lines.
+    Tsv,
+    /// Parquet, columns `user`, `item`, `score`.
+    Parquet,
+}
+
+impl OutFormat {
+    /// The format `--out` asks for by its extension.
+    fn of_path(path: &Path) -> OutFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(e) if e.eq_ignore_ascii_case("parquet") => OutFormat::Parquet,
+            _ => OutFormat::Tsv,
+        }
+    }
+}
+
+/// Where score rows go: a temporary file beside the output, renamed over it once
+/// complete.
+enum Sink {
+    Text(BufWriter<NamedTempFile>),
+    Parquet(Box<ParquetRunWriter<BufWriter<NamedTempFile>>>),
+}
+
+impl Sink {
+    fn create(out: &Path, format: OutFormat) -> anyhow::Result<Sink> {
+        let dir = match out.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() => dir,
+            _ => Path::new("."),
+        };
+        let mut builder = tempfile::Builder::new();
+        // As `File::create` would: read-write for all, less the umask (not 0600).
+        #[cfg(unix)]
+        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+        let tmp = builder
+            .tempfile_in(dir)
+            .with_context(|| format!("creating a file in {}", dir.display()))?;
+        let writer = BufWriter::new(tmp);
+        Ok(match format {
+            OutFormat::Tsv => Sink::Text(writer),
+            OutFormat::Parquet => Sink::Parquet(Box::new(ParquetRunWriter::new(writer, out)?)),
+        })
+    }
+
+    fn row(&mut self, user: &str, item: &str, score: f32) -> std::io::Result<()> {
+        match self {
+            Sink::Text(w) => writeln!(w, "{user}\t{item}\t{score}"),
+            Sink::Parquet(w) => w.push(user, item, score).map_err(std::io::Error::other),
+        }
+    }
+
+    /// Completes the file and moves it to `out`.
+    fn finish(self, out: &Path) -> anyhow::Result<()> {
+        let writer = match self {
+            Sink::Text(w) => w,
+            Sink::Parquet(w) => w.finish()?,
+        };
+        let tmp = writer.into_inner().map_err(|e| e.into_error())?;
+        tmp.persist(out).map_err(|e| e.error)?;
+        Ok(())
+    }
 }
 
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
@@ -122,8 +192,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         qrels.as_ref().map(|q| (q, &users, &items))
     })?;
 
-    let file = File::create(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut writer = BufWriter::new(file);
+    let out_format = args.out_format.unwrap_or_else(|| OutFormat::of_path(out));
+    let mut writer = Sink::create(out, out_format)?;
     let written = match (&qrels, args.top) {
         (Some(qrels), _) => {
             write_qrels_scores(&mut writer, model.as_ref(), qrels, &users, &items, &interactions)?
@@ -144,7 +214,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
         (None, None) => bail!("give --qrels or --top"),
     };
-    writer.flush().with_context(|| format!("writing {}", out.display()))?;
+    writer.finish(out).with_context(|| format!("writing {}", out.display()))?;
     eprintln!("wrote {written} scores of {model_name} to {}", out.display());
     Ok(())
 }
@@ -250,9 +320,9 @@ fn build_model(
     fit.fit_dyn(&data).with_context(|| format!("fitting {name}"))
 }
 
-/// Scores every qrels candidate and writes them with [`write_run`], in the qrels' order.
+/// Scores every qrels candidate and writes them as a run, in the qrels' order.
 fn write_qrels_scores(
-    writer: &mut impl Write,
+    writer: &mut Sink,
     model: &dyn Recommender,
     qrels: &Qrels,
     users: &IdMap,
@@ -277,7 +347,9 @@ fn write_qrels_scores(
         }
         new_items += row.iter().filter(|&&item| item_counts[item as usize] == 0).count();
     }
-    write_run(writer, &qrels.judgments, &scores, &qrels.users, &qrels.items)?;
+    for_each_run_row(&qrels.judgments, &scores, &qrels.users, &qrels.items, |u, i, s| {
+        writer.row(u, i, s)
+    })?;
     if new_items > 0 {
         eprintln!(
             "warning: {new_items} candidates name items without training events; \
@@ -296,7 +368,7 @@ fn write_qrels_scores(
 
 #[allow(clippy::too_many_arguments)]
 fn write_top(
-    writer: &mut impl Write,
+    writer: &mut Sink,
     model: &dyn Recommender,
     n: usize,
     train_users: &[u32],
@@ -336,7 +408,7 @@ fn write_top(
         let user_id = users.external(user).unwrap_or_default();
         for &k in &order {
             let item_id = items.external(candidates[k]).unwrap_or_default();
-            writeln!(writer, "{user_id}\t{item_id}\t{}", scores[k])?;
+            writer.row(user_id, item_id, scores[k])?;
             written += 1;
         }
     }

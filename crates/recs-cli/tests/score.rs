@@ -256,3 +256,76 @@ fn the_seed_defaults_to_the_one_of_recs_split() {
     assert_eq!(default, with("42", "42.tsv"));
     assert_ne!(default, with("7", "7.tsv"));
 }
+
+/// The `(user, item, score)` rows of a Parquet run written by `recs score`.
+fn read_parquet_scores(path: &Path) -> Vec<(String, String, f32)> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Float32Type;
+    let file = std::fs::File::open(path).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let (users, items) =
+            (batch.column(0).as_string::<i32>(), batch.column(1).as_string::<i32>());
+        let scores = batch.column(2).as_primitive::<Float32Type>();
+        for k in 0..batch.num_rows() {
+            rows.push((users.value(k).to_string(), items.value(k).to_string(), scores.value(k)));
+        }
+    }
+    rows
+}
+
+#[test]
+fn parquet_output_holds_the_rows_of_the_text_output_and_evaluates_the_same() {
+    let files = Files::new();
+    let qrels = files.path("qrels.tsv");
+    let q = ["--qrels", qrels.to_str().unwrap()];
+    assert_success(&score(&files, "item-mean", &q, "run.tsv"));
+    // By extension, and by flag whatever the extension.
+    assert_success(&score(&files, "item-mean", &q, "run.parquet"));
+    let flag = ["--qrels", q[1], "--out-format", "parquet"];
+    assert_success(&score(&files, "item-mean", &flag, "run.out"));
+    let text = read_scores(&files.path("run.tsv"));
+    assert_eq!(read_parquet_scores(&files.path("run.parquet")), text);
+    assert_eq!(read_parquet_scores(&files.path("run.out")), text);
+    let eval = |run: &str| {
+        let run = files.path(run);
+        let out = recs(&["eval", "--qrels", q[1], "--run", run.to_str().unwrap(), "--json"]);
+        assert_success(&out);
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(eval("run.parquet"), eval("run.tsv"));
+    // Top-N lists too.
+    assert_success(&score(&files, "item-pop", &["--top", "2"], "top.tsv"));
+    assert_success(&score(
+        &files,
+        "item-pop",
+        &["--top", "2", "--out-format", "parquet"],
+        "top.pq",
+    ));
+    assert_eq!(read_parquet_scores(&files.path("top.pq")), read_scores(&files.path("top.tsv")));
+}
+
+#[test]
+fn a_failed_run_leaves_no_output_behind() {
+    let files = Files::new();
+    // The output folder does not exist: an error naming it, and nothing written.
+    let out = score(&files, "item-pop", &["--top", "2"], "missing/top.tsv");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing"));
+    // A failed run leaves an earlier output untouched, and no temporary file.
+    std::fs::write(files.path("keep.tsv"), "old\n").unwrap();
+    let out = score(&files, "oracle", &["--top", "2"], "keep.tsv");
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(files.path("keep.tsv")).unwrap(), "old\n");
+    let leftovers: Vec<_> = std::fs::read_dir(files.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

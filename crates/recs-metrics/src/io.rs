@@ -24,7 +24,9 @@
 //!
 //! [`write_qrels`] and [`write_run`] write the tab-separated forms, one line per
 //! candidate in the judgments' order, which [`parse_qrels`] and [`parse_run`] read back
-//! to the same grades and scores, bit for bit.
+//! to the same grades and scores, bit for bit. With the `columnar` feature,
+//! `ParquetRunWriter` writes runs as Parquet (columns `user`, `item`, `score`), which
+//! [`read_run`] reads back to the same bits.
 //!
 //! ```
 //! use recs_metrics::io::{RunFormat, parse_qrels, parse_run, write_run};
@@ -62,6 +64,8 @@ pub use candidates::{
     Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
     read_run_candidates, run_candidates_from_rows, run_warnings,
 };
+#[cfg(feature = "columnar")]
+pub use columnar::ParquetRunWriter;
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]
@@ -769,12 +773,31 @@ pub fn write_run<W: Write>(
             MetricsError::ScoreLength { expected: judgments.n_candidates(), found: scores.len() },
         ));
     }
+    for_each_run_row(judgments, scores, users, items, |user, item, score| {
+        writeln!(out, "{user}\t{item}\t{score}")
+    })
+}
+
+/// Calls `row(user id, item id, score)` for each candidate of `judgments` with a score
+/// (`NaN` = missing: no call), in their order, as [`write_run`] writes them: the rows of
+/// a run in any file format. Ids are checked as in [`write_qrels`].
+///
+/// # Errors
+/// As [`write_run`] for the ids; otherwise the errors of `row`. `scores` must hold one
+/// score per candidate (extra scores are ignored, missing ones end the rows early).
+pub fn for_each_run_row(
+    judgments: &Judgments,
+    scores: &[f32],
+    users: &IdMap,
+    items: &IdMap,
+    mut row: impl FnMut(&str, &str, f32) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let mut scores = scores.iter();
     for user in judgments.iter() {
         let user_id = external_id(users, "user", true, user.user)?;
         for (&item, &score) in user.items.iter().zip(scores.by_ref()) {
             if !score.is_nan() {
-                writeln!(out, "{user_id}\t{}\t{score}", external_id(items, "item", false, item)?)?;
+                row(user_id, external_id(items, "item", false, item)?, score)?;
             }
         }
     }

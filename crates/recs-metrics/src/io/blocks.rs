@@ -166,24 +166,15 @@ impl<R: Read> Blocks<R> {
         let mut end = None;
         while end.is_none() {
             if !self.eof {
-                let filled = self.buf.len();
-                let want = (filled + BLOCK_BYTES).max(self.buf.capacity());
-                self.buf.resize(want, 0);
-                let mut read = filled;
-                while read < want {
-                    match self.reader.read(&mut self.buf[read..]) {
-                        Ok(0) => {
-                            self.eof = true;
-                            break;
-                        }
-                        Ok(n) => read += n,
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(e) => {
-                            return Err(MetricsError::Io { path: self.path.clone(), source: e });
-                        }
-                    }
-                }
-                self.buf.truncate(read);
+                // Grows the buffer as data arrives: a small input never pays for a whole
+                // block of zeroed memory.
+                let limit = BLOCK_BYTES as u64;
+                let read = (&mut self.reader)
+                    .take(limit)
+                    .read_to_end(&mut self.buf)
+                    .map_err(|e| MetricsError::Io { path: self.path.clone(), source: e })?;
+                // `take` stops at the limit, so less means the input has ended.
+                self.eof = (read as u64) < limit;
             }
             end = match self.buf.iter().rposition(|&b| b == b'\n') {
                 _ if self.eof => Some(self.buf.len()),
