@@ -44,8 +44,12 @@ printf 'u1\ta\t1\nu1\tb\t0\nu2\tb\t1\n' > "$tmp/qrels.tsv"
 
 cd fuzz
 for target in "${targets[@]}"; do
-    echo "== $target: $runs runs"
-    cargo fuzz run -O -a --sanitizer none "$target" "$corpus/$target" -- \
-        -runs="$runs" -print_final_stats=1 2>&1 |
-        grep -E '^(Done|stat::number_of_executed_units|==[0-9]+== ERROR|SUMMARY)|crash-|panicked'
+    echo "== $target: $runs runs (log: $CARGO_TARGET_DIR/$target.log)"
+    if ! cargo fuzz run -O -a --sanitizer none "$target" "$corpus/$target" -- \
+        -runs="$runs" -print_final_stats=1 > "$CARGO_TARGET_DIR/$target.log" 2>&1; then
+        tail -n 40 "$CARGO_TARGET_DIR/$target.log"
+        echo "$target: FAILED"
+        exit 1
+    fi
+    grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' "$CARGO_TARGET_DIR/$target.log"
 done

@@ -95,7 +95,8 @@ struct StatsArgs {
     /// Registered dataset name.
     #[arg(required_unless_present = "file", conflicts_with = "file")]
     name: Option<String>,
-    /// A delimited interaction file instead of a registered dataset.
+    /// An interaction file instead of a registered dataset: delimited text, or Parquet /
+    /// Arrow IPC with columns `user`, `item` [, `rating`] [, `timestamp`].
     #[arg(long)]
     file: Option<PathBuf>,
     /// Layout of --file.

@@ -35,7 +35,8 @@ pub(crate) struct Args {
     /// List the models and their parameters, then exit.
     #[arg(long)]
     list: bool,
-    /// Training events: `user<TAB>item[<TAB>rating[<TAB>...]]`, e.g. `train.tsv` of
+    /// Training events: `user<TAB>item[<TAB>rating[<TAB>...]]` (or Parquet / Arrow IPC with
+    /// columns `user`, `item` [, `rating`] [, `timestamp`]), e.g. `train.tsv` of
     /// `recs split`.
     #[arg(long, required_unless_present = "list")]
     train: Option<PathBuf>,

@@ -37,7 +37,8 @@ struct Options {
     /// RECS_DATA_DIR or the cache.
     #[arg(long, required_unless_present = "file", conflicts_with = "file")]
     dataset: Option<String>,
-    /// A delimited interaction file (`user item [rating [timestamp]]`) instead.
+    /// An interaction file instead: delimited text (`user item [rating [timestamp]]`), or
+    /// Parquet / Arrow IPC with columns `user`, `item` [, `rating`] [, `timestamp`].
     #[arg(long)]
     file: Option<PathBuf>,
     /// With --file and `--protocol predefined`: the test file, in the same format.

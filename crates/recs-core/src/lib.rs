@@ -13,9 +13,12 @@
 //!   [`PredictRating`], [`ScoreNewItems`], [`FoldInUser`];
 //! - [`ModelEntry`]: how a model crate lists its models for the runner and the CLI;
 //! - seeds: [`DEFAULT_SEED`] and [`mix64`], the one mixer streams are derived with;
-//! - one error type, [`RecsError`]. Nothing here panics on bad input.
+//! - one error type, [`RecsError`]. Nothing here panics on bad input;
+//! - [`columnar`]: Parquet and Arrow IPC files read by column name, for every reader that
+//!   takes them.
 //!
-//! The crate depends on no other `recs` crate and on nothing heavy.
+//! The crate depends on no other `recs` crate, and on nothing heavy unless its `columnar`
+//! feature (arrow and parquet) is on.
 //!
 //! ```
 //! use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, Judgments};
@@ -41,6 +44,7 @@
 
 mod attributes;
 mod catalog;
+pub mod columnar;
 mod error;
 mod ids;
 mod interactions;

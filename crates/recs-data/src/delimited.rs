@@ -41,15 +41,15 @@ pub struct DelimitedFormat {
     item_column: usize,
     /// Column of the rating; `None` reads implicit feedback (every event is `1.0`).
     #[setters(rename = "rating")]
-    rating_column: Option<usize>,
+    pub(crate) rating_column: Option<usize>,
     /// Column of a timestamp (an integer), if any.
     #[setters(rename = "timestamp")]
-    timestamp_column: Option<usize>,
+    pub(crate) timestamp_column: Option<usize>,
     /// Every line must have exactly `n` fields.
     #[setters(rename = "fields", strip_option)]
     n_fields: Option<usize>,
     #[setters(skip)]
-    scale: Option<(f32, f32)>,
+    pub(crate) scale: Option<(f32, f32)>,
     /// What to do with a (user, item) pair seen twice.
     duplicates: DuplicatePolicy,
 }
@@ -236,13 +236,27 @@ impl DelimitedFormat {
 /// Reads a delimited interaction file. The id maps are canonical: numeric order when
 /// every id is an integer, byte order otherwise.
 ///
+/// A Parquet or Arrow IPC file (recognised from its first bytes; the `columnar` feature)
+/// is read by column name instead: `user` and `item` (any integer or string type), and
+/// optionally `rating` (any numeric type; without it, or when `format` reads no rating,
+/// the feedback is implicit) and `timestamp` (an integer). `format`'s scale and duplicate
+/// policy apply; row `n` is line `n` in errors.
+///
 /// # Errors
 /// Unreadable file, a malformed line (field count, non-UTF-8 or empty id, non-numeric or
 /// out-of-scale rating, non-integer timestamp), no data line, or a duplicate pair under
 /// [`DuplicatePolicy::Error`] — each naming the file and line.
 pub fn load_delimited(path: &Path, format: &DelimitedFormat) -> Result<Dataset> {
-    let parsed = read_events(&|| crate::lines::open(path), path, format, None, None)?;
-    let mut dataset = parsed.into_dataset(name_of(path), format)?;
+    let columnar =
+        recs_core::columnar::columnar_format(path).map_err(|e| DataError::io(path, e))?;
+    let mut dataset = match columnar {
+        Some(kind) => {
+            let (parsed, held) = crate::columnar::read_events(path, kind, format)?;
+            parsed.into_dataset(name_of(path), &held)?
+        }
+        None => read_events(&|| crate::lines::open(path), path, format, None, None)?
+            .into_dataset(name_of(path), format)?,
+    };
     dataset
         .sources
         .push(SourceFile { path: path.to_path_buf(), sha256: crate::sha256_file(path)? });
@@ -334,6 +348,22 @@ pub(crate) fn read_events<R: BufRead>(
         };
         events.push(event);
     }
+    finish_events(file, format, events, (users, declared_users), (items, declared_items), |u, i| {
+        locate_duplicate(open, file, format, u, i)
+    })
+}
+
+/// The interactions of `events` read from `file`: ids numbered in canonical order (unless
+/// declared maps were given), duplicates handled by `format`'s policy. `locate(user,
+/// item)` builds the error of a duplicate pair.
+pub(crate) fn finish_events(
+    file: &Path,
+    format: &DelimitedFormat,
+    mut events: Vec<Event>,
+    (users, declared_users): (IdMap, Option<&IdMap>),
+    (items, declared_items): (IdMap, Option<&IdMap>),
+    locate: impl FnOnce(String, String) -> Result<DataError>,
+) -> Result<Parsed> {
     if events.is_empty() {
         return Err(DataError::EmptyFile {
             file: file.to_path_buf(),
@@ -369,7 +399,7 @@ pub(crate) fn read_events<R: BufRead>(
         Err(RecsError::DuplicateEvent { user, item }) => {
             let user = users.external(user).unwrap_or_default().to_string();
             let item = items.external(item).unwrap_or_default().to_string();
-            Err(locate_duplicate(open, file, format, user, item)?)
+            Err(locate(user, item)?)
         }
         Err(e) => Err(e.into()),
     }
@@ -433,17 +463,25 @@ pub(crate) fn rating_field(
     let value: f32 = std::str::from_utf8(field)
         .ok()
         .and_then(|s| s.parse().ok())
-        .filter(|v: &f32| v.is_finite())
         .ok_or_else(|| DataError::parse(file, line, "a numeric rating", field))?;
+    check_rating(file, line, value, scale)
+}
+
+/// `value` if it is a finite rating within `scale`.
+pub(crate) fn check_rating(
+    file: &Path,
+    line: usize,
+    value: f32,
+    scale: Option<(f32, f32)>,
+) -> Result<f32> {
+    if !value.is_finite() {
+        return Err(DataError::parse(file, line, "a numeric rating", value.to_string()));
+    }
     if let Some((min, max)) = scale
         && !(min..=max).contains(&value)
     {
-        return Err(DataError::parse(
-            file,
-            line,
-            format!("a rating between {min} and {max}"),
-            field,
-        ));
+        let expected = format!("a rating between {min} and {max}");
+        return Err(DataError::parse(file, line, expected, value.to_string()));
     }
     Ok(value)
 }

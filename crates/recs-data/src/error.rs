@@ -102,6 +102,15 @@ pub enum DataError {
         /// What went wrong.
         message: String,
     },
+    /// A Parquet or Arrow IPC file is malformed, lacks a column or needs the `columnar`
+    /// feature.
+    #[error("{}: {message}", file.display())]
+    Columnar {
+        /// The file.
+        file: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// A cache entry could not be encoded.
     #[error("cache entry {}: {message}", path.display())]
     Cache {

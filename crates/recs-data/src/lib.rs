@@ -29,6 +29,7 @@
 
 mod attribute_file;
 mod cache;
+mod columnar;
 mod dataset;
 mod delimited;
 mod error;

@@ -8,75 +8,33 @@
 //! feature, without which a columnar file is an error that says so rather than a
 //! misread text file.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
+
+pub(crate) use recs_core::columnar::Columnar;
 
 use crate::error::{MetricsError, Result};
 
-/// A columnar file format, recognised from a file's first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Columnar {
-    /// Apache Parquet (`PAR1`).
-    Parquet,
-    /// The Arrow IPC file format (`ARROW1`).
-    ArrowIpc,
-}
-
-impl Columnar {
-    /// The format's name in messages.
-    fn name(self) -> &'static str {
-        match self {
-            Columnar::Parquet => "Parquet",
-            Columnar::ArrowIpc => "Arrow IPC",
-        }
-    }
-}
-
 /// The columnar format of the file at `path`, or `None` for a text file.
 pub(crate) fn columnar_format(path: &Path) -> Result<Option<Columnar>> {
-    let io = |source| MetricsError::Io { path: path.to_path_buf(), source };
-    let mut head = [0u8; 6];
-    let mut file = File::open(path).map_err(io)?;
-    let mut filled = 0;
-    while filled < head.len() {
-        match file.read(&mut head[filled..]).map_err(io)? {
-            0 => break,
-            n => filled += n,
-        }
-    }
-    Ok(match &head[..filled] {
-        [b'P', b'A', b'R', b'1', ..] => Some(Columnar::Parquet),
-        b"ARROW1" => Some(Columnar::ArrowIpc),
-        _ => None,
-    })
+    recs_core::columnar::columnar_format(path)
+        .map_err(|source| MetricsError::Io { path: path.to_path_buf(), source })
 }
 
-/// The `(user, item, value)` rows of a columnar file, ids as text: the file's own
-/// batches with their id columns cast to strings, borrowed row by row (no allocation per
-/// row).
+/// The `(user, item, value)` rows of a columnar file, ids as text, borrowed row by row
+/// from the file's batches (no allocation per row).
 #[derive(Debug, Default)]
 pub(crate) struct Rows {
     #[cfg(feature = "columnar")]
-    batches: Vec<Batch>,
-}
-
-/// One batch of rows: ids as string arrays, values as `f32`.
-#[cfg(feature = "columnar")]
-#[derive(Debug)]
-struct Batch {
-    users: arrow_array::StringArray,
-    items: arrow_array::StringArray,
-    values: arrow_array::Float32Array,
+    table: recs_core::columnar::Table,
 }
 
 impl Rows {
     /// The rows as the row readers take them.
     #[cfg(feature = "columnar")]
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &str, f32)> {
-        self.batches.iter().flat_map(|b| {
-            (0..b.values.len())
-                .map(move |k| (b.users.value(k), b.items.value(k), b.values.value(k)))
+        // The three columns are required, so each is there.
+        self.table.rows().map(|row| {
+            (row.text(0).unwrap_or(""), row.text(1).unwrap_or(""), row.f32(2).unwrap_or(f32::NAN))
         })
     }
 
@@ -92,136 +50,18 @@ fn columnar_error(path: &Path, message: impl Into<String>) -> MetricsError {
 }
 
 /// The rows of the columnar file at `path` (of format `format`), the values from column
-/// `value`.
-///
-/// The Parquet and Arrow IPC readers can panic on some malformed files instead of
-/// returning an error (found by fuzzing; a known weakness of those readers). Such a panic
-/// stops at this boundary and becomes an error naming the file: nothing is shared with
-/// the reader that a panic could leave half-updated.
+/// `value`; see [`recs_core::columnar`].
 #[cfg(feature = "columnar")]
 pub(crate) fn read_rows(path: &Path, format: Columnar, value: &str) -> Result<Rows> {
-    let read = quiet_panics::catch(|| read_batches(path, format, value));
-    read.unwrap_or_else(|panic| {
-        let reason = panic
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| panic.downcast_ref::<&str>().copied())
-            .unwrap_or("no reason given");
-        Err(columnar_error(path, format!("malformed {} file ({reason})", format.name())))
-    })
-}
-
-#[cfg(feature = "columnar")]
-fn read_batches(path: &Path, format: Columnar, value: &str) -> Result<Rows> {
-    use arrow_array::RecordBatch;
-
-    let io = |source| MetricsError::Io { path: path.to_path_buf(), source };
-    let file = File::open(path).map_err(io)?;
-    let mut rows = Rows::default();
-    let mut push = |batch: std::result::Result<RecordBatch, String>| -> Result<()> {
-        let batch = batch.map_err(|e| columnar_error(path, e))?;
-        append(&mut rows, &batch, value).map_err(|e| columnar_error(path, e))
-    };
-    match format {
-        Columnar::Parquet => {
-            let reader =
-                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                    .and_then(|b| b.build())
-                    .map_err(|e| {
-                        columnar_error(path, format!("not a readable Parquet file: {e}"))
-                    })?;
-            for batch in reader {
-                push(batch.map_err(|e| e.to_string()))?;
-            }
-        }
-        Columnar::ArrowIpc => {
-            check_ipc_blocks(path)
-                .map_err(|e| columnar_error(path, format!("not a readable Arrow IPC file: {e}")))?;
-            let reader = arrow_ipc::reader::FileReader::try_new(file, None)
-                .map_err(|e| columnar_error(path, format!("not a readable Arrow IPC file: {e}")))?;
-            for batch in reader {
-                push(batch.map_err(|e| e.to_string()))?;
-            }
-        }
-    }
-    Ok(rows)
-}
-
-/// Catching a dependency's panic without its message on standard error: the error that
-/// replaces it says what went wrong.
-#[cfg(feature = "columnar")]
-mod quiet_panics {
-    use std::cell::Cell;
-    use std::panic::{self, AssertUnwindSafe};
-    use std::sync::Once;
-
-    thread_local! {
-        /// Whether this thread is inside [`catch`].
-        static CATCHING: Cell<bool> = const { Cell::new(false) };
-    }
-
-    /// Runs `f`, returning its panic as `Err`. A panic hook installed once passes every
-    /// other panic (other threads, or this one outside `catch`) to the hook it replaced.
-    pub(super) fn catch<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
-        static INSTALL: Once = Once::new();
-        INSTALL.call_once(|| {
-            let previous = panic::take_hook();
-            panic::set_hook(Box::new(move |info| {
-                if !CATCHING.with(Cell::get) {
-                    previous(info);
-                }
-            }));
-        });
-        let outer = CATCHING.with(|c| c.replace(true));
-        // Nothing `f` borrows is used after a panic: the caller only reads the error.
-        let result = panic::catch_unwind(AssertUnwindSafe(f));
-        CATCHING.with(|c| c.set(outer));
-        result
-    }
-}
-
-/// Checks that every block the footer of the Arrow IPC file at `path` lists lies inside
-/// the file. The Arrow reader allocates a block's stated length before reading it, so a
-/// corrupt length would abort the process on a failed allocation instead of failing.
-#[cfg(feature = "columnar")]
-fn check_ipc_blocks(path: &Path) -> std::result::Result<(), String> {
-    use std::io::{Seek, SeekFrom};
-
-    // The file ends with the footer, its length (i32, little-endian) and `ARROW1`.
-    let mut file = File::open(path).map_err(|e| e.to_string())?;
-    let len = file.metadata().map_err(|e| e.to_string())?.len();
-    let mut tail = [0u8; 10];
-    if len < 18 {
-        return Err("too short".into());
-    }
-    file.seek(SeekFrom::End(-10))
-        .and_then(|_| file.read_exact(&mut tail))
-        .map_err(|e| e.to_string())?;
-    if &tail[4..] != b"ARROW1" {
-        return Err("no end marker".into());
-    }
-    let footer_len = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
-    let footer_len = u64::try_from(footer_len).map_err(|_| "negative footer length")?;
-    if footer_len > len - 10 {
-        return Err(format!("footer of {footer_len} bytes in a file of {len}"));
-    }
-    let mut footer = vec![0u8; footer_len as usize];
-    file.seek(SeekFrom::End(-10 - footer_len as i64))
-        .and_then(|_| file.read_exact(&mut footer))
-        .map_err(|e| e.to_string())?;
-    let footer = arrow_ipc::root_as_footer(&footer).map_err(|e| e.to_string())?;
-    let blocks = footer.recordBatches().into_iter().chain(footer.dictionaries()).flatten();
-    for (k, block) in blocks.enumerate() {
-        let end = u64::try_from(block.offset())
-            .ok()
-            .zip(u64::try_from(block.metaDataLength()).ok())
-            .zip(u64::try_from(block.bodyLength()).ok())
-            .and_then(|((offset, meta), body)| offset.checked_add(meta)?.checked_add(body));
-        if end.is_none_or(|end| end > len) {
-            return Err(format!("block {k} does not lie inside the file"));
-        }
-    }
-    Ok(())
+    use recs_core::columnar::{Column, ColumnType, read_columns};
+    let required = |name, ty| Column { name, ty, required: true };
+    let columns = [
+        required("user", ColumnType::Text),
+        required("item", ColumnType::Text),
+        required(value, ColumnType::F32),
+    ];
+    let table = read_columns(path, format, &columns).map_err(|e| columnar_error(path, e))?;
+    Ok(Rows { table })
 }
 
 /// Without the `columnar` feature: the error saying how to read the file.
@@ -234,36 +74,6 @@ pub(crate) fn read_rows(path: &Path, format: Columnar, _value: &str) -> Result<R
             format.name()
         ),
     ))
-}
-
-/// Appends the rows of `batch`: `user` and `item` cast to text, `value` to `f32`.
-#[cfg(feature = "columnar")]
-fn append(
-    rows: &mut Rows,
-    batch: &arrow_array::RecordBatch,
-    value: &str,
-) -> std::result::Result<(), String> {
-    use arrow_array::cast::AsArray;
-    use arrow_array::types::Float32Type;
-    use arrow_schema::DataType;
-
-    let column = |name: &str, to: &DataType| {
-        let schema = batch.schema();
-        let index = schema.index_of(name).map_err(|_| {
-            let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
-            format!("no column `{name}` (columns: {})", names.join(", "))
-        })?;
-        let array = batch.column(index);
-        if array.null_count() > 0 {
-            return Err(format!("column `{name}` has {} null values", array.null_count()));
-        }
-        arrow_cast::cast(array, to).map_err(|e| format!("column `{name}`: {e}"))
-    };
-    let users = column("user", &DataType::Utf8)?.as_string::<i32>().clone();
-    let items = column("item", &DataType::Utf8)?.as_string::<i32>().clone();
-    let values = column(value, &DataType::Float32)?.as_primitive::<Float32Type>().clone();
-    rows.batches.push(Batch { users, items, values });
-    Ok(())
 }
 
 /// Writes a run as Parquet: columns `user` and `item` (strings) and `score` (`f32`), rows
@@ -365,27 +175,6 @@ impl<W: std::io::Write + Send> ParquetRunWriter<W> {
     }
 }
 
-#[cfg(test)]
-mod detection_tests {
-    use super::*;
-
-    #[test]
-    fn text_files_are_not_columnar_and_magic_bytes_are_recognised() {
-        let dir = tempfile::tempdir().unwrap();
-        let cases: [(&[u8], Option<Columnar>); 4] = [
-            (b"u1\ta\t1\n", None),
-            (b"PAR", None),
-            (b"PAR1\0\0rest", Some(Columnar::Parquet)),
-            (b"ARROW1\0\0", Some(Columnar::ArrowIpc)),
-        ];
-        for (k, (bytes, expected)) in cases.into_iter().enumerate() {
-            let path = dir.path().join(format!("f{k}"));
-            std::fs::write(&path, bytes).unwrap();
-            assert_eq!(columnar_format(&path).unwrap(), expected, "{bytes:?}");
-        }
-    }
-}
-
 #[cfg(all(test, feature = "columnar"))]
 mod tests {
     use std::sync::Arc;
@@ -402,14 +191,14 @@ mod tests {
     }
 
     fn write_parquet(path: &Path, batch: &RecordBatch) {
-        let file = File::create(path).unwrap();
+        let file = std::fs::File::create(path).unwrap();
         let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
         writer.write(batch).unwrap();
         writer.close().unwrap();
     }
 
     fn write_ipc(path: &Path, batch: &RecordBatch) {
-        let file = File::create(path).unwrap();
+        let file = std::fs::File::create(path).unwrap();
         let mut writer = arrow_ipc::writer::FileWriter::try_new(file, &batch.schema()).unwrap();
         writer.write(batch).unwrap();
         writer.finish().unwrap();
