@@ -115,9 +115,28 @@ impl<'a> Positions<'a> {
         Positions { items, starts }
     }
 
-    fn get(&self, user: u32, item: u32) -> Option<usize> {
+    /// The item index and flat position of `user`'s candidate named `item`, if it is one.
+    /// `last` is the user and row index of the previous line's candidate: runs usually
+    /// list a user's candidates in the qrels' order, so the next one is tried first with
+    /// one comparison, before the id is hashed.
+    fn locate(
+        &self,
+        qrels: &Qrels,
+        last: &mut Option<(u32, usize)>,
+        user: u32,
+        item: &str,
+    ) -> Option<(u32, usize)> {
         let row = self.items.get(user as usize)?;
-        row.binary_search(&item).ok().map(|i| self.starts[user as usize] + i)
+        let guess = match *last {
+            Some((u, k)) if u == user => k + 1,
+            _ => 0,
+        };
+        let k = match row.get(guess) {
+            Some(&i) if qrels.items.external(i) == Some(item) => guess,
+            _ => row.binary_search(&qrels.items.get(item)?).ok()?,
+        };
+        *last = Some((user, k));
+        Some((row[k], self.starts[user as usize] + k))
     }
 }
 
@@ -495,17 +514,16 @@ pub fn run_from_rows<'a>(
     // The row that scored each candidate (0: none yet).
     let mut lines = vec![0usize; n];
     let mut n_ignored = 0;
-    let mut users = UserLookup::default();
+    let (mut users, mut last) = (UserLookup::default(), None);
     for (row, (user, item, score)) in rows.into_iter().enumerate() {
         let line = row + 1;
         if score.is_nan() {
             return Err(parse_error(source, line, "score `NaN` is not a number"));
         }
-        let user_index = users.index(qrels, user);
-        let position = match (user_index, qrels.items.get(item)) {
-            (Some(u), Some(i)) => positions.get(u, i),
-            _ => None,
-        };
+        let position = users
+            .index(qrels, user)
+            .and_then(|u| positions.locate(qrels, &mut last, u, item))
+            .map(|(_, position)| position);
         let Some(position) = position else {
             n_ignored += 1;
             continue;
@@ -570,15 +588,14 @@ fn run_piece(
     target: &RunTarget,
 ) -> Result<RunPiece> {
     let mut out = RunPiece { n_ignored: 0, again: Vec::new() };
-    let mut users = UserLookup::default();
+    let (mut users, mut last) = (UserLookup::default(), None);
     piece.for_each_line(path, |line, fields| {
         let (user, item, score) = run_fields(path, line, format, fields)?;
-        let user_index = users.index(qrels, user);
-        let (Some(user), Some(item)) = (user_index, qrels.items.get(item)) else {
+        let Some(user) = users.index(qrels, user) else {
             out.n_ignored += 1;
             return Ok(());
         };
-        let Some(position) = positions.get(user, item) else {
+        let Some((item, position)) = positions.locate(qrels, &mut last, user, item) else {
             out.n_ignored += 1;
             return Ok(());
         };
@@ -1089,6 +1106,36 @@ mod tests {
             let row = (0..n_users, 0..n_items, grade(), proptest::num::f32::ANY);
             (Just(users), Just(items), proptest::collection::vec(row, 0..40))
         })
+    }
+
+    proptest! {
+        /// A run's lines in any order, with lines of items and users the qrels do not
+        /// judge, score each candidate as the lines in the qrels' order do.
+        #[test]
+        fn run_lines_in_any_order_give_the_same_scores(
+            grades in proptest::collection::vec(proptest::collection::vec(0u8..3, 1..6), 1..5),
+            order in proptest::collection::vec(any::<u32>(), 64),
+        ) {
+            let mut qrels_text = String::new();
+            let mut lines = Vec::new();
+            for (u, row) in grades.iter().enumerate() {
+                for (i, g) in row.iter().enumerate() {
+                    qrels_text.push_str(&format!("u{u}\ti{i}\t{g}\n"));
+                    lines.push(format!("u{u}\ti{i}\t{}.5\n", u * 10 + i));
+                }
+                lines.push(format!("u{u}\tunjudged\t1\n"));
+            }
+            lines.push("nobody\ti0\t1\n".to_string());
+            let qrels = parse_qrels(qrels_text.as_bytes(), "q".as_ref()).unwrap();
+            let in_order = parse_run(lines.concat().as_bytes(), "r".as_ref(), &qrels, RunFormat::Tsv).unwrap();
+            let mut keyed: Vec<(u32, String)> = order.iter().copied().zip(lines).collect();
+            keyed.sort();
+            let shuffled: String = keyed.into_iter().map(|(_, line)| line).collect();
+            let any_order = parse_run(shuffled.as_bytes(), "r".as_ref(), &qrels, RunFormat::Tsv).unwrap();
+            let bits = |run: &Run| run.scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&any_order), bits(&in_order));
+            prop_assert_eq!((any_order.n_missing, any_order.n_ignored), (0, grades.len() + 1));
+        }
     }
 
     proptest! {

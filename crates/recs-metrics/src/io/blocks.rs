@@ -75,38 +75,53 @@ impl<'a> Block<'a> {
         mut f: impl FnMut(usize, &[&'a str]) -> Result<()>,
     ) -> Result<()> {
         let text = self.text(path)?;
-        let bytes = text.as_bytes();
         let mut fields = [""; 7];
-        let (mut count, mut start, mut comment) = (0, None, false);
-        let mut line = self.first_line;
-        // The separators are ASCII, so every cut is a char boundary.
-        for k in 0..=bytes.len() {
-            let b = bytes.get(k).copied().unwrap_or(b'\n');
-            if b == b'\n' || b.is_ascii_whitespace() {
-                if let Some(s) = start.take()
-                    && count < fields.len()
-                {
-                    fields[count] = &text[s..k];
-                    count += 1;
-                }
-                if b == b'\n' {
-                    if count > 0 && !comment {
-                        f(line, &fields[..count])?;
-                    }
-                    (count, comment) = (0, false);
-                    line += 1;
-                }
-            } else if start.is_none() {
-                comment |= count == 0 && b == b'#';
-                start = Some(k);
+        let mut start = 0;
+        // Line by line (memchr finds the ends), then the fields of each line: one tight
+        // loop per field instead of one branchy step per byte of the block.
+        for (line, end) in (self.first_line..).zip(line_ends(text.as_bytes())) {
+            let count = split_fields(&text[start..end], &mut fields);
+            start = end + 1;
+            if count > 0 && !fields[0].starts_with('#') {
+                f(line, &fields[..count])?;
             }
         }
         Ok(())
     }
 }
 
+/// The position of every line end of `bytes`, the last line's end (`bytes.len()`)
+/// included when it lacks one.
+fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    let unterminated = !bytes.is_empty() && bytes.last() != Some(&b'\n');
+    memchr::memchr_iter(b'\n', bytes).chain(unterminated.then_some(bytes.len()))
+}
+
+/// Splits `line` at runs of ASCII whitespace into `fields` (at most its length; further
+/// fields are dropped) and returns how many there are. The separators are ASCII, so every
+/// cut is a char boundary.
+fn split_fields<'a>(line: &'a str, fields: &mut [&'a str; 7]) -> usize {
+    let bytes = line.as_bytes();
+    let (mut count, mut k) = (0, 0);
+    while count < fields.len() {
+        while k < bytes.len() && bytes[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if k == bytes.len() {
+            break;
+        }
+        let start = k;
+        while k < bytes.len() && !bytes[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        fields[count] = &line[start..k];
+        count += 1;
+    }
+    count
+}
+
 fn count_lines(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| b == b'\n').count()
+    memchr::memchr_iter(b'\n', bytes).count()
 }
 
 impl<'a> Block<'a> {
