@@ -87,8 +87,8 @@ pub use error::{MetricsError, Result};
 pub use report::{Report, evaluate};
 pub use roc::{
     RocAccumulator, RocSummary, omniscient_roc, random_roc, roc, roc_auc, roc_summary,
-    user_averaged_auc,
+    roc_summary_of_groups, user_averaged_auc,
 };
-pub use scored::{Missing, Scored, TieBreak};
+pub use scored::{Missing, Scored, TieBreak, score_key};
 pub use spec::Metric;
 pub use topn::{Options, PerUser, Summary, ZeroPolicy, per_user};

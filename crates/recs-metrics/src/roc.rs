@@ -112,6 +112,42 @@ impl RocAccumulator {
     }
 }
 
+/// AUC and partial AUC up to `max_fpr` of a pooled ROC given as tie groups: `(positives,
+/// negatives)` of each distinct score, from the highest score down — what an engine gets
+/// by grouping pairs by [`crate::score_key`]. The arithmetic is [`RocAccumulator::summary`]'s
+/// (exact integers, rounded once), so the same pairs give the same bits however they were
+/// counted.
+///
+/// ```
+/// use recs_metrics::{RocAccumulator, roc_summary_of_groups};
+/// // Scores 0.9 (1 positive), 0.5 (1 positive, 1 negative), 0.1 (2 negatives).
+/// let s = roc_summary_of_groups([(1, 0), (1, 1), (0, 2)], 1.0)?;
+/// let mut acc = RocAccumulator::new();
+/// for (score, relevant) in [(0.9, true), (0.5, true), (0.5, false), (0.1, false), (0.1, false)] {
+///     acc.push(score, relevant);
+/// }
+/// assert_eq!(s, acc.summary(1.0)?);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// As [`RocAccumulator::summary`].
+pub fn roc_summary_of_groups(
+    groups: impl IntoIterator<Item = (u64, u64)>,
+    max_fpr: f64,
+) -> Result<RocSummary> {
+    check_max_fpr(max_fpr)?;
+    let groups: Vec<(u64, u64)> = groups.into_iter().collect();
+    let n_pos: u64 = groups.iter().map(|g| g.0).sum();
+    let n_neg: u64 = groups.iter().map(|g| g.1).sum();
+    check_classes(n_pos as usize, n_neg as usize)?;
+    let mut walk = AreaWalk::new(n_pos, n_neg, max_fpr);
+    for (p, n) in groups {
+        walk.add_group(p, n);
+    }
+    Ok(walk.summary())
+}
+
 pub(crate) fn check_classes(n_positives: usize, n_negatives: usize) -> Result<()> {
     if n_positives == 0 {
         return Err(MetricsError::Undefined { what: "ROC", reason: "no positive pair" });

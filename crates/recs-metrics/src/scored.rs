@@ -88,9 +88,18 @@ impl<'a> Scored<'a> {
 }
 
 /// Maps a score to a `u32` whose unsigned order is the score order. `NaN` (missing)
-/// maps to 0, below every number; `-0.0` and `0.0` map to the same key.
+/// maps to 0, below every number; `-0.0` and `0.0` map to the same key. Two scores tie
+/// exactly when their keys are equal, so an engine can group pairs by key (a per-score
+/// histogram of the pooled ROC: [`crate::roc_summary_of_groups`]).
+///
+/// ```
+/// use recs_metrics::score_key;
+/// assert!(score_key(-1.0) < score_key(0.0) && score_key(0.0) < score_key(0.5));
+/// assert_eq!(score_key(-0.0), score_key(0.0));
+/// assert_eq!(score_key(f32::NAN), 0);
+/// ```
 #[inline]
-pub(crate) fn score_key(score: f32) -> u32 {
+pub fn score_key(score: f32) -> u32 {
     // Branch-free: flip every bit of a negative number, only the sign bit of a positive
     // one; then send both zeros to the key of 0.0 and NaN to 0.
     let bits = score.to_bits();

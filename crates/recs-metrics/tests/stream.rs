@@ -231,3 +231,67 @@ proptest! {
         assert_same(&memory, &streamed(&users, &metrics, &options, parts));
     }
 }
+
+/// As an engine grouping by user evaluates: each user alone into its own part (numbered
+/// 0), the parts numbered once every user is known and merged in any order, the pooled
+/// ROC from a per-score histogram of the candidates read from the highest score down.
+fn by_user_with_histogram(users: &[User], metrics: &[Metric], options: &Options) -> Report {
+    let per_user: Vec<Metric> = metrics.iter().copied().filter(|m| *m != Metric::Roc).collect();
+    let part_evaluator = Evaluator::new(&per_user, *options, 0.4).unwrap();
+    let mut parts: Vec<Part> = users
+        .iter()
+        .enumerate()
+        .map(|(index, u)| {
+            let mut part = part_evaluator.part();
+            part_evaluator.push_user(&mut part, &catalog(0, u)).unwrap();
+            part.number_user(index as u32).unwrap();
+            part
+        })
+        .collect();
+    parts.reverse();
+    let mut whole = part_evaluator.part();
+    for part in parts {
+        whole.merge(part);
+    }
+    let mut histogram = std::collections::BTreeMap::<u32, (u64, u64)>::new();
+    for u in users {
+        for (item, &score) in u.scores.iter().enumerate() {
+            let item = item as u32;
+            if u.excluded.binary_search(&item).is_ok() {
+                continue;
+            }
+            let grade = u.graded.binary_search(&item).map_or(0.0, |k| u.grades[k]);
+            let counts = histogram.entry(recs_metrics::score_key(score)).or_default();
+            if grade >= options.threshold { counts.0 += 1 } else { counts.1 += 1 }
+        }
+    }
+    let groups = histogram.into_values().rev();
+    let evaluator = Evaluator::new(metrics, *options, 0.4).unwrap();
+    match recs_metrics::roc_summary_of_groups(groups, 0.4) {
+        Ok(roc) => evaluator.finish_with_roc(whole, roc).unwrap(),
+        // Without both classes the pooled ROC is undefined: finished without it, as
+        // the in-memory report leaves it out with a warning.
+        Err(_) => Evaluator::new(&per_user, *options, 0.4).unwrap().finish(whole, false).unwrap(),
+    }
+}
+
+proptest! {
+    #[test]
+    fn parts_numbered_per_user_and_a_score_histogram_equal_in_memory(
+        users in users(9),
+        threshold in 1u8..4,
+    ) {
+        let options = Options { threshold: f32::from(threshold), ..Options::default() };
+        let metrics = Metric::parse_list(METRICS).unwrap();
+        let memory = in_memory(&users, 9, &metrics, &options);
+        let got = by_user_with_histogram(&users, &metrics, &options);
+        let defined = |r: &Report| r.get("roc_auc").is_some();
+        prop_assume!(defined(&memory));
+        let bits = |r: &Report| {
+            r.values.iter().map(|(k, v)| (k.clone(), v.map(f64::to_bits))).collect::<Vec<_>>()
+        };
+        prop_assert_eq!(bits(&got), bits(&memory));
+        prop_assert_eq!(got.per_user, memory.per_user);
+        prop_assert_eq!((got.n_users, got.n_candidates, got.n_positives), (memory.n_users, memory.n_candidates, memory.n_positives));
+    }
+}

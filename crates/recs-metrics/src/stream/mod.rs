@@ -64,7 +64,7 @@ pub use user::CatalogUser;
 use crate::croc::CrocAccumulator;
 use crate::error::{MetricsError, Result};
 use crate::report::{Report, assemble, missing_warning};
-use crate::roc::check_max_fpr;
+use crate::roc::{RocSummary, check_max_fpr};
 use crate::scored::{Missing, TieBreak, score_key};
 use crate::spec::Metric;
 use crate::topn::{Options, PerUser, UserRow, UserShape, row_from_groups};
@@ -120,6 +120,39 @@ impl Part {
     /// Number of users pushed that had a candidate (the others are not judged).
     pub fn n_users(&self) -> usize {
         self.rows.len()
+    }
+
+    /// Number of (user, candidate) pairs pushed.
+    pub fn n_candidates(&self) -> u64 {
+        self.n_candidates
+    }
+
+    /// Number of candidates pushed without a score (`NaN`).
+    pub fn n_missing(&self) -> u64 {
+        self.n_missing
+    }
+
+    /// Numbers the users of this part `user`: for an engine that groups by external id
+    /// and evaluates each user on its own, then numbers the users once every id is known
+    /// (the order of [`crate::Report`]'s per-user means is the numbering's).
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidArgument`] when the part holds more than one user.
+    pub fn number_user(&mut self, user: u32) -> Result<()> {
+        if self.rows.len() > 1 {
+            return Err(MetricsError::InvalidArgument {
+                name: "part",
+                value: format!("{} users", self.rows.len()),
+                expected: "a part of one user",
+            });
+        }
+        for (u, _) in &mut self.rows {
+            *u = user;
+        }
+        for (u, _) in &mut self.user_aucs {
+            *u = user;
+        }
+        Ok(())
     }
 }
 
@@ -296,7 +329,26 @@ impl Evaluator {
     ///
     /// # Errors
     /// As [`Evaluator::new`]; undefined values are `None` with a warning, not errors.
-    pub fn finish(&self, mut part: Part, keep_curves: bool) -> Result<Report> {
+    pub fn finish(&self, part: Part, keep_curves: bool) -> Result<Report> {
+        self.finish_with(part, keep_curves, None)
+    }
+
+    /// As [`Evaluator::finish`], the pooled ROC's areas given (by
+    /// [`crate::roc_summary_of_groups`], say) rather than counted in `part`; no ROC curve
+    /// is kept. The evaluator needs no positives then.
+    ///
+    /// # Errors
+    /// As [`Evaluator::finish`].
+    pub fn finish_with_roc(&self, part: Part, roc: RocSummary) -> Result<Report> {
+        self.finish_with(part, false, Some(roc))
+    }
+
+    fn finish_with(
+        &self,
+        mut part: Part,
+        keep_curves: bool,
+        pooled: Option<RocSummary>,
+    ) -> Result<Report> {
         part.rows.sort_unstable_by_key(|&(user, _)| user);
         part.user_aucs.sort_unstable_by_key(|&(user, _)| user);
         let users: Vec<u32> = part.rows.iter().map(|&(u, _)| u).collect();
@@ -322,6 +374,9 @@ impl Evaluator {
             per_user: None,
         };
         let roc = |curve: bool| -> Result<(f64, f64, Option<crate::Curve>)> {
+            if let Some(s) = pooled {
+                return Ok((s.auc, s.partial_auc, None));
+            }
             let (thresholds, counts) = match (&self.thresholds, &part.roc) {
                 (Some(t), Some(c)) => (t, c),
                 _ => {
