@@ -11,7 +11,7 @@ use recs_metrics::io::{
     read_run_candidates, run_warnings, write_points_csv,
 };
 use recs_metrics::{
-    Metric, PerUser, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate, paired_t_test,
+    Metric, Options, PerUser, Report, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate, paired_t_test,
     per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
 };
 use serde_json::{Map, Value, json};
@@ -88,6 +88,20 @@ pub(crate) struct Args {
     /// paired t-test and Wilcoxon signed-rank test of (run − compare) over users.
     #[arg(long, value_name = "RUN2")]
     compare: Option<PathBuf>,
+    /// Where the evaluation runs: `in-process` (the files read into memory here) or
+    /// `datafusion` (Parquet qrels and run, planned and run by Apache DataFusion on every
+    /// core; `--candidates qrels`, expected ties; the same numbers, bit for bit).
+    #[arg(long, value_enum, default_value_t = Engine::InProcess)]
+    engine: Engine,
+}
+
+/// The engines `recs eval` runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Engine {
+    /// Read the files into memory and evaluate here.
+    InProcess,
+    /// Apache DataFusion over Parquet files.
+    Datafusion,
 }
 
 /// A cremonesi2008 technique asked for by name (`roc1@T`, `roc2@N`).
@@ -324,6 +338,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--resamples must be at least 1");
     }
     let policy = candidate_policy(&args)?;
+    if args.engine == Engine::Datafusion {
+        return run_on_datafusion(&args, &metrics, &cremonesi, policy);
+    }
     let mut extra_warnings = Vec::new();
     let read = read_qrels(&args.qrels)?;
     let read = match policy {
@@ -393,6 +410,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             write_points_csv(dir.join("croc.csv"), &c.points())?;
         }
     }
+    print(&args, &report, policy, &options, run.n_ignored, &intervals, comparison.as_ref())
+}
+
+/// A comparison run's path, its scores and the per-metric comparisons.
+type Compared = (PathBuf, Run, Vec<Comparison>);
+
+/// Prints the warnings, then the report as JSON or a table.
+fn print(
+    args: &Args,
+    report: &Report,
+    policy: Candidates,
+    options: &Options,
+    n_ignored: usize,
+    intervals: &[Intervals],
+    comparison: Option<&Compared>,
+) -> anyhow::Result<()> {
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -412,12 +445,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         map.insert("n_positives".into(), json!(report.n_positives));
         map.insert("n_users_without_relevant".into(), json!(report.n_users_without_relevant));
         map.insert("n_missing".into(), json!(report.n_missing));
-        map.insert("n_ignored".into(), json!(run.n_ignored));
+        map.insert("n_ignored".into(), json!(n_ignored));
         if args.intervals {
             map.insert("bootstrap_seed".into(), json!(args.seed));
             map.insert("bootstrap_resamples".into(), json!(args.resamples));
         }
-        if let Some((path, other, rows)) = &comparison {
+        if let Some((path, other, rows)) = comparison {
             let mut per_metric = Map::new();
             for c in rows {
                 per_metric.insert(
@@ -462,7 +495,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         println!("{:<width$}  {}", "users", report.n_users);
         println!("{:<width$}  {}", "candidates", report.n_candidates);
         println!("{:<width$}  {}", "positives", report.n_positives);
-        if let Some((path, _, rows)) = &comparison {
+        if let Some((path, _, rows)) = comparison {
             println!();
             println!("run {} vs compare {}", args.run.display(), path.display());
             println!(
@@ -482,4 +515,35 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `recs eval --engine datafusion`: the evaluation planned and run by DataFusion over the
+/// Parquet files, printed as the in-process engine prints it.
+fn run_on_datafusion(
+    args: &Args,
+    metrics: &[Metric],
+    cremonesi: &[Cremonesi],
+    policy: Candidates,
+) -> anyhow::Result<()> {
+    let refused = [
+        (policy != Candidates::Qrels, "--candidates run or catalog"),
+        (args.ties != TieBreak::Expected, "--ties other than expected"),
+        (!cremonesi.is_empty(), "roc1@T and roc2@N"),
+        (args.intervals, "--intervals"),
+        (args.compare.is_some(), "--compare"),
+        (args.curves.is_some(), "--curves"),
+    ];
+    if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
+        anyhow::bail!("--engine datafusion does not support {what}; use --engine in-process");
+    }
+    let options = policy.options(args.rel_threshold, args.ties, args.zero);
+    let evaluated = recs_datafusion::evaluate_parquet(
+        &args.qrels,
+        &args.run,
+        metrics,
+        options,
+        args.max_fpr,
+        None,
+    )?;
+    print(args, &evaluated.report, policy, &options, evaluated.n_ignored, &[], None)
 }
