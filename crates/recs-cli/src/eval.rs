@@ -11,8 +11,8 @@ use recs_metrics::io::{
     read_run_candidates, run_warnings, write_points_csv,
 };
 use recs_metrics::{
-    Metric, Options, PerUser, Report, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate, paired_t_test,
-    per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
+    Metric, Options, PerUser, Report, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
+    paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
 };
 use serde_json::{Map, Value, json};
 
@@ -93,6 +93,12 @@ pub(crate) struct Args {
     /// core; `--candidates qrels`, expected ties; the same numbers, bit for bit).
     #[arg(long, value_enum, default_value_t = Engine::InProcess)]
     engine: Engine,
+    /// With `--engine datafusion`: run on the Apache Ballista cluster whose scheduler is at
+    /// URL (`df://host:50050`), whose scheduler and executors registered recs' functions
+    /// (docs/scaling.md); every executor must read the files at the same paths. Needs a
+    /// `recs` built with the `ballista` feature.
+    #[arg(long, value_name = "URL")]
+    ballista: Option<String>,
 }
 
 /// The engines `recs eval` runs on.
@@ -338,6 +344,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--resamples must be at least 1");
     }
     let policy = candidate_policy(&args)?;
+    if args.ballista.is_some() && args.engine != Engine::Datafusion {
+        anyhow::bail!("--ballista runs the DataFusion engine: add --engine datafusion");
+    }
     if args.engine == Engine::Datafusion {
         return run_on_datafusion(&args, &metrics, &cremonesi, policy);
     }
@@ -517,6 +526,31 @@ fn print(
     Ok(())
 }
 
+/// `--ballista URL`: the evaluation on a Ballista cluster.
+#[cfg(feature = "ballista")]
+fn on_ballista(
+    url: &str,
+    args: &Args,
+    metrics: &[Metric],
+    options: recs_metrics::Options,
+) -> anyhow::Result<recs_datafusion::Evaluated> {
+    use recs_datafusion::ballista::evaluate_parquet_remote;
+    Ok(evaluate_parquet_remote(url, &args.qrels, &args.run, metrics, options, args.max_fpr)?)
+}
+
+#[cfg(not(feature = "ballista"))]
+fn on_ballista(
+    _url: &str,
+    _args: &Args,
+    _metrics: &[Metric],
+    _options: recs_metrics::Options,
+) -> anyhow::Result<recs_datafusion::Evaluated> {
+    anyhow::bail!(
+        "--ballista: this `recs` was built without Ballista; rebuild it with \
+         `cargo install --path crates/recs-cli --features ballista`"
+    )
+}
+
 /// `recs eval --engine datafusion`: the evaluation planned and run by DataFusion over the
 /// Parquet files, printed as the in-process engine prints it.
 fn run_on_datafusion(
@@ -537,13 +571,16 @@ fn run_on_datafusion(
         anyhow::bail!("--engine datafusion does not support {what}; use --engine in-process");
     }
     let options = policy.options(args.rel_threshold, args.ties, args.zero);
-    let evaluated = recs_datafusion::evaluate_parquet(
-        &args.qrels,
-        &args.run,
-        metrics,
-        options,
-        args.max_fpr,
-        None,
-    )?;
+    let evaluated = match &args.ballista {
+        None => recs_datafusion::evaluate_parquet(
+            &args.qrels,
+            &args.run,
+            metrics,
+            options,
+            args.max_fpr,
+            None,
+        )?,
+        Some(url) => on_ballista(url, args, metrics, options)?,
+    };
     print(args, &evaluated.report, policy, &options, evaluated.n_ignored, &[], None)
 }

@@ -429,3 +429,68 @@ fn parquet_files_give_the_numbers_of_their_text_equivalents() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && err.contains("r.parquet: no column `score`"), "{err}");
 }
+
+/// Writes the `user<TAB>item<TAB>grade` lines of `tsv` as Parquet (all columns text but
+/// the grade), as a system that keeps its qrels in Parquet would.
+fn qrels_as_parquet(tsv: &Path, parquet: &Path) {
+    use arrow_array::{ArrayRef, Float32Array, RecordBatch, StringArray};
+    let text = std::fs::read_to_string(tsv).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('\t').collect()).collect();
+    let column = |k: usize| -> ArrayRef {
+        std::sync::Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r[k])))
+    };
+    let grades: ArrayRef = std::sync::Arc::new(Float32Array::from_iter_values(
+        rows.iter().map(|r| r[2].parse::<f32>().unwrap()),
+    ));
+    let batch =
+        RecordBatch::try_from_iter([("user", column(0)), ("item", column(1)), ("grade", grades)])
+            .unwrap();
+    let file = std::fs::File::create(parquet).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
+    let Ok(data) = std::env::var("RECS_DATA_DIR") else {
+        eprintln!("notice: RECS_DATA_DIR is not set; skipping the MS Web DataFusion test");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let split = ["split", "--dataset", "msweb", "--data-dir", &data, "--protocol", "predefined"];
+    recs_ok(
+        &[&split[..], &["--judgments", "implicit", "--out", dir.path().to_str().unwrap()]].concat(),
+    );
+    let (train, qrels) = (path("train.tsv"), path("qrels.tsv"));
+    let run = path("pop.parquet");
+    recs_ok(&[
+        "score",
+        "--train",
+        train.to_str().unwrap(),
+        "--model",
+        "item-pop",
+        "--qrels",
+        qrels.to_str().unwrap(),
+        "--out",
+        run.to_str().unwrap(),
+    ]);
+    qrels_as_parquet(&qrels, &path("qrels.parquet"));
+    // Every metric the engine computes: the pooled ROC, CROC and the per-user metrics.
+    let metrics = ["--metrics", "roc,croc,user_auc,p@5,r@10,ndcg@10,ap@10,map,mrr,hit@5"];
+    let args = [&metrics[..], &["--json"]].concat();
+    let in_process = eval(&path("qrels.parquet"), &run, &args);
+    let engine =
+        eval(&path("qrels.parquet"), &run, &[&args[..], &["--engine", "datafusion"]].concat());
+    for out in [&in_process, &engine] {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    // The full catalog of every MS Web user: 9,256,692 candidates.
+    assert!(String::from_utf8_lossy(&in_process.stdout).contains("9256692"));
+    assert_eq!(
+        String::from_utf8(engine.stdout).unwrap(),
+        String::from_utf8(in_process.stdout).unwrap(),
+        "the engines' --json reports"
+    );
+}

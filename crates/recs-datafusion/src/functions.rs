@@ -1,8 +1,9 @@
 //! The functions registered in a DataFusion session: `recs_score_key` (a scalar UDF) and
-//! `recs_user_part` (an aggregate UDF).
+//! `recs_user_part` (an aggregate UDF). Neither holds per-query state, so a remote
+//! executor registers them once, at start.
 
 use std::hash::{Hash, Hasher};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use datafusion::arrow::array::{Array, ArrayRef, AsArray, UInt32Array};
 use datafusion::arrow::compute::cast;
@@ -13,8 +14,11 @@ use datafusion::logical_expr::{
     Accumulator, AggregateUDFImpl, ColumnarValue, ScalarFunctionArgs, ScalarUDFImpl, Signature,
     Volatility,
 };
-use recs_core::IdMap;
+use datafusion::physical_expr::PhysicalExpr;
+use datafusion::physical_expr::expressions::Literal;
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
+
+use crate::settings::Settings;
 
 /// `recs_score_key(score)`: the order-preserving key of an `f32` score
 /// ([`recs_metrics::score_key`]; `NULL`, a missing score, is `NaN`'s key, 0). Grouping
@@ -56,28 +60,63 @@ impl ScalarUDFImpl for ScoreKey {
     }
 }
 
-/// `recs_user_part(item, score, grade)`, grouped by user: the user's candidates evaluated
-/// by `evaluator` into a [`Part`], serialised (bincode). The partial state is the user's
-/// candidates themselves, so partitions merge by concatenation and the result does not
-/// depend on how rows were split. Candidates are put in the qrels' item order (`items`)
-/// before evaluation, so sums within a user run in the same order as in-process.
+/// `recs_user_part(item, score, grade, settings)`, grouped by user: the user's candidates
+/// evaluated into a [`Part`], serialised (bincode). `settings` is a string literal
+/// ([`Settings`]): the metrics and options, and how the qrels' items are ordered. The
+/// function holds no state of its own, so a Ballista executor that registered it
+/// evaluates a plan it receives exactly as the driver's session would.
+///
+/// The partial state is the user's candidates themselves, so partitions merge by
+/// concatenation and the result does not depend on how rows were split. Candidates are
+/// put in the qrels' item order before evaluation, so sums within a user run in the same
+/// order as in-process.
 #[derive(Debug)]
 pub(crate) struct UserPart {
     signature: Signature,
-    items: Arc<IdMap>,
-    evaluator: Arc<Evaluator>,
+    /// The last settings parsed, with their evaluator: one query uses one literal.
+    parsed: Mutex<Option<(String, Arc<Parsed>)>>,
+}
+
+/// Settings read from their literal, with the evaluator they configure.
+#[derive(Debug)]
+struct Parsed {
+    settings: Settings,
+    evaluator: Evaluator,
 }
 
 impl UserPart {
-    pub(crate) fn new(items: Arc<IdMap>, evaluator: Arc<Evaluator>) -> Self {
-        UserPart { signature: Signature::any(3, Volatility::Immutable), items, evaluator }
+    pub(crate) fn new() -> Self {
+        UserPart { signature: Signature::any(4, Volatility::Immutable), parsed: Mutex::new(None) }
+    }
+
+    /// The settings of a call, from its fourth argument (a string literal).
+    fn parsed(&self, literal: &dyn PhysicalExpr) -> Result<Arc<Parsed>> {
+        let text = match literal.downcast_ref::<Literal>().map(Literal::value) {
+            Some(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text))) => text,
+            _ => {
+                return Err(DataFusionError::Plan(
+                    "recs_user_part: the fourth argument must be a settings string literal".into(),
+                ));
+            }
+        };
+        let mut last = self.parsed.lock().unwrap_or_else(|poison| poison.into_inner());
+        if let Some((cached, parsed)) = last.as_ref()
+            && cached.as_str() == text.as_str()
+        {
+            return Ok(parsed.clone());
+        }
+        let settings: Settings = text.parse()?;
+        let evaluator = settings.evaluator()?;
+        let parsed = Arc::new(Parsed { settings, evaluator });
+        *last = Some((text.clone(), parsed.clone()));
+        Ok(parsed)
     }
 }
 
-// One registered instance per session: identity is the shared state's.
+// Stateless but for a cache: every instance computes the same function.
 impl PartialEq for UserPart {
     fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.items, &other.items) && Arc::ptr_eq(&self.evaluator, &other.evaluator)
+        self.signature == other.signature
     }
 }
 
@@ -86,7 +125,6 @@ impl Eq for UserPart {}
 impl Hash for UserPart {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.name().hash(state);
-        Arc::as_ptr(&self.items).hash(state);
     }
 }
 
@@ -103,12 +141,9 @@ impl AggregateUDFImpl for UserPart {
         Ok(DataType::Binary)
     }
 
-    fn accumulator(&self, _args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
-        Ok(Box::new(Candidates {
-            items: self.items.clone(),
-            evaluator: self.evaluator.clone(),
-            rows: Rows::default(),
-        }))
+    fn accumulator(&self, args: AccumulatorArgs) -> Result<Box<dyn Accumulator>> {
+        let parsed = self.parsed(args.exprs[3].as_ref())?;
+        Ok(Box::new(Candidates { parsed, rows: Rows::default() }))
     }
 
     fn state_fields(&self, args: StateFieldsArgs) -> Result<Vec<FieldRef>> {
@@ -126,8 +161,7 @@ struct Rows {
 
 #[derive(Debug)]
 struct Candidates {
-    items: Arc<IdMap>,
-    evaluator: Arc<Evaluator>,
+    parsed: Arc<Parsed>,
     rows: Rows,
 }
 
@@ -180,7 +214,7 @@ impl Accumulator for Candidates {
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        let part = evaluate_user(&self.rows, &self.items, &self.evaluator)?;
+        let part = evaluate_user(&self.rows, &self.parsed)?;
         Ok(ScalarValue::Binary(Some(encode(&part)?)))
     }
 
@@ -192,35 +226,49 @@ impl Accumulator for Candidates {
 }
 
 /// One user's part: candidates in the qrels' item order, evaluated.
-fn evaluate_user(rows: &Rows, items: &IdMap, evaluator: &Evaluator) -> Result<Part> {
-    let mut order = Vec::with_capacity(rows.items.len());
-    for (k, id) in rows.items.iter().enumerate() {
-        let item = items.get(id).ok_or_else(|| {
-            DataFusionError::Execution(format!("item `{id}` is not a qrels item"))
-        })?;
-        order.push((item, k));
+fn evaluate_user(rows: &Rows, parsed: &Parsed) -> Result<Part> {
+    let mut order: Vec<usize> = (0..rows.items.len()).collect();
+    let ids = &rows.items;
+    if parsed.settings.numeric_items {
+        let mut values = Vec::with_capacity(ids.len());
+        for id in ids {
+            values.push(id.parse::<i64>().map_err(|_| {
+                DataFusionError::Execution(format!(
+                    "item `{id}` is not an integer, but the settings say every qrels item is"
+                ))
+            })?);
+        }
+        // `IdMap::from_ids_sorted`'s order: by value, then by bytes.
+        order.sort_unstable_by(|&a, &b| values[a].cmp(&values[b]).then(ids[a].cmp(&ids[b])));
+    } else {
+        order.sort_unstable_by(|&a, &b| ids[a].cmp(&ids[b]));
     }
-    order.sort_unstable();
-    if let Some(w) = order.windows(2).find(|w| w[0].0 == w[1].0) {
-        let id = &rows.items[w[0].1];
+    if let Some(w) = order.windows(2).find(|w| ids[w[0]] == ids[w[1]]) {
         return Err(DataFusionError::Execution(format!(
-            "item `{id}` is listed twice for one user (in the qrels or in the run)"
+            "item `{}` is listed twice for one user (in the qrels or in the run)",
+            ids[w[0]]
         )));
     }
-    let scores: Vec<f32> = order.iter().map(|&(_, k)| rows.scores[k]).collect();
+    let scores: Vec<f32> = order.iter().map(|&k| rows.scores[k]).collect();
     let (mut graded, mut grades) = (Vec::new(), Vec::new());
-    for (position, &(_, k)) in order.iter().enumerate() {
+    for (position, &k) in order.iter().enumerate() {
         let grade = rows.grades[k];
         if !(grade.is_finite() && grade >= 0.0) {
-            return Err(DataFusionError::Execution(format!("grade `{grade}` is not a number >= 0")));
+            return Err(DataFusionError::Execution(format!(
+                "grade `{grade}` is not a number >= 0"
+            )));
         }
         if grade > 0.0 {
             graded.push(position as u32);
             grades.push(grade);
         }
     }
-    let user = CatalogUser { user: 0, scores: &scores, excluded: &[], graded: &graded, grades: &grades };
-    let mut part = evaluator.part();
-    evaluator.push_user(&mut part, &user).map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let user =
+        CatalogUser { user: 0, scores: &scores, excluded: &[], graded: &graded, grades: &grades };
+    let mut part = parsed.evaluator.part();
+    parsed
+        .evaluator
+        .push_user(&mut part, &user)
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
     Ok(part)
 }

@@ -1,19 +1,22 @@
 //! `recs` metrics inside [Apache DataFusion](https://datafusion.apache.org): exact,
 //! tie-aware evaluation of a run against qrels held in Parquet, planned and run by
-//! DataFusion on every core, with the numbers of the in-process `recs eval`, bit for bit.
+//! DataFusion on every core — or by a Ballista cluster (feature `ballista`) — with the
+//! numbers of the in-process `recs eval`, bit for bit.
 //!
-//! Two functions are registered in the session:
-//! - `recs_user_part(item, score, grade)`, an aggregate grouped by user: the user's
-//!   candidates evaluated by [`recs_metrics::stream::Evaluator`] (every per-user metric,
-//!   CROC counts, per-user AUC), returned as a serialised partial state. Its own partial
-//!   state is the user's candidates, so partitions merge by concatenation;
+//! Two functions are registered in the session ([`register_functions`]):
+//! - `recs_user_part(item, score, grade, settings)`, an aggregate grouped by user: the
+//!   user's candidates evaluated by [`recs_metrics::stream::Evaluator`] (every per-user
+//!   metric, CROC counts, per-user AUC), returned as a serialised partial state. Its own
+//!   partial state is the user's candidates, so partitions merge by concatenation.
+//!   `settings` is a string literal ([`Settings`]), so the function keeps no state and
+//!   an executor that registered it once evaluates any plan;
 //! - `recs_score_key(score)`, a scalar: the order-preserving key of a score. The pooled ROC
 //!   is a `GROUP BY` on it — a per-score histogram of positives and negatives, exact in
 //!   integers, read from the highest score down ([`recs_metrics::roc_summary_of_groups`]).
 //!
-//! The driver numbers users and items as the qrels reader does (two `DISTINCT` queries),
-//! merges the users' parts in that order and assembles the report as the in-process
-//! engine does, so neither the number of partitions nor the thread count moves a bit.
+//! The driver numbers users as the qrels reader does (a `DISTINCT` query), merges the
+//! users' parts in that order and assembles the report as the in-process engine does, so
+//! neither the number of partitions nor the thread count moves a bit.
 //!
 //! The candidates are the qrels' (`--candidates qrels`): every qrels row is a candidate,
 //! scored by the run row with the same user and item (none: missing, ranked last); run
@@ -37,6 +40,10 @@
 //! ```
 
 mod functions;
+mod settings;
+
+#[cfg(feature = "ballista")]
+pub mod ballista;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -44,15 +51,18 @@ use std::sync::Arc;
 use datafusion::arrow::array::{Array, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Int64Type, UInt32Type};
 use datafusion::common::{DataFusionError, Result};
+use datafusion::execution::{FunctionRegistry, SessionState, SessionStateBuilder};
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use futures::StreamExt;
 use recs_core::IdMap;
 use recs_metrics::stream::{Evaluator, Part};
 use recs_metrics::{Metric, Options, Report, TieBreak, roc_summary_of_groups};
 
 use functions::{ScoreKey, UserPart, decode};
+pub use settings::Settings;
 
-/// The result of [`evaluate_parquet`].
+/// The result of [`evaluate`] and [`evaluate_parquet`].
 #[derive(Debug, Clone)]
 pub struct Evaluated {
     /// The report, as the in-process engine gives it.
@@ -61,14 +71,53 @@ pub struct Evaluated {
     pub n_ignored: usize,
 }
 
-/// Evaluates the run in the Parquet file `run` (columns `user`, `item`, `score`) against
-/// the qrels in `qrels` (columns `user`, `item`, `grade`) with DataFusion on
-/// `partitions` partitions (default: one per core). Ids may be integers or strings.
+/// Registers `recs_user_part` and `recs_score_key` in `registry` — a session's state,
+/// or the function registry a Ballista executor is started with.
 ///
 /// # Errors
-/// Unreadable files or missing columns, a pair listed twice, a grade below 0, options
-/// the engine does not support (ties other than `expected`, a missing-score policy other
-/// than `last`, coverage), and the errors of [`Evaluator::new`].
+/// Those of the registry.
+pub fn register_functions(registry: &mut dyn FunctionRegistry) -> Result<()> {
+    let (scalar, aggregate) = functions();
+    registry.register_udaf(aggregate)?;
+    registry.register_udf(scalar)?;
+    Ok(())
+}
+
+/// `recs_score_key` and `recs_user_part`.
+fn functions() -> (Arc<ScalarUDF>, Arc<AggregateUDF>) {
+    (
+        Arc::new(ScalarUDF::new_from_impl(ScoreKey::new())),
+        Arc::new(AggregateUDF::new_from_impl(UserPart::new())),
+    )
+}
+
+/// A session state with DataFusion's default features and this crate's functions.
+///
+/// # Errors
+/// Those of [`register_functions`].
+pub fn session_state(config: SessionConfig) -> Result<SessionState> {
+    let mut state = SessionStateBuilder::new().with_config(config).with_default_features().build();
+    register_functions(&mut state)?;
+    Ok(state)
+}
+
+/// Registers the Parquet files `qrels` and `run` as the tables [`evaluate`] reads.
+///
+/// # Errors
+/// Unreadable files.
+pub async fn register_tables(ctx: &SessionContext, qrels: &Path, run: &Path) -> Result<()> {
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    ctx.register_parquet("qrels", &path(qrels), ParquetReadOptions::default()).await?;
+    ctx.register_parquet("run", &path(run), ParquetReadOptions::default()).await
+}
+
+/// Evaluates the run in the Parquet file `run` (columns `user`, `item`, `score`) against
+/// the qrels in `qrels` (columns `user`, `item`, `grade`) with DataFusion on this
+/// machine, on `partitions` partitions (default: one per core). Ids may be integers or
+/// strings.
+///
+/// # Errors
+/// Those of [`evaluate`], and unreadable files.
 pub fn evaluate_parquet(
     qrels: &Path,
     run: &Path,
@@ -81,21 +130,78 @@ pub fn evaluate_parquet(
         .enable_all()
         .build()
         .map_err(|e| DataFusionError::External(Box::new(e)))?;
-    runtime.block_on(evaluate(qrels, run, metrics, options, max_fpr, partitions))
+    runtime.block_on(async {
+        let mut config = SessionConfig::new();
+        if let Some(n) = partitions {
+            config = config.with_target_partitions(n.max(1));
+        }
+        let ctx = SessionContext::new_with_state(session_state(config)?);
+        register_tables(&ctx, qrels, run).await?;
+        evaluate(&ctx, Tables::QrelsAndRun, metrics, options, max_fpr).await
+    })
 }
 
 fn external(e: recs_metrics::MetricsError) -> DataFusionError {
     DataFusionError::External(Box::new(e))
 }
 
-/// The asynchronous body of [`evaluate_parquet`].
-async fn evaluate(
-    qrels: &Path,
-    run: &Path,
+/// The tables an evaluation reads its candidates from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tables {
+    /// `qrels` (columns `user`, `item`, `grade`) and `run` (`user`, `item`, `score`):
+    /// every qrels row is a candidate, scored by the run row of the same pair (none:
+    /// missing); run rows of other pairs are ignored.
+    QrelsAndRun,
+    /// One table `scored` (`user`, `item`, `score`, `grade`): every row is a candidate,
+    /// scored and graded (a `NULL` score is missing) — what a scoring job writes when it
+    /// attaches the grades itself, with no join to plan.
+    Scored,
+}
+
+impl Tables {
+    /// The `FROM` clause; its rows have `q.user`, `q.item`, `q.grade` and the score.
+    fn sql_from(self) -> &'static str {
+        match self {
+            Tables::QrelsAndRun => {
+                "FROM qrels q LEFT JOIN run r \
+                 ON CAST(q.user AS VARCHAR) = CAST(r.user AS VARCHAR) \
+                 AND CAST(q.item AS VARCHAR) = CAST(r.item AS VARCHAR)"
+            }
+            Tables::Scored => "FROM scored q",
+        }
+    }
+
+    /// The score's column in [`Tables::sql_from`].
+    fn score(self) -> &'static str {
+        match self {
+            Tables::QrelsAndRun => "r.score",
+            Tables::Scored => "q.score",
+        }
+    }
+
+    /// The table holding every candidate.
+    fn candidates(self) -> &'static str {
+        match self {
+            Tables::QrelsAndRun => "qrels",
+            Tables::Scored => "scored",
+        }
+    }
+}
+
+/// Evaluates the candidates of `tables` in `ctx`, whose session has this crate's
+/// functions ([`register_functions`]); `ctx` may be local or a Ballista client. Results
+/// stream back user by user, so the driver holds one batch of parts at a time.
+///
+/// # Errors
+/// Missing tables or columns, a pair listed twice, a grade below 0, options the engine
+/// does not support (ties other than `expected`, a missing-score policy other than
+/// `last`, coverage), and the errors of [`Evaluator::new`].
+pub async fn evaluate(
+    ctx: &SessionContext,
+    tables: Tables,
     metrics: &[Metric],
     options: Options,
     max_fpr: f64,
-    partitions: Option<usize>,
 ) -> Result<Evaluated> {
     if options.ties != TieBreak::Expected {
         return Err(DataFusionError::Plan(format!(
@@ -103,50 +209,47 @@ async fn evaluate(
             options.ties
         )));
     }
-    let mut config = SessionConfig::new();
-    if let Some(n) = partitions {
-        config = config.with_target_partitions(n.max(1));
-    }
-    let ctx = SessionContext::new_with_config(config);
-    let path = |p: &Path| p.to_string_lossy().into_owned();
-    ctx.register_parquet("qrels", &path(qrels), ParquetReadOptions::default()).await?;
-    ctx.register_parquet("run", &path(run), ParquetReadOptions::default()).await?;
-
+    let table = tables.candidates();
     // Users and items numbered as the qrels reader numbers them.
-    let users = distinct_ids(&ctx, "user").await?;
-    let items = Arc::new(distinct_ids(&ctx, "item").await?);
+    let users = IdMap::from_ids_sorted(distinct_ids(ctx, table, "user").await?)
+        .map_err(|e| DataFusionError::External(Box::new(e)))?;
+    let numeric_items =
+        distinct_ids(ctx, table, "item").await?.iter().all(|id| id.parse::<i64>().is_ok());
     // The parts are evaluated without the pooled ROC, which is a histogram query.
     let wants_roc = metrics.contains(&Metric::Roc);
     let per_user: Vec<Metric> = metrics.iter().copied().filter(|m| *m != Metric::Roc).collect();
-    let part_evaluator = Arc::new(Evaluator::new(&per_user, options, max_fpr).map_err(external)?);
+    let settings = Settings { metrics: per_user, options, max_fpr, numeric_items };
     let evaluator = Evaluator::new(metrics, options, max_fpr).map_err(external)?;
-    ctx.register_udaf(AggregateUDF::new_from_impl(UserPart::new(items, part_evaluator)));
-    ctx.register_udf(ScalarUDF::new_from_impl(ScoreKey::new()));
 
-    let joined = "FROM qrels q LEFT JOIN run r \
-         ON CAST(q.user AS VARCHAR) = CAST(r.user AS VARCHAR) \
-         AND CAST(q.item AS VARCHAR) = CAST(r.item AS VARCHAR)";
+    let (from, score) = (tables.sql_from(), tables.score());
     let sql = format!(
         "SELECT CAST(q.user AS VARCHAR) AS user_id, \
-         recs_user_part(CAST(q.item AS VARCHAR), CAST(r.score AS FLOAT), CAST(q.grade AS FLOAT)) \
-         {joined} GROUP BY CAST(q.user AS VARCHAR)"
+         recs_user_part(CAST(q.item AS VARCHAR), CAST({score} AS FLOAT), \
+         CAST(q.grade AS FLOAT), {}) \
+         {from} GROUP BY CAST(q.user AS VARCHAR)",
+        settings.to_sql_literal()
     );
     let mut part = evaluator.part();
-    for batch in ctx.sql(&sql).await?.collect().await? {
-        merge_parts(&batch, &users, &mut part)?;
+    let mut batches = ctx.sql(&sql).await?.execute_stream().await?;
+    while let Some(batch) = batches.next().await {
+        merge_parts(&batch?, &users, &mut part)?;
     }
-    let n_ignored = count(&ctx, "SELECT COUNT(*) FROM run").await?
-        - (part.n_candidates() - part.n_missing());
+    let n_ignored = match tables {
+        Tables::QrelsAndRun => {
+            count(ctx, "SELECT COUNT(*) FROM run").await? - (part.n_candidates() - part.n_missing())
+        }
+        Tables::Scored => 0,
+    };
     let evaluated = |report| Evaluated { report, n_ignored: n_ignored as usize };
     if !wants_roc {
         return evaluator.finish(part, false).map(evaluated).map_err(external);
     }
     let threshold = options.threshold;
     let sql = format!(
-        "SELECT recs_score_key(CAST(r.score AS FLOAT)) AS k, \
+        "SELECT recs_score_key(CAST({score} AS FLOAT)) AS k, \
          SUM(CASE WHEN CAST(q.grade AS FLOAT) >= {threshold:?} THEN 1 ELSE 0 END) AS pos, \
          SUM(CASE WHEN CAST(q.grade AS FLOAT) >= {threshold:?} THEN 0 ELSE 1 END) AS neg \
-         {joined} GROUP BY 1 ORDER BY 1 DESC"
+         {from} GROUP BY 1 ORDER BY 1 DESC"
     );
     let mut groups = Vec::new();
     for batch in ctx.sql(&sql).await?.collect().await? {
@@ -172,9 +275,9 @@ async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
     value.map(|v| v as u64).ok_or_else(|| DataFusionError::Execution(format!("no count: {sql}")))
 }
 
-/// The distinct ids of column `column` of the qrels, numbered canonically.
-async fn distinct_ids(ctx: &SessionContext, column: &str) -> Result<IdMap> {
-    let sql = format!("SELECT DISTINCT CAST({column} AS VARCHAR) FROM qrels");
+/// The distinct ids of column `column` of `table`, as text.
+async fn distinct_ids(ctx: &SessionContext, table: &str, column: &str) -> Result<Vec<String>> {
+    let sql = format!("SELECT DISTINCT CAST({column} AS VARCHAR) FROM {table}");
     let mut ids = Vec::new();
     for batch in ctx.sql(&sql).await?.collect().await? {
         let column = datafusion::arrow::compute::cast(
@@ -183,7 +286,7 @@ async fn distinct_ids(ctx: &SessionContext, column: &str) -> Result<IdMap> {
         )?;
         ids.extend(column.as_string::<i32>().iter().map(|id| id.unwrap_or_default().to_string()));
     }
-    IdMap::from_ids_sorted(ids.iter()).map_err(|e| DataFusionError::External(Box::new(e)))
+    Ok(ids)
 }
 
 /// Adds the users' parts of `batch` (`user_id`, part) to `part`, numbered by `users`.

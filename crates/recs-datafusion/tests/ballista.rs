@@ -1,0 +1,94 @@
+//! On Ballista — a scheduler and an executor started in this process, talking gRPC and
+//! Arrow Flight on loopback — the evaluation gives the in-process engine's numbers, bit
+//! for bit: the functions travel as names, their settings as a literal in the plan.
+
+#![cfg(feature = "ballista")]
+
+mod common;
+
+use common::{METRICS, assert_same, generated, in_process};
+use recs_datafusion::Tables;
+use recs_metrics::{Metric, Options};
+
+#[test]
+fn a_standalone_ballista_cluster_gives_the_in_process_numbers() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(standalone_cluster());
+}
+
+async fn standalone_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, r) = generated(dir.path());
+    let options = Options { threshold: 2.0, ..Options::default() };
+    let want = in_process(&q, &r, &options);
+
+    let ctx = recs_datafusion::ballista::standalone(2).await.unwrap();
+    recs_datafusion::register_tables(&ctx, &q, &r).await.unwrap();
+    let metrics = Metric::parse_list(METRICS).unwrap();
+    let got =
+        recs_datafusion::evaluate(&ctx, Tables::QrelsAndRun, &metrics, options, 0.3).await.unwrap();
+    assert_same(&got.report, &want, "Ballista standalone");
+    assert_eq!(got.n_ignored, 300, "one unjudged run row per user");
+}
+
+/// A free loopback port (another process may take it before it is bound again; the
+/// window is short).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+#[test]
+fn a_scheduler_and_an_executor_as_a_cluster_runs_them_give_the_in_process_numbers() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    runtime.block_on(cluster());
+}
+
+/// The scheduler and the executor started from the configurations a cluster's binaries
+/// use ([`recs_datafusion::ballista::scheduler_config`], [`executor_config`]), each
+/// serving on its own loopback ports; the client connects as to a remote cluster.
+///
+/// [`executor_config`]: recs_datafusion::ballista::executor_config
+async fn cluster() {
+    use ballista_scheduler::cluster::BallistaCluster;
+    use ballista_scheduler::scheduler_process::start_server;
+    use std::sync::Arc;
+
+    let dir = tempfile::tempdir().unwrap();
+    let (q, r) = generated(dir.path());
+    let options = Options::default();
+    let want = in_process(&q, &r, &options);
+
+    let scheduler_port = free_port();
+    let mut scheduler = recs_datafusion::ballista::scheduler_config();
+    scheduler.bind_host = "127.0.0.1".into();
+    scheduler.external_host = "127.0.0.1".into();
+    scheduler.bind_port = scheduler_port;
+    let cluster = BallistaCluster::new_from_config(&scheduler).await.unwrap();
+    let address = format!("127.0.0.1:{scheduler_port}").parse().unwrap();
+    tokio::spawn(start_server(cluster, address, Arc::new(scheduler)));
+    let started = std::time::Instant::now();
+    while std::net::TcpStream::connect(address).is_err() {
+        assert!(started.elapsed().as_secs() < 30, "the scheduler did not start");
+        tokio::task::yield_now().await;
+    }
+
+    let mut executor = recs_datafusion::ballista::executor_config();
+    executor.external_host = Some("127.0.0.1".into());
+    executor.port = free_port();
+    executor.grpc_port = free_port();
+    executor.scheduler_host = "127.0.0.1".into();
+    executor.scheduler_port = scheduler_port;
+    executor.vcores = 2;
+    executor.work_dir = Some(dir.path().join("executor").to_str().unwrap().to_string());
+    std::fs::create_dir(dir.path().join("executor")).unwrap();
+    tokio::spawn(ballista_executor::executor_process::start_executor_process(Arc::new(executor)));
+
+    let ctx = recs_datafusion::ballista::remote(&format!("df://127.0.0.1:{scheduler_port}"))
+        .await
+        .unwrap();
+    recs_datafusion::register_tables(&ctx, &q, &r).await.unwrap();
+    let metrics = Metric::parse_list(METRICS).unwrap();
+    let got =
+        recs_datafusion::evaluate(&ctx, Tables::QrelsAndRun, &metrics, options, 0.3).await.unwrap();
+    assert_same(&got.report, &want, "Ballista scheduler and executor");
+}
