@@ -20,6 +20,7 @@ use std::time::Instant;
 use datafusion::arrow::array::{ArrayRef, Float32Array, Int64Array, RecordBatch};
 use datafusion::execution::SessionStateBuilder;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
+use datafusion::execution::memory_pool::FairSpillPool;
 use datafusion::execution::runtime_env::RuntimeEnvBuilder;
 use datafusion::parquet::arrow::ArrowWriter;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
@@ -143,7 +144,8 @@ fn write_files(args: &Args) -> std::io::Result<()> {
 /// The rows evaluated by DataFusion under the memory limit.
 async fn on_datafusion(args: &Args, metrics: &[Metric]) -> datafusion::common::Result<Report> {
     let runtime = RuntimeEnvBuilder::new()
-        .with_memory_limit(args.memory_limit_mib << 20, 1.0)
+        // Shared fairly between the operators that can spill, which spill past their share.
+        .with_memory_pool(Arc::new(FairSpillPool::new(args.memory_limit_mib << 20)))
         .with_disk_manager_builder(
             DiskManagerBuilder::default()
                 .with_mode(DiskManagerMode::Directories(vec![args.dir.join("spill")])),
