@@ -494,3 +494,17 @@ fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
         "the engines' --json reports"
     );
 }
+
+#[test]
+fn the_datafusion_engine_refuses_what_it_does_not_compute_and_names_the_flag() {
+    let (_dir, q, r) = inputs(QRELS, "r.tsv", "u1\ta\t0.5\n");
+    let refused = |extra: &[&str], flag: &str| {
+        let out = eval(&q, &r, &[&["--metrics", "map"], extra].concat());
+        assert!(!out.status.success(), "{extra:?} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(flag), "{extra:?}: {stderr}");
+    };
+    refused(&["--engine", "datafusion", "--intervals"], "--intervals");
+    refused(&["--engine", "datafusion", "--ties", "item-ascending"], "--ties");
+    refused(&["--ballista", "df://localhost:50050"], "--engine datafusion");
+}

@@ -92,7 +92,11 @@ impl UserPart {
     /// The settings of a call, from its fourth argument (a string literal).
     fn parsed(&self, literal: &dyn PhysicalExpr) -> Result<Arc<Parsed>> {
         let text = match literal.downcast_ref::<Literal>().map(Literal::value) {
-            Some(ScalarValue::Utf8(Some(text)) | ScalarValue::LargeUtf8(Some(text))) => text,
+            Some(
+                ScalarValue::Utf8(Some(text))
+                | ScalarValue::LargeUtf8(Some(text))
+                | ScalarValue::Utf8View(Some(text)),
+            ) => text,
             _ => {
                 return Err(DataFusionError::Plan(
                     "recs_user_part: the fourth argument must be a settings string literal".into(),

@@ -81,3 +81,29 @@ fn movielens_100k_gives_the_in_process_numbers() {
     write(&r, &run, "score");
     check(&q, &r, Options { threshold: 4.0, ..Options::default() });
 }
+
+#[test]
+fn settings_that_are_not_a_literal_or_do_not_parse_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (q, _) = generated(dir.path());
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let error = |settings: &str| {
+        runtime.block_on(async {
+            let ctx = SessionContext::new_with_state(session_state(SessionConfig::new()).unwrap());
+            ctx.register_parquet("qrels", q.to_str().unwrap(), ParquetReadOptions::default())
+                .await
+                .unwrap();
+            let sql = format!(
+                "SELECT recs_user_part(CAST(item AS VARCHAR), grade, grade, {settings}) \
+                 FROM qrels GROUP BY user"
+            );
+            let result = match ctx.sql(&sql).await {
+                Ok(frame) => frame.collect().await.map(|_| ()),
+                Err(e) => Err(e),
+            };
+            result.unwrap_err().to_string()
+        })
+    };
+    assert!(error("CAST(item AS VARCHAR)").contains("settings string literal"), "column");
+    assert!(error("'metrics=map'").contains("`threshold` is missing"), "incomplete");
+}
