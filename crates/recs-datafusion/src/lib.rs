@@ -48,7 +48,7 @@ pub mod ballista;
 use std::path::Path;
 use std::sync::Arc;
 
-use datafusion::arrow::array::{Array, AsArray, RecordBatch};
+use datafusion::arrow::array::{Array, ArrayRef, AsArray, RecordBatch};
 use datafusion::arrow::datatypes::{Int64Type, UInt32Type};
 use datafusion::common::{DataFusionError, Result};
 use datafusion::execution::{FunctionRegistry, SessionState, SessionStateBuilder};
@@ -275,15 +275,17 @@ async fn count(ctx: &SessionContext, sql: &str) -> Result<u64> {
     value.map(|v| v as u64).ok_or_else(|| DataFusionError::Execution(format!("no count: {sql}")))
 }
 
+/// `column` as `Utf8`: SQL's `VARCHAR` may arrive as a string view.
+fn as_utf8(column: &ArrayRef) -> Result<ArrayRef> {
+    Ok(datafusion::arrow::compute::cast(column, &datafusion::arrow::datatypes::DataType::Utf8)?)
+}
+
 /// The distinct ids of column `column` of `table`, as text.
 async fn distinct_ids(ctx: &SessionContext, table: &str, column: &str) -> Result<Vec<String>> {
     let sql = format!("SELECT DISTINCT CAST({column} AS VARCHAR) FROM {table}");
     let mut ids = Vec::new();
     for batch in ctx.sql(&sql).await?.collect().await? {
-        let column = datafusion::arrow::compute::cast(
-            batch.column(0),
-            &datafusion::arrow::datatypes::DataType::Utf8,
-        )?;
+        let column = as_utf8(batch.column(0))?;
         ids.extend(column.as_string::<i32>().iter().map(|id| id.unwrap_or_default().to_string()));
     }
     Ok(ids)
@@ -291,10 +293,7 @@ async fn distinct_ids(ctx: &SessionContext, table: &str, column: &str) -> Result
 
 /// Adds the users' parts of `batch` (`user_id`, part) to `part`, numbered by `users`.
 fn merge_parts(batch: &RecordBatch, users: &IdMap, part: &mut Part) -> Result<()> {
-    let ids = datafusion::arrow::compute::cast(
-        batch.column(0),
-        &datafusion::arrow::datatypes::DataType::Utf8,
-    )?;
+    let ids = as_utf8(batch.column(0))?;
     let ids = ids.as_string::<i32>();
     let parts = batch.column(1).as_binary::<i32>();
     for r in 0..batch.num_rows() {

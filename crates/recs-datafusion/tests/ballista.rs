@@ -6,7 +6,10 @@
 
 mod common;
 
+use std::path::Path;
+
 use common::{METRICS, assert_same, generated, in_process};
+use datafusion::prelude::SessionContext;
 use recs_datafusion::Tables;
 use recs_metrics::{Metric, Options};
 
@@ -16,19 +19,24 @@ fn a_standalone_ballista_cluster_gives_the_in_process_numbers() {
     runtime.block_on(standalone_cluster());
 }
 
-async fn standalone_cluster() {
-    let dir = tempfile::tempdir().unwrap();
-    let (q, r) = generated(dir.path());
-    let options = Options { threshold: 2.0, ..Options::default() };
+/// Evaluates the generated qrels and run in `dir` through `ctx` and checks the report
+/// against the in-process engine's, bit for bit.
+async fn check(ctx: &SessionContext, dir: &Path, options: Options, what: &str) {
+    let (q, r) = generated(dir);
     let want = in_process(&q, &r, &options);
-
-    let ctx = recs_datafusion::ballista::standalone(2).await.unwrap();
-    recs_datafusion::register_tables(&ctx, &q, &r).await.unwrap();
+    recs_datafusion::register_tables(ctx, &q, &r).await.unwrap();
     let metrics = Metric::parse_list(METRICS).unwrap();
     let got =
-        recs_datafusion::evaluate(&ctx, Tables::QrelsAndRun, &metrics, options, 0.3).await.unwrap();
-    assert_same(&got.report, &want, "Ballista standalone");
-    assert_eq!(got.n_ignored, 300, "one unjudged run row per user");
+        recs_datafusion::evaluate(ctx, Tables::QrelsAndRun, &metrics, options, 0.3).await.unwrap();
+    assert_same(&got.report, &want, what);
+    assert_eq!(got.n_ignored, 300, "{what}: one unjudged run row per user");
+}
+
+async fn standalone_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = recs_datafusion::ballista::standalone(2).await.unwrap();
+    let options = Options { threshold: 2.0, ..Options::default() };
+    check(&ctx, dir.path(), options, "Ballista standalone").await;
 }
 
 /// A free loopback port (another process may take it before it is bound again; the
@@ -54,10 +62,6 @@ async fn cluster() {
     use std::sync::Arc;
 
     let dir = tempfile::tempdir().unwrap();
-    let (q, r) = generated(dir.path());
-    let options = Options::default();
-    let want = in_process(&q, &r, &options);
-
     let scheduler_port = free_port();
     let mut scheduler = recs_datafusion::ballista::scheduler_config();
     scheduler.bind_host = "127.0.0.1".into();
@@ -86,9 +90,5 @@ async fn cluster() {
     let ctx = recs_datafusion::ballista::remote(&format!("df://127.0.0.1:{scheduler_port}"))
         .await
         .unwrap();
-    recs_datafusion::register_tables(&ctx, &q, &r).await.unwrap();
-    let metrics = Metric::parse_list(METRICS).unwrap();
-    let got =
-        recs_datafusion::evaluate(&ctx, Tables::QrelsAndRun, &metrics, options, 0.3).await.unwrap();
-    assert_same(&got.report, &want, "Ballista scheduler and executor");
+    check(&ctx, dir.path(), Options::default(), "Ballista scheduler and executor").await;
 }
