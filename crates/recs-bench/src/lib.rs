@@ -61,7 +61,9 @@ pub use config::{
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
 pub use output::{Extras, Figure, Line, write_report};
-pub use plan::{AttributeSource, Measure, Params, Plan, ProtocolChoice, RATING_ERROR_KEYS};
+pub use plan::{
+    AttributeSource, Measure, MeasureInput, Params, Plan, ProtocolChoice, RATING_ERROR_KEYS,
+};
 pub use plot::PlotError;
 pub use registry::models;
 pub use runner::{

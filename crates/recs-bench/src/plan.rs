@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use recs_core::Judgments;
+use recs_core::{Judgments, Recommender};
 use recs_data::DelimitedFormat;
 use recs_metrics::{Metric, Options};
 use recs_split::{JudgmentOptions, Protocol, Split};
@@ -114,7 +114,22 @@ pub(crate) struct ClaimPlan {
 }
 
 /// The signature of a [`Measure`]'s computation.
-type MeasureFn = dyn Fn(&Split, &Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync;
+type MeasureFn = dyn Fn(&MeasureInput<'_>) -> Result<Option<f64>> + Send + Sync;
+
+/// What a [`Measure`] sees of one model's evaluation on one split.
+#[derive(Clone, Copy)]
+pub struct MeasureInput<'a> {
+    /// The fitted model: its [`score_scale`](recs_core::Recommender::score_scale) and
+    /// capabilities (a rating predictor, for instance).
+    pub model: &'a dyn Recommender,
+    /// The split the judgments come from: what the protocol designates
+    /// ([`Split::candidate_items`], [`Split::test_users`]) and its parts.
+    pub split: &'a Split,
+    /// The judged candidates.
+    pub judgments: &'a Judgments,
+    /// The model's score of every candidate, in the order of `judgments`.
+    pub scores: &'a [f32],
+}
 
 /// A number computed from a model's test scores by the caller's code: a paper's side
 /// metric the metric crate does not define. It appears as one more report key (a column
@@ -143,28 +158,34 @@ impl Measure {
         lower_is_better: bool,
         compute: impl Fn(&Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync + 'static,
     ) -> Self {
-        Measure::with_split(key, lower_is_better, move |_, judgments, scores| {
-            compute(judgments, scores)
+        Measure::with_input(key, lower_is_better, move |input| {
+            compute(input.judgments, input.scores)
         })
     }
 
-    /// A measure that also sees the split the judgments come from: what the protocol
-    /// designates ([`Split::candidate_items`], [`Split::test_users`]) and its parts.
+    /// A measure that also sees the split the judgments come from.
     pub fn with_split(
         key: impl Into<String>,
         lower_is_better: bool,
         compute: impl Fn(&Split, &Judgments, &[f32]) -> Result<Option<f64>> + Send + Sync + 'static,
     ) -> Self {
+        Measure::with_input(key, lower_is_better, move |input| {
+            compute(input.split, input.judgments, input.scores)
+        })
+    }
+
+    /// A measure that sees everything of the evaluation ([`MeasureInput`]), the fitted
+    /// model included.
+    pub fn with_input(
+        key: impl Into<String>,
+        lower_is_better: bool,
+        compute: impl Fn(&MeasureInput<'_>) -> Result<Option<f64>> + Send + Sync + 'static,
+    ) -> Self {
         Measure { key: key.into(), lower_is_better, compute: Arc::new(compute) }
     }
 
-    pub(crate) fn compute(
-        &self,
-        split: &Split,
-        judgments: &Judgments,
-        scores: &[f32],
-    ) -> Result<Option<f64>> {
-        (self.compute)(split, judgments, scores)
+    pub(crate) fn compute(&self, input: &MeasureInput<'_>) -> Result<Option<f64>> {
+        (self.compute)(input)
     }
 }
 

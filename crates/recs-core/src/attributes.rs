@@ -30,6 +30,14 @@ pub struct ItemAttributes {
     attribute_major: OnceLock<CsMatI<f32, u32, usize>>,
 }
 
+/// Two tables are equal when they hold the same weights under the same vocabulary; the
+/// attribute-major copy is a cache and does not count.
+impl PartialEq for ItemAttributes {
+    fn eq(&self, other: &Self) -> bool {
+        self.matrix == other.matrix && self.vocabulary == other.vocabulary
+    }
+}
+
 impl ItemAttributes {
     /// Builds the matrix from (item, attribute, weight) triples in any order.
     ///

@@ -60,6 +60,6 @@ pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRo
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{
     CheckParams, Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender, ScoreNewItems,
-    Shape, TrainData, check_items, check_score_args,
+    ScoreScale, Shape, TrainData, check_items, check_score_args,
 };
 pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};

@@ -205,6 +205,49 @@ pub trait Recommender: Send + Sync {
     fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
         None
     }
+
+    /// How this model's scores read as probabilities, from any scoring path (trained
+    /// items, new items, folded-in users). The default: they do not.
+    fn score_scale(&self) -> ScoreScale {
+        ScoreScale::Unstated
+    }
+}
+
+/// How a model's scores read as the probability the model states for a candidate, for
+/// measures that compare predictions with 0/1 outcomes (mean absolute error, calibration).
+///
+/// ```
+/// use recs_core::ScoreScale;
+/// assert_eq!(ScoreScale::LogOdds.probability(0.0), Some(0.5));
+/// assert_eq!(ScoreScale::CountOutOf(4.0).probability(1.0), Some(0.25));
+/// assert_eq!(ScoreScale::Probability.probability(1.2), Some(1.0));
+/// assert_eq!(ScoreScale::Unstated.probability(0.3), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScoreScale {
+    /// Scores only order candidates (a rating, a similarity sum, a latent product).
+    Unstated,
+    /// Scores are probabilities already: a share, `P(r ≥ t)`, a joint probability. A
+    /// linear probability model's prediction can leave `[0, 1]`; it is clipped.
+    Probability,
+    /// Scores are log-odds: the probability is `σ(score)`.
+    LogOdds,
+    /// Scores are counts out of a total (events of an item out of the users): the
+    /// probability is `score / total`.
+    CountOutOf(f64),
+}
+
+impl ScoreScale {
+    /// The probability a score states, or `None` for [`ScoreScale::Unstated`].
+    pub fn probability(self, score: f32) -> Option<f64> {
+        let s = f64::from(score);
+        match self {
+            ScoreScale::Unstated => None,
+            ScoreScale::Probability => Some(s.clamp(0.0, 1.0)),
+            ScoreScale::LogOdds => Some(1.0 / (1.0 + (-s).exp())),
+            ScoreScale::CountOutOf(total) => Some((s / total).clamp(0.0, 1.0)),
+        }
+    }
 }
 
 /// Predicts ratings on the training scale (for MAE/RMSE and rating-threshold protocols).

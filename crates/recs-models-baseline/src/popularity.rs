@@ -2,8 +2,8 @@
 
 use derive_setters::Setters;
 use recs_core::{
-    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems, Shape,
-    TrainData, UserRow, check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems,
+    ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`ItemPopularity`] (none).
@@ -67,6 +67,11 @@ macro_rules! fixed_item_scores {
                 check_score_args(self.n_users, self.counts.len(), user, items, out)?;
                 pick(&self.counts, items, out);
                 Ok(())
+            }
+
+            /// A count out of the training users: the share of users who met the item.
+            fn score_scale(&self) -> ScoreScale {
+                ScoreScale::CountOutOf(self.n_users as f64)
             }
 
             recs_core::capabilities!(fold_in);
@@ -149,6 +154,11 @@ impl Recommender for UserPopularity {
         check_score_args(self.shares.len(), self.n_items, user, items, out)?;
         out.fill(self.shares[user as usize]);
         Ok(())
+    }
+
+    /// A share of the items: the probability that a given item is among the user's.
+    fn score_scale(&self) -> ScoreScale {
+        ScoreScale::Probability
     }
 
     recs_core::capabilities!(new_items, fold_in);
@@ -278,6 +288,11 @@ mod tests {
         let model = ItemPopularityParams::new().fit(&TrainData::new(&m, 0)).unwrap();
         assert_eq!(scores(&model, 2), [3.0, 1.0, 1.0, 0.0]);
         assert_eq!(scores(&model, 0), scores(&model, 1));
+        // Read as probabilities, the counts are shares of the training users.
+        let shares: Vec<Option<f64>> =
+            scores(&model, 2).iter().map(|&s| model.score_scale().probability(s)).collect();
+        let n = m.n_users() as f64;
+        assert_eq!(shares, [3.0 / n, 1.0 / n, 1.0 / n, 0.0].map(Some));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! User × item popularity: the least-squares regression of schein2005 §4.4.
 
 use recs_core::{
-    Fit, FoldInUser, Recommender, Result, Shape, TrainData, UserRow, check_items, check_score_args,
+    Fit, FoldInUser, Recommender, Result, ScoreScale, Shape, TrainData, UserRow, check_items,
+    check_score_args,
 };
 
 /// Parameters of [`UserItemPopularity`] (none).
@@ -128,6 +129,11 @@ impl Recommender for UserItemPopularity {
         check_score_args(self.n_users(), self.n_items(), user, items, out)?;
         self.score_share(self.user_shares[user as usize], items, out);
         Ok(())
+    }
+
+    /// A linear probability model: the predicted 0/1 outcome (clipped to `[0, 1]`).
+    fn score_scale(&self) -> ScoreScale {
+        ScoreScale::Probability
     }
 
     recs_core::capabilities!(fold_in);

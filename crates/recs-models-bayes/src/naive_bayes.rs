@@ -5,8 +5,8 @@ use rayon::prelude::*;
 
 use recs_core::{
     CheckParams, Fit, FoldInUser, ItemAttributes, NewItems, PredictRating, Recommender, RecsError,
-    Result, ScoreNewItems, Shape, TrainData, UserRow, check_index, check_items, check_len,
-    check_score_args,
+    Result, ScoreNewItems, ScoreScale, Shape, TrainData, UserRow, check_index, check_items,
+    check_len, check_score_args,
 };
 
 /// Most rating classes accepted: ratings are categories, not a continuum.
@@ -356,6 +356,14 @@ impl Recommender for NaiveBayes {
         check_score_args(self.n_users(), self.n_items(), user, items, out)?;
         self.fill(&self.users[user as usize], &self.attributes, items, self.score, out);
         Ok(())
+    }
+
+    /// `P(r ≥ t | item)` is a probability; the expected rating is not.
+    fn score_scale(&self) -> ScoreScale {
+        match self.score {
+            NaiveBayesScore::AtLeast(_) => ScoreScale::Probability,
+            NaiveBayesScore::Expected => ScoreScale::Unstated,
+        }
     }
 
     recs_core::capabilities!(rating, new_items, fold_in);

@@ -27,7 +27,7 @@
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, ItemAttributes, NewItems, Recommender, RecsError, Result,
-    ScoreNewItems, Shape, TrainData, UserRow, check_index, check_items, check_len,
+    ScoreNewItems, ScoreScale, Shape, TrainData, UserRow, check_index, check_items, check_len,
     check_score_args,
 };
 
@@ -788,6 +788,12 @@ impl Recommender for Aspect {
         Ok(())
     }
 
+    /// The joint `P(p, m)`: a probability over all (person, item) pairs, near
+    /// `1/(|P|·|M|)` even for likely pairs (schein2005 §7.3).
+    fn score_scale(&self) -> ScoreScale {
+        ScoreScale::Probability
+    }
+
     recs_core::capabilities!(fold_in);
 }
 
@@ -835,6 +841,9 @@ pub struct AspectAttr {
     n_items: usize,
     /// `P(z|m)` of every training item, folded in from its attributes (`items × K`).
     item_classes: Vec<f64>,
+    /// The attribute table the items were folded in from: new items read from this same
+    /// table reuse `item_classes` instead of folding in again for every person.
+    attributes: ItemAttributes,
     report: AspectReport,
 }
 
@@ -859,7 +868,7 @@ impl recs_core::Fit for AspectAttrParams {
         for item in 0..n_items as u32 {
             item_classes.extend(fold_in_attributes(&parameters, attributes, item));
         }
-        Ok(AspectAttr { parameters, n_items, item_classes, report })
+        Ok(AspectAttr { parameters, n_items, item_classes, attributes: attributes.clone(), report })
     }
 }
 
@@ -916,6 +925,11 @@ impl Recommender for AspectAttr {
         Ok(())
     }
 
+    /// `P(p|m)`, a distribution over persons for each item (eq. 9).
+    fn score_scale(&self) -> ScoreScale {
+        ScoreScale::Probability
+    }
+
     recs_core::capabilities!(new_items);
 }
 
@@ -924,7 +938,20 @@ impl ScoreNewItems for AspectAttr {
         items.check_args(self.n_users(), user, out)?;
         items.check_vocabulary(self.parameters.col_given_class.len() / self.parameters.k)?;
         let (attributes, rows) = (items.attributes(), items.rows());
-        self.score_with(user, |j| fold_in_attributes(&self.parameters, attributes, rows[j]), out);
+        if *attributes == self.attributes {
+            // The same fold-in, already done once per item at fit.
+            let k = self.parameters.k;
+            let classes = |j: usize| {
+                self.item_classes[rows[j] as usize * k..(rows[j] as usize + 1) * k].to_vec()
+            };
+            self.score_with(user, classes, out);
+        } else {
+            self.score_with(
+                user,
+                |j| fold_in_attributes(&self.parameters, attributes, rows[j]),
+                out,
+            );
+        }
         Ok(())
     }
 }
@@ -1223,6 +1250,19 @@ mod tests {
         model.score(7, &[5], &mut a).unwrap();
         model.score_new_items(7, NewItems::new(&attributes, &[5]).unwrap(), &mut b).unwrap();
         assert_eq!(a, b);
+        // The fit's own table reuses the items' fold-in; any other table folds in afresh,
+        // to the same scores.
+        let pairs = (0..16u32).flat_map(|m| {
+            attributes.item_attributes(m).iter().map(move |&a| (m, a, 1.0f32)).collect::<Vec<_>>()
+        });
+        let longer =
+            ItemAttributes::from_pairs(17, attributes.vocabulary().clone(), pairs).unwrap();
+        assert!(longer != attributes);
+        let items: Vec<u32> = (0..16).collect();
+        let (mut reused, mut afresh) = ([0.0f32; 16], [0.0f32; 16]);
+        model.score_new_items(7, NewItems::new(&attributes, &items).unwrap(), &mut reused).unwrap();
+        model.score_new_items(7, NewItems::new(&longer, &items).unwrap(), &mut afresh).unwrap();
+        assert_eq!(reused, afresh);
         let wrong =
             ItemAttributes::from_pairs(1, IdMap::from_ids_sorted(["x"]).unwrap(), [(0, 0, 1.0)])
                 .unwrap();

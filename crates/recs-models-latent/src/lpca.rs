@@ -32,8 +32,8 @@
 
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, Recommender, Result, Shape, TrainData, UserRow, check_items,
-    check_score_args,
+    FoldInUser, Interactions, Recommender, Result, ScoreScale, Shape, TrainData, UserRow,
+    check_items, check_score_args,
 };
 
 use crate::common::{Stream, check_history, check_iterations, cholesky_solve, rng, uniform};
@@ -125,24 +125,77 @@ fn t(x: f64) -> f64 {
     if x.abs() < 1e-4 { 0.5 - x * x / 24.0 } else { (x / 2.0).tanh() / x }
 }
 
-/// `(log σ(qθ), T(θ))` for `q = ±1` from one exponential: with `a = |θ|` and
+/// The terms of one cell for `q = ±1`, from one exponential: with `a = |θ|` and
 /// `e = exp(−a)`, `log σ(qθ) = −ln(1 + e) − [qθ < 0] a` and
 /// `T(θ) = tanh(a/2)/a = (1 − e)/((1 + e) a)` (`1 − e` from `expm1` when `a < 1`, where
 /// the subtraction would cancel; the series `1/2 − a²/24` below 1e-4). Symmetric in the
 /// sign of `θ`, so complementing the data mirrors the fit exactly.
-#[inline]
-fn bound_terms(theta: f64, q: f64) -> (f64, f64) {
-    let a = theta.abs();
-    let (e, one_minus_e) = if a < 1.0 {
-        let m = (-a).exp_m1();
-        (1.0 + m, -m)
-    } else {
-        let e = (-a).exp();
-        (e, 1.0 - e)
-    };
-    let log_sigma = -(1.0 + e).ln() - if q * theta < 0.0 { a } else { 0.0 };
-    let t = if a < 1e-4 { 0.5 - a * a / 24.0 } else { one_minus_e / ((1.0 + e) * a) };
-    (log_sigma, t)
+#[derive(Debug, Clone, Copy)]
+struct Cell {
+    /// `1 + e`, in `(1, 2]`.
+    one_plus_e: f64,
+    /// `[qθ < 0] a`.
+    penalty: f64,
+    /// `T(θ)`.
+    t: f64,
+}
+
+impl Cell {
+    #[inline]
+    fn new(theta: f64, q: f64) -> Cell {
+        let a = theta.abs();
+        let (e, one_minus_e) = if a < 1.0 {
+            let m = (-a).exp_m1();
+            (1.0 + m, -m)
+        } else {
+            let e = (-a).exp();
+            (e, 1.0 - e)
+        };
+        let t = if a < 1e-4 { 0.5 - a * a / 24.0 } else { one_minus_e / ((1.0 + e) * a) };
+        Cell { one_plus_e: 1.0 + e, penalty: if q * theta < 0.0 { a } else { 0.0 }, t }
+    }
+
+    /// `log σ(qθ)` of this cell alone.
+    #[cfg(test)]
+    fn log_sigma(self) -> f64 {
+        -self.one_plus_e.ln() - self.penalty
+    }
+}
+
+/// Factors `1 + e ≤ 2` multiplied before one logarithm is taken: 2^512 is far from
+/// overflow.
+const LOG_BLOCK: usize = 512;
+
+/// A sum of `log σ(QΘ)` over cells in a fixed order, with one logarithm per
+/// [`LOG_BLOCK`] cells instead of one per cell (`Σ ln(1 + e) = ln Π (1 + e)`); the
+/// logarithm was the largest share of the time of a pass.
+#[derive(Debug, Default)]
+struct LogLikelihood {
+    logs: f64,
+    product: f64,
+    factors: usize,
+    penalties: f64,
+}
+
+impl LogLikelihood {
+    fn new() -> Self {
+        LogLikelihood { logs: 0.0, product: 1.0, factors: 0, penalties: 0.0 }
+    }
+
+    #[inline]
+    fn add(&mut self, cell: Cell) {
+        self.penalties += cell.penalty;
+        self.product *= cell.one_plus_e;
+        self.factors += 1;
+        if self.factors == LOG_BLOCK {
+            self.logs += self.product.ln();
+            (self.product, self.factors) = (1.0, 0);
+        }
+    }
+
+    fn total(&self) -> f64 {
+        -(self.logs + self.product.ln()) - self.penalties
+    }
 }
 
 fn logit(p: f64) -> f64 {
@@ -177,8 +230,6 @@ struct RowScratch {
     q: Vec<f64>,
     /// `T(Θ_nd)`.
     t: Vec<f64>,
-    /// `log σ(Q_nd Θ_nd)`.
-    log_sigma: Vec<f64>,
     a: Vec<f64>,
 }
 
@@ -206,24 +257,21 @@ impl Fitter<'_> {
 
     fn scratch(&self, f: usize) -> RowScratch {
         let row = vec![0.0; self.d];
-        RowScratch {
-            theta: row.clone(),
-            q: row.clone(),
-            t: row.clone(),
-            log_sigma: row,
-            a: vec![0.0; f * f],
-        }
+        RowScratch { theta: row.clone(), q: row.clone(), t: row, a: vec![0.0; f * f] }
     }
 
     /// `Θ_n·`, `Q_n·` and `T(Θ_n·)` of row `n` into `scratch`; returns the row's
     /// log-likelihood (summed in item order).
     fn row_terms(&self, n: usize, scratch: &mut RowScratch) -> f64 {
         self.row(n, &mut scratch.theta, &mut scratch.q);
-        let RowScratch { theta, q, t, log_sigma, .. } = scratch;
+        let RowScratch { theta, q, t, .. } = scratch;
+        let mut ll = LogLikelihood::new();
         for d in 0..theta.len() {
-            (log_sigma[d], t[d]) = bound_terms(theta[d], q[d]);
+            let cell = Cell::new(theta[d], q[d]);
+            t[d] = cell.t;
+            ll.add(cell);
         }
-        log_sigma.iter().sum()
+        ll.total()
     }
 
     /// One pass over the rows: the U block's solutions for the free dimensions `free` at
@@ -360,8 +408,11 @@ impl Fitter<'_> {
             || self.scratch(0),
             |scratch, (n, ll)| {
                 self.row(n, &mut scratch.theta, &mut scratch.q);
-                *ll =
-                    scratch.theta.iter().zip(&scratch.q).map(|(&t, &q)| bound_terms(t, q).0).sum();
+                let mut sum = LogLikelihood::new();
+                for (&theta, &q) in scratch.theta.iter().zip(&scratch.q) {
+                    sum.add(Cell::new(theta, q));
+                }
+                *ll = sum.total();
             },
         );
         lls.iter().sum()
@@ -584,6 +635,11 @@ impl Recommender for Lpca {
         Ok(())
     }
 
+    /// `Θ_nd`, the log-odds of `P(X_nd = 1)`.
+    fn score_scale(&self) -> ScoreScale {
+        ScoreScale::LogOdds
+    }
+
     recs_core::capabilities!(fold_in);
 }
 
@@ -630,10 +686,15 @@ mod tests {
             let sigma = 1.0 / (1.0 + (-model.bias()[item]).exp());
             assert!((sigma - f64::from(count) / 30.0).abs() < 1e-12);
         }
-        // Scores then rank items by popularity for everyone.
+        // Scores then rank items by popularity for everyone, and read as probabilities
+        // they are the items' shares.
         let mut out = vec![0.0f32; 12];
         model.score(4, &(0..12).collect::<Vec<_>>(), &mut out).unwrap();
         let counts = train.item_counts();
+        for (&score, &count) in out.iter().zip(&counts) {
+            let p = model.score_scale().probability(score).unwrap();
+            assert!((p - f64::from(count) / 30.0).abs() < 1e-6, "{p} vs {count}/30");
+        }
         for a in 0..12 {
             for b in 0..12 {
                 if counts[a] > counts[b] {
@@ -721,15 +782,31 @@ mod tests {
             [-800.0, -30.0, -2.0, -0.7, -1e-3, -1e-5, 0.0, 1e-5, 1e-3, 0.7, 2.0, 30.0, 800.0]
         {
             for q in [-1.0, 1.0] {
-                let (log_sigma, tt) = bound_terms(theta, q);
+                let cell = Cell::new(theta, q);
+                let (log_sigma, tt) = (cell.log_sigma(), cell.t);
                 let x: f64 = q * theta;
                 let direct = if x >= 0.0 { -(-x).exp().ln_1p() } else { x - x.exp().ln_1p() };
                 assert!((log_sigma - direct).abs() <= 1e-15 * direct.abs().max(1.0), "{theta} {q}");
                 assert!((tt - t(theta)).abs() <= 1e-14 * t(theta), "{theta}: {tt} vs {}", t(theta));
             }
         }
-        assert!((bound_terms(-800.0, 1.0).0 + 800.0).abs() < 1e-9);
-        assert!(bound_terms(800.0, 1.0).0.abs() < 1e-12);
+        assert!((Cell::new(-800.0, 1.0).log_sigma() + 800.0).abs() < 1e-9);
+        assert!(Cell::new(800.0, 1.0).log_sigma().abs() < 1e-12);
+    }
+
+    #[test]
+    fn blocked_logarithms_sum_the_cells() {
+        // More cells than one block, with small and large |θ| of both signs.
+        let cells: Vec<Cell> = (0..3 * LOG_BLOCK + 7)
+            .map(|i| {
+                let theta = ((i * 37) % 101) as f64 / 7.0 - 7.0;
+                Cell::new(theta, if i % 3 == 0 { 1.0 } else { -1.0 })
+            })
+            .collect();
+        let mut blocked = LogLikelihood::new();
+        cells.iter().for_each(|&c| blocked.add(c));
+        let direct: f64 = cells.iter().map(|c| c.log_sigma()).sum();
+        assert!((blocked.total() - direct).abs() <= 1e-12 * direct.abs(), "{direct}");
     }
 
     #[test]

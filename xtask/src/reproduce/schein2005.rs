@@ -12,8 +12,9 @@
 //! - `fig5-ml-conditional` — the same split, conditional rating prediction (rating ≥ 4) for
 //!   users with at least 40 training ratings (§6.3, Figure 5): per-user naive Bayes on actors
 //!   against the user's mean rating; ROC every 425, CROC every 2.
-//! - §7.3 side metrics — MAE of the raw scores against 0/1 outcomes (a [`Measure`] of this
-//!   paper's) and Breese's half-life utility R (α = 5), in each experiment's table.
+//! - §7.3 side metrics — MAE (eq. 11) on each model's probability scale, over the test
+//!   events and over all candidates, MAE on ratings for Figure 5 ([`side`]), and Breese's
+//!   half-life utility R (α = 5), in each experiment's table and in claims E1 and E2.
 //! - `thm1-random`, `thm1-random-uneven` — the random recommender's exact expected CROC
 //!   curve against a Monte-Carlo simulation (band and one run) on the cold-start
 //!   judgments (Theorem 1: the diagonal) and on the conditional ones, where users have
@@ -28,13 +29,14 @@ use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, ensure};
 use recs_bench::report::{Claim, CurveKind, Table};
-use recs_bench::{ExperimentRun, Measure, ModelCurve, ModelResults, Results, Session};
+use recs_bench::{ExperimentRun, ModelCurve, ModelResults, Results, Session};
 use recs_core::Judgments;
 use serde_json::json;
 
 use super::{Lines, Options, claim, finish, unevaluated_claims};
 
 mod random;
+mod side;
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "schein2005";
@@ -42,8 +44,6 @@ const PAPER: &str = "schein2005";
 pub(crate) const FIG3_CANDIDATES: u64 = 9_256_692;
 /// MovieLens cold-start candidates (943 × 331).
 pub(crate) const FIG4_CANDIDATES: u64 = 312_133;
-/// Report key of the §7.3 MAE of raw scores against 0/1 outcomes.
-const MAE_KEY: &str = "mae_raw_01";
 /// Report key of Breese's half-life utility with α = 5.
 const HALF_LIFE_KEY: &str = "half_life@5";
 
@@ -61,7 +61,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
     let session = options.session();
     let experiment = |name: &str, keep_judgments: bool| -> Result<ExperimentRun> {
-        let mut plan = options.plan(PAPER, name)?.with_measure(mae_measure())?;
+        let mut plan = options.plan(PAPER, name)?;
+        for measure in side::probability_maes() {
+            plan = plan.with_measure(measure)?;
+        }
+        if name == "fig5-ml-conditional" {
+            plan = plan.with_measure(side::rating_mae())?;
+        }
         if keep_judgments {
             plan = plan.keep_judgments();
         }
@@ -115,18 +121,6 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     report.experiments.extend([thm1, uneven]);
     extras.figures.extend([thm1_figure, uneven_figure]);
     finish(options, &report, &extras, &report.validate(), &lines)
-}
-
-/// MAE of the raw scores against the 0/1 outcome of every candidate (schein2005 eq. 11, as
-/// §7.3 applies it): it compares outputs of different scales, which is the paper's point.
-fn mae_measure() -> Measure {
-    Measure::new(MAE_KEY, true, |judgments: &Judgments, scores: &[f32]| {
-        let outcomes: Vec<f32> = judgments
-            .iter()
-            .flat_map(|u| u.grades.iter().map(|&g| f32::from(u8::from(g >= 1.0))))
-            .collect();
-        Ok(Some(recs_metrics::rating_errors(scores, &outcomes)?.mae))
-    })
 }
 
 fn params_text(model: &ModelResults) -> String {
@@ -236,20 +230,25 @@ fn class_count_table(fig4: &Results, classes: &Results) -> Result<Table> {
 fn auc_table(results: &Results) -> Table {
     let pauc = |c: Option<&ModelCurve>| c.map_or(json!(null), |c| json!(c.exact_pauc / 0.3));
     let area = |c: Option<&ModelCurve>| c.map_or(json!(null), |c| json!(c.exact_auc));
+    let side: Vec<(&str, &str)> = [
+        (side::MAE_EVENTS, "MAE of P, test events"),
+        (side::MAE_ALL, "MAE of P, all candidates"),
+        (side::MAE_RATING, "MAE of the rating"),
+        (HALF_LIFE_KEY, "half-life R (α = 5)"),
+    ]
+    .into_iter()
+    .filter(|(key, _)| results.keys().iter().any(|k| k == key))
+    .collect();
+    let mut columns: Vec<String> =
+        ["model", "params", "ROC AUC", "ROC pAUC(0.3)/0.3", "CROC AUC", "CROC pAUC(0.3)/0.3"]
+            .map(String::from)
+            .to_vec();
+    columns.extend(side.iter().map(|(_, name)| name.to_string()));
     Table {
-        name: "Exact areas (full-resolution curves) and the §7.3 side metrics".into(),
-        columns: [
-            "model",
-            "params",
-            "ROC AUC",
-            "ROC pAUC(0.3)/0.3",
-            "CROC AUC",
-            "CROC pAUC(0.3)/0.3",
-            "MAE (raw score vs 0/1)",
-            "half-life R (α = 5)",
-        ]
-        .map(String::from)
-        .to_vec(),
+        name: "Exact areas (full-resolution curves) and the §7.3 side metrics (P: the \
+               model's probability of the candidate; undefined where the model states none)"
+            .into(),
+        columns,
         rows: results
             .models()
             .iter()
@@ -257,16 +256,16 @@ fn auc_table(results: &Results) -> Table {
                 let mean = |key: &str| {
                     results.mean(m.label(), key).map_or(json!("undefined"), |v| json!(v))
                 };
-                vec![
+                let mut row = vec![
                     json!(m.label()),
                     json!(params_text(m)),
                     area(m.roc()),
                     pauc(m.roc()),
                     area(m.croc()),
                     pauc(m.croc()),
-                    mean(MAE_KEY),
-                    mean(HALF_LIFE_KEY),
-                ]
+                ];
+                row.extend(side.iter().map(|(key, _)| mean(key)));
+                row
             })
             .collect(),
     }
@@ -375,22 +374,34 @@ fn areas<'a>(results: &'a Results, label: &str) -> Result<Areas<'a>> {
     Ok(Areas { roc: roc.exact_auc, croc: croc.exact_auc, croc_curve: croc })
 }
 
-/// AUC differences below this are ties when S1 compares the orders of the methods.
-const S1_TIE: f64 = 0.001;
+/// Differences below this are ties wherever a claim compares two models (areas, MAE, R):
+/// fixed before any result was read, the same for every claim.
+const TIE: f64 = 0.001;
 
-/// Pairs `a/b` that one curve puts strictly ahead (by more than `tie`) and the other
-/// strictly behind; `models` holds (name, ROC AUC, CROC AUC).
-fn strict_reversals(models: &[(&str, f64, f64)], tie: f64) -> Vec<String> {
+/// A model's name with its ROC and CROC AUC.
+type Areas2<'a> = (&'a str, f64, f64);
+
+/// Pairs that one curve puts strictly ahead (by more than `tie`) and the other strictly
+/// behind.
+fn reversed_pairs<'a, 'b>(
+    models: &'b [Areas2<'a>],
+    tie: f64,
+) -> Vec<(&'b Areas2<'a>, &'b Areas2<'a>)> {
     let mut out = Vec::new();
     for (i, a) in models.iter().enumerate() {
         for b in &models[i + 1..] {
             let (roc, croc) = (a.1 - b.1, a.2 - b.2);
             if (roc > tie && croc < -tie) || (roc < -tie && croc > tie) {
-                out.push(format!("{}/{}", a.0, b.0));
+                out.push((a, b));
             }
         }
     }
     out
+}
+
+/// The pairs of [`reversed_pairs`], written `a/b`.
+fn strict_reversals(models: &[Areas2<'_>], tie: f64) -> Vec<String> {
+    reversed_pairs(models, tie).into_iter().map(|(a, b)| format!("{}/{}", a.0, b.0)).collect()
 }
 
 fn claims(
@@ -412,7 +423,7 @@ fn claims(
     ];
     let by_roc = ranking(&fig3_models.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>());
     let by_croc = ranking(&fig3_models.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>());
-    let s1_reversals = strict_reversals(&fig3_models, S1_TIE);
+    let s1_reversals = strict_reversals(&fig3_models, TIE);
     let s2: Vec<String> = fig3_models[..3]
         .iter()
         .map(|m| format!("{} ROC {:.4} / CROC {:.4}", m.0, m.1, m.2))
@@ -425,7 +436,7 @@ fn claims(
             "MS Web: the ranking of methods is the same under ROC and CROC",
             "same order under both curves (Figure 3)",
             format!(
-                "by ROC AUC: {}; by CROC AUC: {}; AUC differences below {S1_TIE} count as ties; strict reversals: {}",
+                "by ROC AUC: {}; by CROC AUC: {}; AUC differences below {TIE} count as ties; strict reversals: {}",
                 by_roc.join(" > "),
                 by_croc.join(" > "),
                 if s1_reversals.is_empty() { "none".to_string() } else { s1_reversals.join(", ") }
@@ -513,8 +524,99 @@ fn claims(
             user_mean.roc >= naive_bayes.roc,
         ),
     ];
+    out.push(e1(fig3, fig4)?);
+    out.push(e2(&[fig3, fig4, fig5])?);
     out.sort_by(|a, b| a.id.cmp(&b.id));
     Ok(out)
+}
+
+/// The mean of report key `key` for model `label`.
+fn mean(results: &Results, label: &str, key: &str) -> Result<f64> {
+    results.mean(label, key).with_context(|| format!("`{label}` has no value of `{key}`"))
+}
+
+/// E1 (§7.3): MAE misjudges the aspect models, whose probabilities are tiny by
+/// construction: on the test events each has a larger MAE than a model it clearly beats
+/// on CROC (MS Web: random, also beaten on ROC; MovieLens: user popularity, which M3
+/// finds about as good on ROC).
+fn e1(fig3: &Results, fig4: &Results) -> Result<Claim> {
+    let mut parts = Vec::new();
+    let mut holds = true;
+    for (results, aspect, other) in [(fig3, ASPECT, RANDOM), (fig4, ASPECT_ATTR, USER_POP)] {
+        let (a, o) = (areas(results, aspect)?, areas(results, other)?);
+        let events = |label| mean(results, label, side::MAE_EVENTS);
+        let all = |label| mean(results, label, side::MAE_ALL);
+        let (mae_a, mae_o) = (events(aspect)?, events(other)?);
+        holds &= a.croc > o.croc + TIE && mae_a > mae_o + TIE;
+        parts.push(format!(
+            "{aspect} vs {other}: ROC AUC {:.4} vs {:.4}, CROC AUC {:.4} vs {:.4}, MAE on the \
+             test events {mae_a:.4} vs {mae_o:.4} (on all candidates {:.4} vs {:.4})",
+            a.roc,
+            o.roc,
+            a.croc,
+            o.croc,
+            all(aspect)?,
+            all(other)?
+        ));
+    }
+    Ok(claim(
+        "E1",
+        "MAE (eq. 11, on the models' probabilities, over the test events) ranks each aspect \
+         model below a model it beats on CROC",
+        "the aspect model \"would incorrectly suffer from MAE evaluation\": its outputs sum \
+         to one over all pairs (§7.3)",
+        format!("{}; differences below {TIE} count as ties", parts.join("; ")),
+        holds,
+    ))
+}
+
+/// E2 (§7.3): half-life utility R, an average over users, sides with CROC where ROC and
+/// CROC disagree about a pair of models.
+fn e2(runs: &[&Results]) -> Result<Claim> {
+    let mut parts = Vec::new();
+    let mut agree = 0;
+    for results in runs {
+        let mut models = Vec::new();
+        for m in results.models() {
+            if let (Some(roc), Some(croc)) = (m.roc(), m.croc()) {
+                models.push((m.label(), roc.exact_auc, croc.exact_auc));
+            }
+        }
+        for (a, b) in reversed_pairs(&models, TIE) {
+            let r = mean(results, a.0, HALF_LIFE_KEY)? - mean(results, b.0, HALF_LIFE_KEY)?;
+            let croc = a.2 - b.2;
+            let sides_with_croc = r.abs() > TIE && r.signum() == croc.signum();
+            agree += usize::from(sides_with_croc);
+            parts.push(format!(
+                "{} vs {}: ROC {:+.4}, CROC {:+.4}, R {:+.4} ({})",
+                a.0,
+                b.0,
+                a.1 - b.1,
+                croc,
+                r,
+                if sides_with_croc { "as CROC" } else { "not as CROC" }
+            ));
+        }
+    }
+    let measured = if parts.is_empty() {
+        "no pair of models is ordered oppositely by ROC and CROC, so nothing is tested".into()
+    } else {
+        format!(
+            "pairs ordered oppositely by ROC and CROC AUC (differences below {TIE} are ties): \
+             {}; R sides with CROC in {agree} of {}",
+            parts.join("; "),
+            parts.len()
+        )
+    };
+    Ok(claim(
+        "E2",
+        "Where ROC and CROC order two models oppositely, half-life utility R (α = 5) orders \
+         them as CROC does",
+        "R \"bears similarities to the area under the CROC curve, essentially compressing the \
+         performance of all users into one value\" (§7.3)",
+        measured,
+        !parts.is_empty() && agree == parts.len(),
+    ))
 }
 
 /// Largest difference in hit rate between two CROC curves at the same false-alarm rate,
@@ -563,7 +665,7 @@ pub(crate) fn check(report: &recs_bench::report::Report) -> Vec<String> {
     }
     problems.extend(unevaluated_claims(
         report,
-        &["S1", "S2", "S3", "S4", "M1", "M2", "M3", "C1", "C2", "C3"],
+        &["S1", "S2", "S3", "S4", "M1", "M2", "M3", "C1", "C2", "C3", "E1", "E2"],
     ));
     problems
 }

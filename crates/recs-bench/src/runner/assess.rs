@@ -11,7 +11,7 @@ use super::Timing;
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
 use crate::curves::ModelCurve;
 use crate::error::{BenchError, Result};
-use crate::plan::{ModelPlan, Params, Plan};
+use crate::plan::{MeasureInput, ModelPlan, Params, Plan};
 use crate::report::CurveKind;
 use crate::scoring::{ItemSource, score_judgments_with_history};
 
@@ -185,8 +185,10 @@ impl Scoring<'_, '_> {
                     "measures need every candidate's score (listed candidates)".into(),
                 ));
             };
+            let input =
+                MeasureInput { model, split: &judged.split, judgments, scores: &scores.scores };
             for measure in &plan.measures {
-                values.push(measure.compute(&judged.split, judgments, &scores.scores)?);
+                values.push(measure.compute(&input)?);
             }
         }
         Ok(values)

@@ -29,6 +29,7 @@ impl Scoring<'_, '_> {
         let mut rows = Vec::with_capacity(combinations.len());
         let mut best: Option<(f64, usize)> = None;
         for (index, combination) in combinations.iter().enumerate() {
+            let started = std::time::Instant::now();
             let fitted = self.fit(model, combination, validation.split.train())?;
             let (report, scores) =
                 self.evaluate(model, fitted.as_ref(), validation, false).map_err(|e| {
@@ -41,12 +42,13 @@ impl Scoring<'_, '_> {
                 best = Some((v, index));
             }
             self.context.progress.step(&format!(
-                "{} split {}/{}: validating {} {}",
+                "{} split {}/{}: validated {} {} ({:.1} s)",
                 plan.name,
                 self.id.repetition,
                 self.id.fold,
                 model.label,
-                super::assemble::params_text(combination)
+                super::assemble::params_text(combination),
+                started.elapsed().as_secs_f64()
             ));
             rows.push((combination.clone(), values));
         }
