@@ -106,6 +106,10 @@ pub struct DatasetConfig {
     pub binary: bool,
     /// With `file` and `protocol = "predefined"`: the test file, same format.
     pub test_file: Option<PathBuf>,
+    /// MS Web only: whether a test case id names the training case of the same id
+    /// (`same`, the default, as schein2005 read it) or another person (`separate`, as
+    /// the UCI description says; such cases get the ids `test:<id>`).
+    pub case_ids: Option<String>,
     /// Field delimiter of `file`: `auto` (found from its first line, the default), `tab`,
     /// `,`, `::`, ...
     #[serde(default = "default_delimiter")]
@@ -149,12 +153,22 @@ impl<'de> Deserialize<'de> for ProtocolChoice {
             }
         };
         if name == "predefined" {
-            if let Some(key) = table.keys().find(|k| *k != "protocol") {
+            if let Some(key) = table.keys().find(|k| *k != "protocol" && *k != "given") {
                 return Err(D::Error::custom(format!(
-                    "unknown key `{key}`: `predefined` takes no options"
+                    "unknown key `{key}`: `predefined` takes only `given` (the test part's \
+                     users are then new people, folded in from that many of their events)"
                 )));
             }
-            return Ok(ProtocolChoice::Predefined);
+            return match table.get("given") {
+                None => Ok(ProtocolChoice::Predefined),
+                Some(value) => {
+                    let text = value_text(value)
+                        .ok_or_else(|| D::Error::custom("`given`: a number or a text"))?;
+                    let given = recs_split::Given::from_text(&text)
+                        .map_err(|e| D::Error::custom(e.to_string()))?;
+                    Ok(ProtocolChoice::PredefinedNewUsers(given))
+                }
+            };
         }
         let mut values = Vec::with_capacity(table.len());
         for (key, value) in table.iter().filter(|(k, _)| *k != "protocol") {
@@ -600,14 +614,17 @@ impl Config {
                 let protocol = match (&selection.protocol, &self.protocol) {
                     (Some(ProtocolChoice::Generated(p)), _)
                     | (None, ProtocolChoice::Generated(p)) => p.clone(),
-                    (Some(ProtocolChoice::Predefined), _) => {
+                    (
+                        Some(ProtocolChoice::Predefined | ProtocolChoice::PredefinedNewUsers(_)),
+                        _,
+                    ) => {
                         return Err(err(
                             "selection.protocol",
                             "a generated protocol; `predefined` cannot be drawn inside training"
                                 .into(),
                         ));
                     }
-                    (None, ProtocolChoice::Predefined) => {
+                    (None, ProtocolChoice::Predefined | ProtocolChoice::PredefinedNewUsers(_)) => {
                         return Err(err(
                             "selection.protocol",
                             "required with the `predefined` protocol (validation data is drawn \
@@ -671,6 +688,9 @@ impl Config {
         if spec.file.is_none() && spec.test_file.is_some() {
             return Err(("dataset.test_file", "needs `file`".into()));
         }
+        if spec.name.is_none() && spec.case_ids.is_some() {
+            return Err(("dataset.case_ids", "needs `name = \"msweb\"`".into()));
+        }
         if let Some(generator) = &spec.synthetic {
             return match generator.as_str() {
                 "ignatov-blocks" => Ok(DatasetSource::Synthetic(Synthetic::IgnatovBlocks)),
@@ -681,7 +701,22 @@ impl Config {
             };
         }
         match (&spec.name, &spec.file) {
-            (Some(name), _) => Ok(DatasetSource::Named(name.clone())),
+            (Some(name), _) => {
+                let case_ids = match spec.case_ids.as_deref() {
+                    None | Some("same") => recs_data::CaseIds::SameAsTraining,
+                    Some("separate") if name == "msweb" => recs_data::CaseIds::Separate,
+                    Some(other) => {
+                        return Err((
+                            "dataset.case_ids",
+                            format!(
+                                "`same` or `separate`, for msweb only (given `{other}` for \
+                                 `{name}`)"
+                            ),
+                        ));
+                    }
+                };
+                Ok(DatasetSource::Named(name.clone(), case_ids))
+            }
             (None, None) => Err(("dataset", "give `name`, `file` or `synthetic`".into())),
             (None, Some(file)) => {
                 let format = recs_data::DelimitedFormat::from_options(
@@ -955,6 +990,42 @@ mod tests {
                 "lambda=0.1,factors=16,seed=2"
             ]
         );
+    }
+
+    #[test]
+    fn predefined_with_given_reads_the_test_users_as_new_people() {
+        let with = |given: &str| {
+            BASE.replace(
+                "protocol = \"leave-k-out\"\nk = \"20%\"\nmin_train = 1",
+                &format!("protocol = \"predefined\"\ngiven = {given}"),
+            )
+        };
+        let plan = parse(&with("\"all-but:1\"")).unwrap();
+        assert_eq!(plan.protocol, ProtocolChoice::PredefinedNewUsers(recs_split::Given::AllBut(1)));
+        let table = parse(&with("{ all-but = 2 }")).unwrap();
+        assert_eq!(
+            table.protocol,
+            ProtocolChoice::PredefinedNewUsers(recs_split::Given::AllBut(2))
+        );
+        let (key, message) = error_of(&with("\"all-but:x\""));
+        assert_eq!(key, "protocol");
+        assert!(message.contains("all-but:N"), "{message}");
+    }
+
+    #[test]
+    fn case_ids_are_an_msweb_reading() {
+        let msweb = BASE.replace("name = \"ml-100k\"", "name = \"msweb\"\ncase_ids = \"separate\"");
+        assert!(matches!(
+            parse(&msweb).unwrap().dataset,
+            DatasetSource::Named(_, recs_data::CaseIds::Separate)
+        ));
+        let other =
+            BASE.replace("name = \"ml-100k\"", "name = \"ml-100k\"\ncase_ids = \"separate\"");
+        let (key, message) = error_of(&other);
+        assert_eq!(key, "dataset.case_ids");
+        assert!(message.contains("msweb only"), "{message}");
+        let file = BASE.replace("name = \"ml-100k\"", "file = \"u.data\"\ncase_ids = \"same\"");
+        assert_eq!(error_of(&file).0, "dataset.case_ids");
     }
 
     #[test]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use recs_core::{Judgments, Recommender};
 use recs_data::DelimitedFormat;
 use recs_metrics::{Metric, Options};
-use recs_split::{JudgmentOptions, Protocol, Split};
+use recs_split::{Given, JudgmentOptions, Protocol, Split};
 
 use crate::error::{BenchError, Result};
 
@@ -28,7 +28,7 @@ pub type Params = Vec<(String, String)>;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum DatasetSource {
     /// A registered dataset, found by the resolver.
-    Named(String),
+    Named(String, recs_data::CaseIds),
     /// Delimited files (the test file, when given, is the predefined test part).
     Files { train: PathBuf, test: Option<PathBuf>, format: DelimitedFormat },
     /// A generated dataset.
@@ -57,6 +57,10 @@ pub enum AttributeSource {
 pub enum ProtocolChoice {
     /// The dataset's shipped training/test division (MS Web, or `dataset.test_file`).
     Predefined,
+    /// The shipped division with the test part's users read as new people: each is
+    /// folded in from the events `given` leaves visible and judged on the rest
+    /// ([`Split::predefined_new_users`]).
+    PredefinedNewUsers(Given),
     /// A protocol drawn from the events.
     Generated(Protocol),
 }
@@ -65,7 +69,7 @@ impl ProtocolChoice {
     /// The protocol's name as written in configurations.
     pub fn name(&self) -> &'static str {
         match self {
-            ProtocolChoice::Predefined => "predefined",
+            ProtocolChoice::Predefined | ProtocolChoice::PredefinedNewUsers(_) => "predefined",
             ProtocolChoice::Generated(p) => p.name(),
         }
     }

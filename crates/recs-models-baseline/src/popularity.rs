@@ -2,8 +2,8 @@
 
 use derive_setters::Setters;
 use recs_core::{
-    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems,
-    ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, Interactions, NewItems, Recommender, RecsError, Result,
+    ScoreNewItems, ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`ItemPopularity`] (none).
@@ -23,7 +23,8 @@ impl Fit for ItemPopularityParams {
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemPopularity> {
         let interactions = data.interactions.require_events()?;
         let counts = interactions.item_counts().into_iter().map(|c| c as f32).collect();
-        Ok(ItemPopularity { n_users: interactions.n_users(), counts })
+        let trained_users = trained_users(interactions);
+        Ok(ItemPopularity { n_users: interactions.n_users(), trained_users, counts })
     }
 }
 
@@ -38,6 +39,8 @@ impl Fit for ItemPopularityParams {
 #[derive(Debug, Clone)]
 pub struct ItemPopularity {
     n_users: usize,
+    /// Users with training events (the others are kept out of training, for fold-in).
+    trained_users: usize,
     counts: Vec<f32>,
 }
 
@@ -46,6 +49,10 @@ impl ItemPopularity {
     pub fn counts(&self) -> &[f32] {
         &self.counts
     }
+}
+
+fn trained_users(interactions: &Interactions) -> usize {
+    interactions.user_counts().iter().filter(|&&c| c > 0).count()
 }
 
 fn pick(values: &[f32], items: &[u32], out: &mut [f32]) {
@@ -69,9 +76,10 @@ macro_rules! fixed_item_scores {
                 Ok(())
             }
 
-            /// A count out of the training users: the share of users who met the item.
+            /// A count out of the users with training events: the share of them who met
+            /// the item.
             fn score_scale(&self) -> ScoreScale {
-                ScoreScale::CountOutOf(self.n_users as f64)
+                ScoreScale::CountOutOf(self.trained_users as f64)
             }
 
             recs_core::capabilities!(fold_in);
@@ -233,7 +241,8 @@ impl Fit for TopRatedValidParams {
             .map(|i| interactions.item_values(i).iter().filter(|&&v| v >= self.threshold).count())
             .map(|c| c as f32)
             .collect();
-        Ok(TopRated { n_users: interactions.n_users(), counts })
+        let trained_users = trained_users(interactions);
+        Ok(TopRated { n_users: interactions.n_users(), trained_users, counts })
     }
 }
 
@@ -247,6 +256,8 @@ impl Fit for TopRatedValidParams {
 #[derive(Debug, Clone)]
 pub struct TopRated {
     n_users: usize,
+    /// Users with training events.
+    trained_users: usize,
     counts: Vec<f32>,
 }
 

@@ -26,19 +26,28 @@ impl Fit for UserItemPopularityParams {
     fn fit(&self, data: &TrainData<'_>) -> Result<UserItemPopularity> {
         let interactions = data.interactions.require_events()?;
         let (n_users, n_items) = (interactions.n_users(), interactions.n_items());
+        let user_counts = interactions.user_counts();
+        // Users without training events are kept out of training (to be folded in later):
+        // they are not pairs of the regression.
+        let trained: Vec<usize> = (0..n_users).filter(|&u| user_counts[u] > 0).collect();
         let user_shares: Vec<f64> =
-            interactions.user_counts().into_iter().map(|c| f64::from(c) / n_items as f64).collect();
-        let item_shares: Vec<f64> =
-            interactions.item_counts().into_iter().map(|c| f64::from(c) / n_users as f64).collect();
-        let power_sums = |shares: &[f64]| {
-            let mut s = [shares.len() as f64, 0.0, 0.0];
-            for &x in shares {
+            user_counts.into_iter().map(|c| f64::from(c) / n_items as f64).collect();
+        let item_shares: Vec<f64> = interactions
+            .item_counts()
+            .into_iter()
+            .map(|c| f64::from(c) / trained.len() as f64)
+            .collect();
+        let power_sums = |shares: &mut dyn Iterator<Item = f64>| {
+            let mut s = [0.0, 0.0, 0.0];
+            for x in shares {
+                s[0] += 1.0;
                 s[1] += x;
                 s[2] += x * x;
             }
             s
         };
-        let (s, t) = (power_sums(&user_shares), power_sums(&item_shares));
+        let s = power_sums(&mut trained.iter().map(|&u| user_shares[u]));
+        let t = power_sums(&mut item_shares.iter().copied());
         // Normal matrix over all |users| × |items| pairs: the regressors are monomials
         // a^p b^q, so Σ_{u,i} a_u^{p+p'} b_i^{q+q'} = S_{p+p'} · T_{q+q'}.
         let mut normal = [[0.0f64; 4]; 4];
@@ -68,8 +77,9 @@ impl Fit for UserItemPopularityParams {
 
 /// Least-squares regression of "observed or not" on popularity (schein2005 §4.4).
 ///
-/// Over **all** user × item pairs of the training space, `y_ui = 1` when the pair has a
-/// training event and `0` otherwise, and
+/// Over **all** user × item pairs of the training space (users with a training event:
+/// users kept out of training, to be folded in, are not pairs), `y_ui = 1` when the pair
+/// has a training event and `0` otherwise, and
 ///
 /// ```text
 /// ŷ_ui = β0 + β1·a_u + β2·b_i + β3·a_u·b_i
@@ -226,15 +236,17 @@ mod tests {
     }
 
     /// Every (user, item) row of the design matrix and its 0/1 target.
+    /// The materialised rows: every (user with events) × item pair.
     fn design(m: &Interactions) -> (Vec<[f64; 4]>, Vec<f64>) {
         let (nu, ni) = (m.n_users(), m.n_items());
         let (uc, ic) = (m.user_counts(), m.item_counts());
+        let trained = uc.iter().filter(|&&c| c > 0).count();
         let mut x = Vec::new();
         let mut y = Vec::new();
-        for u in 0..nu as u32 {
+        for u in (0..nu as u32).filter(|&u| uc[u as usize] > 0) {
             for i in 0..ni as u32 {
                 let a = f64::from(uc[u as usize]) / ni as f64;
-                let b = f64::from(ic[i as usize]) / nu as f64;
+                let b = f64::from(ic[i as usize]) / trained as f64;
                 x.push([1.0, a, b, a * b]);
                 y.push(if m.get(u, i).is_some() { 1.0 } else { 0.0 });
             }
@@ -323,6 +335,17 @@ mod tests {
                 assert!((back - a[r][c]).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn users_without_training_events_are_not_pairs_of_the_regression() {
+        let rows: [&[u32]; 3] = [&[0, 1], &[1], &[2, 0]];
+        let m = interactions(&rows, 3);
+        let events: Vec<recs_core::Event> = m.events().collect();
+        let wider =
+            Interactions::from_events(5, 3, events, recs_core::DuplicatePolicy::Error).unwrap();
+        let fit = |m: &Interactions| UserItemPopularityParams::new().fit(&TrainData::new(m, 0));
+        assert_eq!(fit(&m).unwrap().coefficients(), fit(&wider).unwrap().coefficients());
     }
 
     proptest! {

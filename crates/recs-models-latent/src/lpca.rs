@@ -222,6 +222,9 @@ struct Fitter<'a> {
     v: Vec<f64>,
     delta: Vec<f64>,
     active: Vec<bool>,
+    /// Persons with training events. The others are users kept out of training (to be
+    /// folded in later): they take no part in the fit, and their `u` stays 0.
+    trained: Vec<bool>,
 }
 
 /// Per-thread buffers of one row's pass.
@@ -286,9 +289,15 @@ impl Fitter<'_> {
         values.par_chunks_mut(f).zip(row_ll.par_iter_mut()).enumerate().for_each_init(
             || self.scratch(f),
             |scratch, (n, (b, ll))| {
+                let un = &self.u[n * k..(n + 1) * k];
+                if !self.trained[n] {
+                    for (value, &l) in b.iter_mut().zip(free) {
+                        *value = un[l];
+                    }
+                    return;
+                }
                 *ll = self.row_terms(n, scratch);
                 let RowScratch { theta, q, t, a, .. } = scratch;
-                let un = &self.u[n * k..(n + 1) * k];
                 a.fill(0.0);
                 b.fill(0.0);
                 for d in 0..self.d {
@@ -353,6 +362,9 @@ impl Fitter<'_> {
                 let mut scratch = this.scratch(0);
                 let mut feature = vec![0.0; f];
                 for n in chunk * CHUNK_ROWS..((chunk + 1) * CHUNK_ROWS).min(this.n) {
+                    if !this.trained[n] {
+                        continue;
+                    }
                     ll += this.row_terms(n, &mut scratch);
                     let RowScratch { theta, q, t, .. } = &scratch;
                     let un = &this.u[n * k..(n + 1) * k];
@@ -417,6 +429,9 @@ impl Fitter<'_> {
         lls.par_iter_mut().enumerate().for_each_init(
             || self.scratch(0),
             |scratch, (n, ll)| {
+                if !self.trained[n] {
+                    return;
+                }
                 self.row(n, &mut scratch.theta, &mut scratch.q);
                 let mut sum = LogLikelihood::new();
                 for (&theta, &q) in scratch.theta.iter().zip(&scratch.q) {
@@ -474,19 +489,22 @@ impl recs_core::Fit for LpcaParams {
         let train = data.interactions;
         train.require_events()?;
         let (n, d, k) = (train.n_users(), train.n_items(), self.dims);
-        // |L| = 0 optimum: σ(Δ_d) = share of persons who met d.
+        let trained: Vec<bool> =
+            (0..n as u32).map(|user| !train.user_items(user).is_empty()).collect();
+        let persons = trained.iter().filter(|&&t| t).count();
+        // |L| = 0 optimum: σ(Δ_d) = share of (trained) persons who met d.
         let counts = train.item_counts();
-        let bound = logit(1.0 - 0.5 / n as f64).max(1.0);
+        let bound = logit(1.0 - 0.5 / persons as f64).max(1.0);
         let mut active = vec![true; d];
         let delta: Vec<f64> = counts
             .iter()
             .enumerate()
             .map(|(item, &c)| {
-                if c == 0 || c as usize == n {
+                if c == 0 || c as usize == persons {
                     active[item] = false;
                     if c == 0 { -bound } else { bound }
                 } else {
-                    logit(f64::from(c) / n as f64)
+                    logit(f64::from(c) / persons as f64)
                 }
             })
             .collect();
@@ -502,7 +520,7 @@ impl recs_core::Fit for LpcaParams {
                 v[item * k..(item + 1) * k].fill(0.0);
             }
         }
-        let mut fitter = Fitter { train, n, d, dims: k, u, v, delta, active };
+        let mut fitter = Fitter { train, n, d, dims: k, u, v, delta, active, trained };
         let mut history = Vec::new();
         let mut sweeps = Vec::new();
         let mut converged = true;
@@ -686,6 +704,22 @@ mod tests {
             }
         }
         Interactions::from_events(30, 12, events, DuplicatePolicy::Error).unwrap()
+    }
+
+    #[test]
+    fn persons_without_training_events_take_no_part_in_the_fit() {
+        // The same 30 persons with 5 more kept out of training (no events).
+        let train = blocks(false);
+        let events: Vec<Event> = train.events().collect();
+        let wider = Interactions::from_events(35, 12, events, DuplicatePolicy::Error).unwrap();
+        let params = LpcaParams::new(2).with_iterations(20, 0.0).unwrap();
+        let a = params.fit(&TrainData::new(&train, 4)).unwrap();
+        let b = params.fit(&TrainData::new(&wider, 4)).unwrap();
+        assert_eq!(a.bias(), b.bias());
+        assert_eq!(a.axes(), b.axes());
+        assert_eq!(a.coordinates(), &b.coordinates()[..30 * 2]);
+        assert!(b.coordinates()[30 * 2..].iter().all(|&u| u == 0.0));
+        assert_eq!(a.report().log_likelihood, b.report().log_likelihood);
     }
 
     #[test]

@@ -55,6 +55,56 @@ pub fn protocol_names() -> String {
     PROTOCOL_KEYS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
 }
 
+/// The text form [`Given::from_text`] reads.
+impl std::fmt::Display for Given {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Given::N(n) => write!(f, "{n}"),
+            Given::Fraction(x) => write!(f, "{x:?}"),
+            Given::AllBut(n) => write!(f, "all-but:{n}"),
+        }
+    }
+}
+
+impl Given {
+    /// `given` as text: a count (`1`), a fraction (`0.5`, `50%`) or `all-but:N`.
+    ///
+    /// ```
+    /// use recs_split::Given;
+    /// assert_eq!(Given::from_text("all-but:1")?, Given::AllBut(1));
+    /// assert_eq!(Given::from_text("2")?, Given::N(2));
+    /// assert!(Given::from_text("all-but:x").is_err());
+    /// for given in [Given::AllBut(1), Given::N(2), Given::Fraction(0.5)] {
+    ///     assert_eq!(Given::from_text(&given.to_string())?, given);
+    /// }
+    /// # Ok::<(), recs_core::RecsError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] naming `given` for any other text.
+    pub fn from_text(v: &str) -> Result<Given> {
+        if let Some(n) = v.strip_prefix("all-but:") {
+            let n = n.trim().parse().map_err(|_| {
+                RecsError::invalid_parameter("given", v, "`all-but:N` with a whole number N")
+            })?;
+            return Ok(Given::AllBut(n));
+        }
+        let given = match v.parse::<Amount>() {
+            Ok(Amount::Count(n)) => Given::N(n),
+            Ok(Amount::Fraction(f)) => Given::Fraction(f),
+            Err(_) => {
+                return Err(RecsError::invalid_parameter(
+                    "given",
+                    v,
+                    "a count (1), a fraction in [0, 1] (0.5), a percentage (50%) or all-but:N",
+                ));
+            }
+        };
+        given.validate()?;
+        Ok(given)
+    }
+}
+
 impl Protocol {
     /// The protocol `name` with text parameters `values`; keys not given take their
     /// defaults from [`PROTOCOL_KEYS`]. The result is validated.
@@ -115,19 +165,7 @@ impl Protocol {
                 )
             })
         };
-        let given = || -> Result<Given> {
-            let v = text("given")?;
-            if let Some(n) = v.strip_prefix("all-but:") {
-                let n = n.trim().parse().map_err(|_| {
-                    RecsError::invalid_parameter("given", v, "`all-but:N` with a whole number N")
-                })?;
-                return Ok(Given::AllBut(n));
-            }
-            Ok(match amount("given")? {
-                Amount::Count(n) => Given::N(n),
-                Amount::Fraction(f) => Given::Fraction(f),
-            })
-        };
+        let given = || -> Result<Given> { Given::from_text(text("given")?) };
         let generalization = || -> Result<Generalization> {
             match text("generalization")? {
                 "weak" => Ok(Generalization::Weak),

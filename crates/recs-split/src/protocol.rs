@@ -92,7 +92,7 @@ pub enum Given {
 }
 
 impl Given {
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         match *self {
             Given::Fraction(f) if !(0.0..=1.0).contains(&f) => {
                 Err(RecsError::invalid_parameter("given", f, "a fraction in [0, 1]"))
@@ -579,6 +579,67 @@ impl GivenEvents<'_> {
     }
 }
 
+impl Split {
+    /// A split given by the data source whose test users are new people (their ids are
+    /// not training users'): [`Split::predefined`], except that each test user's events are
+    /// dealt by `given` into a history part (what a model folds the user in from, never
+    /// fits on) and targets, exactly as [`Protocol::Strong`] deals them. Breese et al.
+    /// (1998)'s *all-but-1* on MS Web is `Given::AllBut(1)`. The test users are those left
+    /// with a target and at least one visible event (nothing else can be folded in); `seed`
+    /// draws which events stay visible.
+    ///
+    /// ```
+    /// use recs_core::{DuplicatePolicy, Event, Interactions};
+    /// use recs_split::{Given, Split};
+    /// let m = |e: &[(u32, u32)]| {
+    ///     let events = e.iter().map(|&(u, i)| Event::new(u, i, 1.0));
+    ///     Interactions::from_events(3, 4, events, DuplicatePolicy::Error)
+    /// };
+    /// // Users 0 and 1 train; user 2 is a new person with three visits.
+    /// let split = Split::predefined_new_users(
+    ///     m(&[(0, 0), (1, 1)])?,
+    ///     m(&[(2, 0), (2, 1), (2, 3)])?,
+    ///     Given::AllBut(1),
+    ///     7,
+    /// )?;
+    /// assert_eq!(split.history().map(|h| h.n_events()), Some(2));
+    /// assert_eq!(split.test().n_events(), 1);
+    /// assert_eq!(split.test_users(), Some(&[2][..]));
+    /// # Ok::<(), recs_core::RecsError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Split::predefined`], an invalid `given`, or a test user with training events
+    /// (then it is not a new person).
+    pub fn predefined_new_users(
+        train: Interactions,
+        test: Interactions,
+        given: Given,
+        seed: u64,
+    ) -> Result<Split> {
+        given.validate()?;
+        let shaped = Split::predefined(train, test)?;
+        let (train, test) = (shaped.train(), shaped.test());
+        let users: Vec<u32> =
+            (0..test.n_users() as u32).filter(|&u| !test.user_items(u).is_empty()).collect();
+        if let Some(&user) = users.iter().find(|&&u| !train.user_items(u).is_empty()) {
+            return Err(RecsError::invalid_parameter(
+                "test user",
+                user,
+                "a new person: the test part's users must have no training events",
+            ));
+        }
+        let offsets = row_offsets(test);
+        let mut parts = vec![Part::Test; test.n_events()];
+        let given_events = GivenEvents { offsets: &offsets, seed, rep: 0, given };
+        let mut tested = given_events.mark(&users, Part::History, &mut parts);
+        // A new person with nothing visible cannot be folded in, so is not judged.
+        tested.retain(|&u| given.visible(test.user_items(u).len()) > 0);
+        let dealt = Split::assemble(test, &parts, true, Some(tested), None)?;
+        Ok(dealt.with_train(shaped.train().clone()))
+    }
+}
+
 fn history_part(generalization: Generalization) -> Part {
     match generalization {
         Generalization::Weak => Part::Train,
@@ -662,6 +723,30 @@ fn draw_users(
 mod tests {
     use super::*;
     use recs_core::{DuplicatePolicy, Event};
+
+    #[test]
+    fn new_users_of_a_predefined_split_are_folded_in_from_their_own_events() {
+        let m = |e: &[(u32, u32)]| {
+            let events = e.iter().map(|&(u, i)| Event::new(u, i, 1.0));
+            Interactions::from_events(4, 5, events, DuplicatePolicy::Error).unwrap()
+        };
+        let train = m(&[(0, 0), (0, 1), (1, 2)]);
+        // User 2 has four visits, user 3 one: all-but-1 leaves user 3 nothing to fold in.
+        let test = m(&[(2, 0), (2, 1), (2, 2), (2, 4), (3, 3)]);
+        let split =
+            Split::predefined_new_users(train.clone(), test.clone(), Given::AllBut(1), 3).unwrap();
+        assert_eq!(split.train().n_events(), 3);
+        let history = split.history().unwrap();
+        assert_eq!((history.user_items(2).len(), split.test().user_items(2).len()), (3, 1));
+        assert_eq!(split.test_users(), Some(&[2][..]));
+        // Every test event is in exactly one of history and targets.
+        assert_eq!(history.n_events() + split.test().n_events(), test.n_events());
+        // The same seed deals the same way; a test user with training events is refused.
+        let again = Split::predefined_new_users(train.clone(), test, Given::AllBut(1), 3).unwrap();
+        assert_eq!(again.test().user_items(2), split.test().user_items(2));
+        let known = m(&[(1, 3)]);
+        assert!(Split::predefined_new_users(train, known, Given::N(1), 3).is_err());
+    }
 
     /// Two users; user 0 has items 0..4 at times 10, 40, 20, 30; user 1 has item 1 at 5.
     fn timed() -> Interactions {

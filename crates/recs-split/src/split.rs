@@ -105,6 +105,12 @@ impl Split {
         Ok(Split { train, test, history: None, test_users: None, candidate_items: None })
     }
 
+    /// This split with another training part of the same shape (checked by the caller).
+    pub(crate) fn with_train(mut self, train: Interactions) -> Split {
+        self.train = train;
+        self
+    }
+
     /// Restricts judging to `items` (sorted and deduplicated here), e.g. the test items of a
     /// cold-start split built elsewhere.
     ///

@@ -62,6 +62,11 @@ pub(crate) fn experiment(
     let claims = view.claims();
     let protocol = match &plan.protocol {
         ProtocolChoice::Predefined => "predefined training/test parts of the dataset".to_string(),
+        ProtocolChoice::PredefinedNewUsers(given) => format!(
+            "predefined training/test parts of the dataset, the test part's users read as new \
+             people: each folded in from its visible events (given = {given}) and judged on \
+             the rest"
+        ),
         ProtocolChoice::Generated(p) => {
             format!("{}, {} split(s)", protocol_in_words(p), splits.len())
         }

@@ -38,11 +38,14 @@ pub(crate) fn load(
     parsed: Option<&recs_data::DatasetCache>,
 ) -> Result<Loaded> {
     let mut dataset = match (&plan.dataset, parsed) {
-        (DatasetSource::Named(name), Some(cache)) => {
-            let options = recs_data::MsWebOptions::default();
+        (DatasetSource::Named(name, case_ids), Some(cache)) => {
+            let options = recs_data::MsWebOptions { case_ids: *case_ids, ..Default::default() };
             recs_data::load_named_cached(name, resolver, &options, cache)?.0
         }
-        (DatasetSource::Named(name), None) => recs_data::load_named(name, resolver)?,
+        (DatasetSource::Named(name, case_ids), None) => {
+            let options = recs_data::MsWebOptions { case_ids: *case_ids, ..Default::default() };
+            recs_data::load_named_with(name, resolver, &options)?
+        }
         (DatasetSource::Files { train, test, format }, _) => {
             let train = recs_data::load_delimited(train, format)?;
             match test {

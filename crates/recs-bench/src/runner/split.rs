@@ -99,7 +99,9 @@ impl Candidates {
 /// The splits to run, in report order.
 pub(crate) fn split_ids(plan: &Plan, quick: bool) -> Vec<SplitId> {
     let folds = match &plan.protocol {
-        ProtocolChoice::Predefined => return vec![SplitId::new(0, 0)],
+        ProtocolChoice::Predefined | ProtocolChoice::PredefinedNewUsers(_) => {
+            return vec![SplitId::new(0, 0)];
+        }
         ProtocolChoice::Generated(p) => p.n_folds() as u32,
     };
     let repetitions = if quick { 1 } else { plan.repetitions };
@@ -155,17 +157,27 @@ impl Context<'_> {
     fn draw(&self, data: &Interactions, id: SplitId) -> Result<Split> {
         match &self.plan.protocol {
             ProtocolChoice::Predefined => {
-                let test = self.data.dataset.test.clone().ok_or_else(|| {
-                    BenchError::Experiment(format!(
-                        "protocol `predefined`: {} has no test part (give dataset.test_file, \
-                         or use a registered dataset that ships one, such as msweb)",
-                        self.data.dataset.name
-                    ))
-                })?;
-                Ok(Split::predefined(data.clone(), test)?)
+                Ok(Split::predefined(data.clone(), self.shipped_test()?)?)
             }
+            ProtocolChoice::PredefinedNewUsers(given) => Ok(Split::predefined_new_users(
+                data.clone(),
+                self.shipped_test()?,
+                *given,
+                self.plan.seed,
+            )?),
             ProtocolChoice::Generated(p) => Ok(p.split(data, self.plan.seed, id)?),
         }
+    }
+
+    /// The dataset's own test part.
+    fn shipped_test(&self) -> Result<Interactions> {
+        self.data.dataset.test.clone().ok_or_else(|| {
+            BenchError::Experiment(format!(
+                "protocol `predefined`: {} has no test part (give dataset.test_file, \
+                 or use a registered dataset that ships one, such as msweb)",
+                self.data.dataset.name
+            ))
+        })
     }
 
     pub(crate) fn run_split(&self, id: SplitId, first: bool) -> Result<SplitResult> {
