@@ -377,8 +377,9 @@ pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
 
 /// Declares the capabilities a model offers, inside its `impl Recommender` block: each of
 /// `rating` ([`PredictRating`]), `new_items` ([`ScoreNewItems`]) and `fold_in`
-/// ([`FoldInUser`]) becomes the `as_*` method returning `Some(self)`. A capability offered
-/// only sometimes is written out by hand instead.
+/// ([`FoldInUser`]) becomes the `as_*` method returning `Some(self)`, and `scale(S)` the
+/// [`score_scale`](Recommender::score_scale) returning [`ScoreScale::S`](ScoreScale). A
+/// capability or scale that depends on the fitted model is written out by hand instead.
 ///
 /// ```
 /// use recs_core::{PredictRating, Recommender, Result, Shape, check_score_args};
@@ -392,7 +393,7 @@ pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
 ///         out.fill(3.0);
 ///         Ok(())
 ///     }
-///     recs_core::capabilities!(rating);
+///     recs_core::capabilities!(rating, scale(Probability));
 /// }
 ///
 /// impl PredictRating for Constant {
@@ -403,11 +404,17 @@ pub fn check_items(n_items: usize, items: &[u32], out: &[f32]) -> Result<()> {
 ///
 /// assert!(Constant.as_rating_predictor().is_some());
 /// assert!(Constant.as_user_fold_in().is_none());
+/// assert_eq!(Constant.score_scale(), recs_core::ScoreScale::Probability);
 /// ```
 #[macro_export]
 macro_rules! capabilities {
-    ($($capability:ident),+ $(,)?) => {
-        $( $crate::capabilities!(@one $capability); )+
+    ($($capability:ident $(($scale:ident))?),+ $(,)?) => {
+        $( $crate::capabilities!(@one $capability $(($scale))?); )+
+    };
+    (@one scale($scale:ident)) => {
+        fn score_scale(&self) -> $crate::ScoreScale {
+            $crate::ScoreScale::$scale
+        }
     };
     (@one rating) => {
         fn as_rating_predictor(&self) -> Option<&dyn $crate::PredictRating> {

@@ -164,12 +164,8 @@ impl Recommender for UserPopularity {
         Ok(())
     }
 
-    /// A share of the items: the probability that a given item is among the user's.
-    fn score_scale(&self) -> ScoreScale {
-        ScoreScale::Probability
-    }
-
-    recs_core::capabilities!(new_items, fold_in);
+    // Scores: a share of the items: the probability that a given item is among the user's.
+    recs_core::capabilities!(new_items, fold_in, scale(Probability));
 }
 
 impl ScoreNewItems for UserPopularity {

@@ -1,8 +1,8 @@
 //! The seeded random recommender: the floor every model must clear.
 
 use recs_core::{
-    FoldInUser, NewItems, Recommender, Result, ScoreNewItems, ScoreScale, Shape, TrainData,
-    UserRow, check_items, check_score_args,
+    FoldInUser, NewItems, Recommender, Result, ScoreNewItems, Shape, TrainData, UserRow,
+    check_items, check_score_args,
 };
 
 /// Stream constants: each purpose derives its own key from the seed, so the scores of
@@ -86,12 +86,8 @@ impl Recommender for Random {
         Ok(())
     }
 
-    /// Uniform in `[0, 1)`, read as a probability: a random guess of it.
-    fn score_scale(&self) -> ScoreScale {
-        ScoreScale::Probability
-    }
-
-    recs_core::capabilities!(new_items, fold_in);
+    // Scores: uniform in `[0, 1)`, read as a probability: a random guess of it.
+    recs_core::capabilities!(new_items, fold_in, scale(Probability));
 }
 
 impl ScoreNewItems for Random {

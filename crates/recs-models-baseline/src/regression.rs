@@ -1,8 +1,7 @@
 //! User × item popularity: the least-squares regression of schein2005 §4.4.
 
 use recs_core::{
-    Fit, FoldInUser, Recommender, Result, ScoreScale, Shape, TrainData, UserRow, check_items,
-    check_score_args,
+    Fit, FoldInUser, Recommender, Result, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`UserItemPopularity`] (none).
@@ -141,12 +140,8 @@ impl Recommender for UserItemPopularity {
         Ok(())
     }
 
-    /// A linear probability model: the predicted 0/1 outcome (clipped to `[0, 1]`).
-    fn score_scale(&self) -> ScoreScale {
-        ScoreScale::Probability
-    }
-
-    recs_core::capabilities!(fold_in);
+    // Scores: a linear probability model: the predicted 0/1 outcome (clipped to `[0, 1]`).
+    recs_core::capabilities!(fold_in, scale(Probability));
 }
 
 impl FoldInUser for UserItemPopularity {

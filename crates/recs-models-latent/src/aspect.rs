@@ -27,7 +27,7 @@
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, ItemAttributes, NewItems, Recommender, RecsError, Result,
-    ScoreNewItems, ScoreScale, Shape, TrainData, UserRow, check_index, check_items, check_len,
+    ScoreNewItems, Shape, TrainData, UserRow, check_index, check_items, check_len,
     check_score_args,
 };
 
@@ -788,13 +788,9 @@ impl Recommender for Aspect {
         Ok(())
     }
 
-    /// The joint `P(p, m)`: a probability over all (person, item) pairs, near
-    /// `1/(|P|·|M|)` even for likely pairs (schein2005 §7.3).
-    fn score_scale(&self) -> ScoreScale {
-        ScoreScale::Probability
-    }
-
-    recs_core::capabilities!(fold_in);
+    // Scores: the joint `P(p, m)`: a probability over all (person, item) pairs, near
+    // `1/(|P|·|M|)` even for likely pairs (schein2005 §7.3).
+    recs_core::capabilities!(fold_in, scale(Probability));
 }
 
 impl FoldInUser for Aspect {
@@ -925,12 +921,8 @@ impl Recommender for AspectAttr {
         Ok(())
     }
 
-    /// `P(p|m)`, a distribution over persons for each item (eq. 9).
-    fn score_scale(&self) -> ScoreScale {
-        ScoreScale::Probability
-    }
-
-    recs_core::capabilities!(new_items);
+    // Scores: `P(p|m)`, a distribution over persons for each item (eq. 9).
+    recs_core::capabilities!(new_items, scale(Probability));
 }
 
 impl ScoreNewItems for AspectAttr {

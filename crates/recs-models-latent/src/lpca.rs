@@ -32,8 +32,8 @@
 
 use rayon::prelude::*;
 use recs_core::{
-    FoldInUser, Interactions, Recommender, Result, ScoreScale, Shape, TrainData, UserRow,
-    check_items, check_score_args,
+    FoldInUser, Interactions, Recommender, Result, Shape, TrainData, UserRow, check_items,
+    check_score_args,
 };
 
 use crate::common::{Stream, check_history, check_iterations, cholesky_solve, rng, uniform};
@@ -704,12 +704,8 @@ impl Recommender for Lpca {
         Ok(())
     }
 
-    /// `Θ_nd`, the log-odds of `P(X_nd = 1)`.
-    fn score_scale(&self) -> ScoreScale {
-        ScoreScale::LogOdds
-    }
-
-    recs_core::capabilities!(fold_in);
+    // Scores: `Θ_nd`, the log-odds of `P(X_nd = 1)`.
+    recs_core::capabilities!(fold_in, scale(LogOdds));
 }
 
 impl FoldInUser for Lpca {
