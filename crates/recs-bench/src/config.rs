@@ -703,16 +703,18 @@ impl Config {
         match (&spec.name, &spec.file) {
             (Some(name), _) => {
                 let case_ids = match spec.case_ids.as_deref() {
-                    None | Some("same") => recs_data::CaseIds::SameAsTraining,
-                    Some("separate") if name == "msweb" => recs_data::CaseIds::Separate,
-                    Some(other) => {
-                        return Err((
-                            "dataset.case_ids",
-                            format!(
-                                "`same` or `separate`, for msweb only (given `{other}` for \
-                                 `{name}`)"
-                            ),
-                        ));
+                    None => recs_data::CaseIds::default(),
+                    Some(text) => {
+                        let case_ids = text
+                            .parse::<recs_data::CaseIds>()
+                            .map_err(|e| ("dataset.case_ids", format!("{e} (an msweb reading)")))?;
+                        if name != "msweb" && case_ids != recs_data::CaseIds::default() {
+                            return Err((
+                                "dataset.case_ids",
+                                format!("`separate` reads msweb only, not `{name}`"),
+                            ));
+                        }
+                        case_ids
                     }
                 };
                 Ok(DatasetSource::Named(name.clone(), case_ids))
@@ -1024,6 +1026,10 @@ mod tests {
         let (key, message) = error_of(&other);
         assert_eq!(key, "dataset.case_ids");
         assert!(message.contains("msweb only"), "{message}");
+        let unknown = BASE.replace("name = \"ml-100k\"", "name = \"msweb\"\ncase_ids = \"other\"");
+        let (key, message) = error_of(&unknown);
+        assert_eq!(key, "dataset.case_ids");
+        assert!(message.contains("`same` or `separate`"), "{message}");
         let file = BASE.replace("name = \"ml-100k\"", "file = \"u.data\"\ncase_ids = \"same\"");
         assert_eq!(error_of(&file).0, "dataset.case_ids");
     }

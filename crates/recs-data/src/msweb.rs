@@ -28,6 +28,19 @@ pub enum CaseIds {
     Separate,
 }
 
+impl std::str::FromStr for CaseIds {
+    type Err = DataError;
+
+    /// `same` ([`CaseIds::SameAsTraining`]) or `separate` ([`CaseIds::Separate`]).
+    fn from_str(text: &str) -> Result<Self> {
+        match text {
+            "same" => Ok(CaseIds::SameAsTraining),
+            "separate" => Ok(CaseIds::Separate),
+            _ => Err(DataError::invalid("case_ids", text, "`same` or `separate`")),
+        }
+    }
+}
+
 /// Which vroots become items.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Vroots {

@@ -168,7 +168,7 @@ const LOG_BLOCK: usize = 512;
 
 /// A sum of `log σ(QΘ)` over cells in a fixed order, with one logarithm per
 /// [`LOG_BLOCK`] cells instead of one per cell (`Σ ln(1 + e) = ln Π (1 + e)`); the
-/// logarithm was the largest share of the time of a pass.
+/// per-cell logarithm took about a quarter of the time of a pass.
 #[derive(Debug, Default)]
 struct LogLikelihood {
     logs: f64,
