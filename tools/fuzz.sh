@@ -45,6 +45,8 @@ printf 'u1\ta\t1\nu1\tb\t0\nu2\tb\t1\n' > "$tmp/qrels.tsv"
 cd fuzz
 for target in "${targets[@]}"; do
     echo "== $target: $runs runs (log: $CARGO_TARGET_DIR/$target.log)"
+    # Targets without seeds written above start from an empty corpus of their own.
+    mkdir -p "$corpus/$target"
     if ! cargo fuzz run -O -a --sanitizer none "$target" "$corpus/$target" -- \
         -runs="$runs" -print_final_stats=1 > "$CARGO_TARGET_DIR/$target.log" 2>&1; then
         tail -n 40 "$CARGO_TARGET_DIR/$target.log"

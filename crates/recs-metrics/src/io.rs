@@ -360,12 +360,12 @@ fn qrels_from_parts(
     }
     let (mut item_column, mut grades) =
         (Vec::with_capacity(position), Vec::with_capacity(position));
-    for part in &parts {
+    // Each part is freed once copied, so the lines and the columns are never all in
+    // memory at once (the peak of a large file is its lines, not lines plus columns).
+    for part in parts {
         item_column.extend(part.iter().map(|l| l.item));
         grades.extend(part.iter().map(|l| l.grade));
     }
-
-    drop(parts);
     let judgments =
         Judgments::from_flat(users.len(), items.len(), judged, offsets, item_column, grades)?;
     Ok(Qrels { users, items, judgments })
