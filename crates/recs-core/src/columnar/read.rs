@@ -1,6 +1,7 @@
 //! Reading named columns of a Parquet or Arrow IPC file into typed arrays.
 
 use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
 use arrow_array::cast::AsArray;
@@ -90,6 +91,47 @@ pub fn read_columns(
     })
 }
 
+/// A Parquet file whose reads past its end are errors instead of empty reads. parquet-rs
+/// skips a field of a page header by copying its stated length from the file, and a
+/// corrupt length past the end was copied one empty read at a time: a 961-byte input of
+/// the `files` fuzz target took 31 s. Reads inside the file are unchanged.
+struct ParquetFile(File);
+
+/// A file read that fails at the end of the file rather than returning 0 bytes.
+struct EndIsError(File);
+
+impl Read for EndIsError {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self.0.read(buf)? {
+            0 if !buf.is_empty() => Err(std::io::Error::new(
+                std::io::ErrorKind::UnexpectedEof,
+                "a read past the end of the file",
+            )),
+            n => Ok(n),
+        }
+    }
+}
+
+impl parquet::file::reader::Length for ParquetFile {
+    fn len(&self) -> u64 {
+        parquet::file::reader::Length::len(&self.0)
+    }
+}
+
+impl parquet::file::reader::ChunkReader for ParquetFile {
+    type T = BufReader<EndIsError>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        let mut file = self.0.try_clone()?;
+        file.seek(SeekFrom::Start(start))?;
+        Ok(BufReader::new(EndIsError(file)))
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        self.0.get_bytes(start, length)
+    }
+}
+
 fn read_batches(path: &Path, format: Columnar, columns: &[Column<'_>]) -> Result<Table, String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let unreadable =
@@ -101,10 +143,11 @@ fn read_batches(path: &Path, format: Columnar, columns: &[Column<'_>]) -> Result
     };
     match format {
         Columnar::Parquet => {
-            let reader =
-                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-                    .and_then(|b| b.build())
-                    .map_err(|e| unreadable(&e))?;
+            let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+                ParquetFile(file),
+            )
+            .and_then(|b| b.build())
+            .map_err(|e| unreadable(&e))?;
             for batch in reader {
                 push(batch.map_err(|e| e.to_string())?)?;
             }
