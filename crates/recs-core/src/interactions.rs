@@ -202,6 +202,18 @@ impl Interactions {
         &self.matrix.indices()[self.row_range(user)]
     }
 
+    /// Whether `user` has an event here. A user of the index space without one is, in a
+    /// training part, a user kept out of training (to be folded in later): models leave
+    /// such users out of their fits.
+    pub fn has_events(&self, user: u32) -> bool {
+        !self.user_items(user).is_empty()
+    }
+
+    /// The users with at least one event, in increasing order.
+    pub fn users_with_events(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.n_users() as u32).filter(|&user| self.has_events(user))
+    }
+
     /// The values of `user`'s events, aligned with [`Interactions::user_items`].
     pub fn user_values(&self, user: u32) -> &[f32] {
         &self.matrix.data()[self.row_range(user)]

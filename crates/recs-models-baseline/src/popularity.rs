@@ -2,8 +2,8 @@
 
 use derive_setters::Setters;
 use recs_core::{
-    CheckParams, Fit, FoldInUser, Interactions, NewItems, Recommender, RecsError, Result,
-    ScoreNewItems, ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems,
+    ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`ItemPopularity`] (none).
@@ -23,7 +23,7 @@ impl Fit for ItemPopularityParams {
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemPopularity> {
         let interactions = data.interactions.require_events()?;
         let counts = interactions.item_counts().into_iter().map(|c| c as f32).collect();
-        let trained_users = trained_users(interactions);
+        let trained_users = interactions.users_with_events().count();
         Ok(ItemPopularity { n_users: interactions.n_users(), trained_users, counts })
     }
 }
@@ -49,10 +49,6 @@ impl ItemPopularity {
     pub fn counts(&self) -> &[f32] {
         &self.counts
     }
-}
-
-fn trained_users(interactions: &Interactions) -> usize {
-    interactions.user_counts().iter().filter(|&&c| c > 0).count()
 }
 
 fn pick(values: &[f32], items: &[u32], out: &mut [f32]) {
@@ -237,7 +233,7 @@ impl Fit for TopRatedValidParams {
             .map(|i| interactions.item_values(i).iter().filter(|&&v| v >= self.threshold).count())
             .map(|c| c as f32)
             .collect();
-        let trained_users = trained_users(interactions);
+        let trained_users = interactions.users_with_events().count();
         Ok(TopRated { n_users: interactions.n_users(), trained_users, counts })
     }
 }

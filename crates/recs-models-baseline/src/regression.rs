@@ -24,13 +24,12 @@ impl Fit for UserItemPopularityParams {
 
     fn fit(&self, data: &TrainData<'_>) -> Result<UserItemPopularity> {
         let interactions = data.interactions.require_events()?;
-        let (n_users, n_items) = (interactions.n_users(), interactions.n_items());
-        let user_counts = interactions.user_counts();
+        let n_items = interactions.n_items();
         // Users without training events are kept out of training (to be folded in later):
         // they are not pairs of the regression.
-        let trained: Vec<usize> = (0..n_users).filter(|&u| user_counts[u] > 0).collect();
+        let trained: Vec<u32> = interactions.users_with_events().collect();
         let user_shares: Vec<f64> =
-            user_counts.into_iter().map(|c| f64::from(c) / n_items as f64).collect();
+            interactions.user_counts().into_iter().map(|c| f64::from(c) / n_items as f64).collect();
         let item_shares: Vec<f64> = interactions
             .item_counts()
             .into_iter()
@@ -45,7 +44,7 @@ impl Fit for UserItemPopularityParams {
             }
             s
         };
-        let s = power_sums(&mut trained.iter().map(|&u| user_shares[u]));
+        let s = power_sums(&mut trained.iter().map(|&u| user_shares[u as usize]));
         let t = power_sums(&mut item_shares.iter().copied());
         // Normal matrix over all |users| × |items| pairs: the regressors are monomials
         // a^p b^q, so Σ_{u,i} a_u^{p+p'} b_i^{q+q'} = S_{p+p'} · T_{q+q'}.
@@ -57,7 +56,7 @@ impl Fit for UserItemPopularityParams {
         }
         // Right-hand side: the regressors summed over observed pairs only (y = 1 there).
         let mut rhs = [0.0f64; 4];
-        for user in 0..n_users as u32 {
+        for &user in &trained {
             let a = user_shares[user as usize];
             let (mut sum_b, mut count) = (0.0, 0.0);
             for &item in interactions.user_items(user) {

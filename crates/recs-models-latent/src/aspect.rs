@@ -24,6 +24,8 @@
 //!   parameter fixed: `P(z|a, m) ∝ P(a|z) P(z|m)`, `P(z|m) ∝ Σ_a n(a, m) P(z|a, m)`.
 //!   Scores are `P(p|m) = Σ_z P(p|z) P(z|m)` (eq. 9; a uniform prior over items).
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, ItemAttributes, NewItems, Recommender, RecsError, Result,
@@ -895,7 +897,24 @@ impl AspectAttr {
         &self.parameters.col_given_class
     }
 
-    fn score_with(&self, user: u32, classes: impl Fn(usize) -> Vec<f64>, out: &mut [f32]) {
+    /// Scores of `items` (checked) from their `P(z|m)` placed at fit.
+    fn score_placed(&self, user: u32, items: &[u32], out: &mut [f32]) {
+        let k = self.parameters.k;
+        let placed = |j: usize| {
+            let item = items[j] as usize;
+            Cow::Borrowed(&self.item_classes[item * k..(item + 1) * k])
+        };
+        self.score_with(user, placed, out);
+    }
+
+    /// `P(p|m)` of each output slot `j` from `P(z|m)` = `classes(j)`: borrowed for items
+    /// already placed in the latent space, computed for items folded in now.
+    fn score_with<'c>(
+        &self,
+        user: u32,
+        classes: impl Fn(usize) -> Cow<'c, [f64]>,
+        out: &mut [f32],
+    ) {
         let k = self.parameters.k;
         let row = &self.parameters.row_given_class[user as usize * k..(user as usize + 1) * k];
         for (index, o) in out.iter_mut().enumerate() {
@@ -912,12 +931,7 @@ impl Recommender for AspectAttr {
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
         check_score_args(self.n_users(), self.n_items, user, items, out)?;
-        let k = self.parameters.k;
-        self.score_with(
-            user,
-            |j| self.item_classes[items[j] as usize * k..(items[j] as usize + 1) * k].to_vec(),
-            out,
-        );
+        self.score_placed(user, items, out);
         Ok(())
     }
 
@@ -932,17 +946,11 @@ impl ScoreNewItems for AspectAttr {
         let (attributes, rows) = (items.attributes(), items.rows());
         if *attributes == self.attributes {
             // The same fold-in, already done once per item at fit.
-            let k = self.parameters.k;
-            let classes = |j: usize| {
-                self.item_classes[rows[j] as usize * k..(rows[j] as usize + 1) * k].to_vec()
-            };
-            self.score_with(user, classes, out);
+            self.score_placed(user, rows, out);
         } else {
-            self.score_with(
-                user,
-                |j| fold_in_attributes(&self.parameters, attributes, rows[j]),
-                out,
-            );
+            let fold_in =
+                |j: usize| Cow::Owned(fold_in_attributes(&self.parameters, attributes, rows[j]));
+            self.score_with(user, fold_in, out);
         }
         Ok(())
     }

@@ -263,6 +263,8 @@ struct RowScratch {
     /// `T(Θ_nd)`.
     t: Vec<f64>,
     a: Vec<f64>,
+    /// The row's coordinates on the free dimensions.
+    coords: Vec<f64>,
 }
 
 /// The U block's solutions for the free dimensions (`persons × |F|`), computed but not
@@ -289,7 +291,13 @@ impl Fitter<'_> {
 
     fn scratch(&self, f: usize) -> RowScratch {
         let row = vec![0.0; self.d];
-        RowScratch { theta: row.clone(), q: row.clone(), t: row, a: vec![0.0; f * f] }
+        RowScratch {
+            theta: row.clone(),
+            q: row.clone(),
+            t: row,
+            a: vec![0.0; f * f],
+            coords: vec![0.0; f],
+        }
     }
 
     /// `Θ_n·`, `Q_n·` and `T(Θ_n·)` of row `n` into `scratch`; returns the row's
@@ -326,11 +334,13 @@ impl Fitter<'_> {
                     return;
                 }
                 *ll = self.row_terms(n, scratch);
-                let RowScratch { theta, q, t, a, .. } = scratch;
+                let RowScratch { theta, q, t, a, coords } = scratch;
                 a.fill(0.0);
                 b.fill(0.0);
-                let coords: Vec<f64> = free.iter().map(|&l| un[l]).collect();
-                let row = RowTerms { coords: &coords, v_free: &v_free, theta, q, t };
+                for (c, &l) in coords.iter_mut().zip(free) {
+                    *c = un[l];
+                }
+                let row = RowTerms { coords, v_free: &v_free, theta, q, t };
                 match f {
                     1 => self.add_u_row::<1>(&row, a, b),
                     _ => self.add_u_row::<0>(&row, a, b),
@@ -530,8 +540,7 @@ impl recs_core::Fit for LpcaParams {
         let train = data.interactions;
         train.require_events()?;
         let (n, d, k) = (train.n_users(), train.n_items(), self.dims);
-        let trained: Vec<bool> =
-            (0..n as u32).map(|user| !train.user_items(user).is_empty()).collect();
+        let trained: Vec<bool> = (0..n as u32).map(|user| train.has_events(user)).collect();
         let persons = trained.iter().filter(|&&t| t).count();
         // |L| = 0 optimum: σ(Δ_d) = share of (trained) persons who met d.
         let counts = train.item_counts();

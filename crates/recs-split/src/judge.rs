@@ -304,9 +304,7 @@ impl Split {
         match (self.test_users(), options.users) {
             (Some(users), _) => users.to_vec(),
             (None, JudgedUsers::All) => (0..self.n_users() as u32).collect(),
-            (None, JudgedUsers::WithTestEvents) => (0..self.n_users() as u32)
-                .filter(|&u| !self.test().user_items(u).is_empty())
-                .collect(),
+            (None, JudgedUsers::WithTestEvents) => self.test().users_with_events().collect(),
         }
     }
 }

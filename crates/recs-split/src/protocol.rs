@@ -620,9 +620,8 @@ impl Split {
         given.validate()?;
         let shaped = Split::predefined(train, test)?;
         let (train, test) = (shaped.train(), shaped.test());
-        let users: Vec<u32> =
-            (0..test.n_users() as u32).filter(|&u| !test.user_items(u).is_empty()).collect();
-        if let Some(&user) = users.iter().find(|&&u| !train.user_items(u).is_empty()) {
+        let users: Vec<u32> = test.users_with_events().collect();
+        if let Some(&user) = users.iter().find(|&&u| train.has_events(u)) {
             return Err(RecsError::invalid_parameter(
                 "test user",
                 user,
@@ -636,7 +635,7 @@ impl Split {
         // A new person with nothing visible cannot be folded in, so is not judged.
         tested.retain(|&u| given.visible(test.user_items(u).len()) > 0);
         let dealt = Split::assemble(test, &parts, true, Some(tested), None)?;
-        Ok(dealt.with_train(shaped.train().clone()))
+        Ok(dealt.with_train(shaped.into_train()))
     }
 }
 

@@ -111,6 +111,11 @@ impl Split {
         self
     }
 
+    /// The training part, the rest dropped.
+    pub(crate) fn into_train(self) -> Interactions {
+        self.train
+    }
+
     /// Restricts judging to `items` (sorted and deduplicated here), e.g. the test items of a
     /// cold-start split built elsewhere.
     ///

@@ -464,14 +464,14 @@ fn areas<'a>(results: &'a Results, label: &str) -> Result<Areas<'a>> {
 const TIE: f64 = 0.001;
 
 /// A model's name with its ROC and CROC AUC.
-type Areas2<'a> = (&'a str, f64, f64);
+type NamedAreas<'a> = (&'a str, f64, f64);
 
 /// Pairs that one curve puts strictly ahead (by more than `tie`) and the other strictly
 /// behind.
 fn reversed_pairs<'a, 'b>(
-    models: &'b [Areas2<'a>],
+    models: &'b [NamedAreas<'a>],
     tie: f64,
-) -> Vec<(&'b Areas2<'a>, &'b Areas2<'a>)> {
+) -> Vec<(&'b NamedAreas<'a>, &'b NamedAreas<'a>)> {
     let mut out = Vec::new();
     for (i, a) in models.iter().enumerate() {
         for b in &models[i + 1..] {
@@ -485,7 +485,7 @@ fn reversed_pairs<'a, 'b>(
 }
 
 /// The pairs of [`reversed_pairs`], written `a/b`.
-fn strict_reversals(models: &[Areas2<'_>], tie: f64) -> Vec<String> {
+fn strict_reversals(models: &[NamedAreas<'_>], tie: f64) -> Vec<String> {
     reversed_pairs(models, tie).into_iter().map(|(a, b)| format!("{}/{}", a.0, b.0)).collect()
 }
 

@@ -38,13 +38,12 @@ pub(crate) fn load(
     parsed: Option<&recs_data::DatasetCache>,
 ) -> Result<Loaded> {
     let mut dataset = match (&plan.dataset, parsed) {
-        (DatasetSource::Named(name, case_ids), Some(cache)) => {
+        (DatasetSource::Named(name, case_ids), parsed) => {
             let options = recs_data::MsWebOptions { case_ids: *case_ids, ..Default::default() };
-            recs_data::load_named_cached(name, resolver, &options, cache)?.0
-        }
-        (DatasetSource::Named(name, case_ids), None) => {
-            let options = recs_data::MsWebOptions { case_ids: *case_ids, ..Default::default() };
-            recs_data::load_named_with(name, resolver, &options)?
+            match parsed {
+                Some(cache) => recs_data::load_named_cached(name, resolver, &options, cache)?.0,
+                None => recs_data::load_named_with(name, resolver, &options)?,
+            }
         }
         (DatasetSource::Files { train, test, format }, _) => {
             let train = recs_data::load_delimited(train, format)?;

@@ -93,8 +93,9 @@ pub fn read_columns(
 
 /// A Parquet file whose reads past its end are errors instead of empty reads. parquet-rs
 /// skips a field of a page header by copying its stated length from the file, and a
-/// corrupt length past the end was copied one empty read at a time: a 961-byte input of
-/// the `files` fuzz target took 31 s. Reads inside the file are unchanged.
+/// corrupt length past the end was copied one empty read at a time: a 938-byte Parquet
+/// file found by the `files` fuzz target took 31 s in the fuzz build. Reads inside the
+/// file are unchanged.
 struct ParquetFile(File);
 
 /// A file read that fails at the end of the file rather than returning 0 bytes.

@@ -34,28 +34,26 @@ fn probability_mae(key: &'static str, events_only: bool) -> Measure {
 }
 
 fn probability_mae_of(input: &MeasureInput<'_>, events_only: bool) -> Result<Option<f64>> {
-    {
-        let scale = input.model.score_scale();
-        if scale == ScoreScale::Unstated {
-            return Ok(None);
-        }
-        let mut scores = input.scores.iter();
-        let (mut sum, mut count) = (0.0f64, 0u64);
-        for user in input.judgments.iter() {
-            for &grade in user.grades {
-                let score =
-                    *scores.next().ok_or_else(|| mismatch("fewer scores than candidates"))?;
-                let outcome = f64::from(u8::from(grade >= 1.0));
-                if events_only && outcome == 0.0 {
-                    continue;
-                }
-                let p = scale.probability(score).ok_or_else(|| mismatch("no probability"))?;
-                sum += (p - outcome).abs();
-                count += 1;
-            }
-        }
-        Ok((count > 0).then(|| sum / count as f64))
+    let scale = input.model.score_scale();
+    if scale == ScoreScale::Unstated {
+        return Ok(None);
     }
+    let mut scores = input.scores.iter();
+    let (mut sum, mut count) = (0.0f64, 0u64);
+    for user in input.judgments.iter() {
+        for &grade in user.grades {
+            let score = *scores.next().ok_or_else(|| mismatch("fewer scores than candidates"))?;
+            let outcome = f64::from(u8::from(grade >= 1.0));
+            if events_only && outcome == 0.0 {
+                continue;
+            }
+            // In f64: a probability near 1/(|P|·|M|) keeps its digits.
+            let p = scale.probability(score).ok_or_else(|| mismatch("no probability"))?;
+            sum += (p - outcome).abs();
+            count += 1;
+        }
+    }
+    Ok((count > 0).then(|| sum / count as f64))
 }
 
 /// MAE of the model's predicted rating against the test rating of every candidate;
@@ -65,26 +63,27 @@ pub(super) fn rating_mae() -> Measure {
 }
 
 fn rating_mae_of(input: &MeasureInput<'_>) -> Result<Option<f64>> {
-    {
-        let Some(predictor) = input.model.as_rating_predictor() else {
-            return Ok(None);
-        };
-        let test = input.split.test();
-        let (mut sum, mut count) = (0.0f64, 0u64);
-        let mut predicted = Vec::new();
-        for user in input.judgments.iter() {
-            predicted.resize(user.items.len(), 0.0f32);
-            predictor.predict(user.user, user.items, &mut predicted)?;
-            for (&item, &p) in user.items.iter().zip(&predicted) {
-                let rating = test.get(user.user, item).ok_or_else(|| {
-                    mismatch(&format!("candidate ({}, {item}) has no test rating", user.user))
-                })?;
-                sum += (f64::from(p) - f64::from(rating)).abs();
-                count += 1;
-            }
+    let Some(predictor) = input.model.as_rating_predictor() else {
+        return Ok(None);
+    };
+    let test = input.split.test();
+    let n = input.judgments.n_candidates();
+    let (mut predicted, mut actual) = (vec![0.0f32; n], Vec::with_capacity(n));
+    let mut start = 0;
+    for user in input.judgments.iter() {
+        let end = start + user.items.len();
+        predictor.predict(user.user, user.items, &mut predicted[start..end])?;
+        for &item in user.items {
+            actual.push(test.get(user.user, item).ok_or_else(|| {
+                mismatch(&format!("candidate ({}, {item}) has no test rating", user.user))
+            })?);
         }
-        Ok((count > 0).then(|| sum / count as f64))
+        start = end;
     }
+    if n == 0 {
+        return Ok(None);
+    }
+    Ok(Some(recs_metrics::rating_errors(&predicted, &actual)?.mae))
 }
 
 fn mismatch(what: &str) -> BenchError {
