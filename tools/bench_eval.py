@@ -4,6 +4,7 @@
     pip install pandas scikit-learn ranx
     python3 tools/bench_eval.py roc QRELS RUN        # vs pandas + scikit-learn roc_auc_score
     python3 tools/bench_eval.py ranking QRELS RUN    # vs ranx (NDCG@10, P@10, R@10, MAP)
+    python3 tools/bench_eval.py roc QRELS RUN --repeat 9   # more rounds (default 5)
 
 QRELS and RUN are `user<TAB>item<TAB>grade` / `user<TAB>item<TAB>score` files with every
 candidate listed (what `recs split --judgments` and `recs score --qrels` write). Each side
@@ -13,11 +14,15 @@ and with every core, the peers with their defaults. The peers read the files wit
 the judgments, and compute; ranx's numba code is compiled in a warm-up call on a tiny
 input inside the same process (part of what a user waits for; shown separately). Every
 side prints its values and their differences are shown (ranx orders tied scores its own
-way, `recs eval` takes the expectation over tie orders).
+way, `recs eval` takes the expectation over tie orders). The sides run in turn for a
+number of rounds and the median wall time of each is compared: on a shared machine one
+run of either side can take half as long again as the next.
 """
 
+import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -83,32 +88,44 @@ def recs(args, threads):
 
 
 def main():
-    if len(sys.argv) != 4 or sys.argv[1] not in ("roc", "ranking"):
-        sys.exit(__doc__)
-    mode, qrels, run = sys.argv[1:]
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("mode", choices=["roc", "ranking"])
+    parser.add_argument("qrels")
+    parser.add_argument("run")
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="rounds; each round runs every side once, in turn (default 5)")
+    a = parser.parse_args()
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "recs-cli"], cwd=ROOT, check=True)
-    n = sum(1 for _ in open(qrels))
-    if mode == "roc":
-        args = ["--qrels", qrels, "--run", run, "--metrics", "roc"]
+    n = sum(1 for _ in open(a.qrels))
+    if a.mode == "roc":
+        args = ["--qrels", a.qrels, "--run", a.run, "--metrics", "roc"]
         peer_cmd, keys, peer = PEER_ROC, ["roc_auc"], "pandas + scikit-learn"
     else:
-        args = ["--qrels", qrels, "--run", run, "--metrics", "ndcg@10,p@10,r@10,map"]
+        args = ["--qrels", a.qrels, "--run", a.run, "--metrics", "ndcg@10,p@10,r@10,map"]
         peer_cmd, keys, peer = PEER_RANX, ["ndcg@10", "p@10", "r@10", "map"], "ranx"
-    ours, wall, mib = recs(args, 1)
-    _, wall_all, mib_all = recs(args, None)
-    out, peer_wall, peer_mib = timed([sys.executable, "-c", peer_cmd, qrels, run])
+    # Rounds in turn, so that a slow spell of the machine falls on every side alike.
+    times = {"one": [], "all": [], "peer": []}
+    for _ in range(a.repeat):
+        ours, wall, mib = recs(args, 1)
+        times["one"].append(wall)
+        _, wall, mib_all = recs(args, None)
+        times["all"].append(wall)
+        out, wall, peer_mib = timed([sys.executable, "-c", peer_cmd, a.qrels, a.run])
+        times["peer"].append(wall)
     theirs = json.loads(out)
-    print(f"{n} candidates")
+    print(f"{n} candidates; {a.repeat} rounds, median wall time (range)")
     for k in keys:
         print(f"{k}: recs {ours[k]:.12f}  {peer} {theirs[k]:.12f}  difference {ours[k] - theirs[k]:.1e}")
     if "warm_up_seconds" in theirs:
         print(f"({peer}'s numba warm-up inside its process: {theirs['warm_up_seconds']:.1f} s)")
     per = lambda m: m * 2**20 / n
-    print(f"recs eval, 1 thread: {wall:.2f} s, {mib:.0f} MiB ({per(mib):.1f} bytes per candidate)")
-    print(f"recs eval, {os.cpu_count()} threads: {wall_all:.2f} s, {mib_all:.0f} MiB ({per(mib_all):.1f} bytes per candidate)")
-    print(f"{peer}: {peer_wall:.2f} s, {peer_mib:.0f} MiB")
-    print(f"ratio, 1 thread: {peer_wall / wall:.1f}x faster, {peer_mib / mib:.1f}x less memory")
-    print(f"ratio, {os.cpu_count()} threads: {peer_wall / wall_all:.1f}x faster, {peer_mib / mib_all:.1f}x less memory")
+    med = {k: statistics.median(v) for k, v in times.items()}
+    span = lambda k: f"{med[k]:.2f} s ({min(times[k]):.2f}-{max(times[k]):.2f})"
+    print(f"recs eval, 1 thread: {span('one')}, {mib:.0f} MiB ({per(mib):.1f} bytes per candidate)")
+    print(f"recs eval, {os.cpu_count()} threads: {span('all')}, {mib_all:.0f} MiB ({per(mib_all):.1f} bytes per candidate)")
+    print(f"{peer}: {span('peer')}, {peer_mib:.0f} MiB")
+    print(f"ratio, 1 thread: {med['peer'] / med['one']:.1f}x faster, {peer_mib / mib:.1f}x less memory")
+    print(f"ratio, {os.cpu_count()} threads: {med['peer'] / med['all']:.1f}x faster, {peer_mib / mib_all:.1f}x less memory")
 
 
 if __name__ == "__main__":

@@ -55,10 +55,12 @@ use rayon::prelude::*;
 use crate::error::{MetricsError, Result};
 use crate::names::named;
 use blocks::{Block, Blocks};
+use qrels_columns::QrelsColumns;
 
 mod blocks;
 mod candidates;
 mod columnar;
+mod qrels_columns;
 
 pub use candidates::{
     Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
@@ -185,37 +187,46 @@ fn fields_error(path: &Path, line: usize, expected: &str, fields: &[&str]) -> Me
     parse_error(path, line, format!("expected {expected}, found {} fields", fields.len()))
 }
 
-/// The index of `id` in `map`, inserted if new, remembering the last id asked for: files
-/// list a user's lines together, so most lookups repeat the previous one.
+/// The index of `id` in `map`, inserted if new. Files list a user's lines together and
+/// users' items in much the same order, so an id is first compared with the last one
+/// asked for and with the one that followed it last time, before it is hashed; the guess
+/// that is right more often (the same id again for users, the next one for items) first.
 struct Interner {
     map: IdMap,
     last: Option<u32>,
+    /// Whether the last id asked for was the one asked for before it.
+    repeated: bool,
+    /// `next[i]`: the index asked for after `i` the last time (`u32::MAX`: none yet).
+    next: Vec<u32>,
 }
 
 impl Interner {
     fn new() -> Self {
-        Interner { map: IdMap::new(), last: None }
+        Interner { map: IdMap::new(), last: None, repeated: false, next: Vec::new() }
     }
 
     fn index(&mut self, id: &str) -> Result<u32> {
-        if let Some(last) = self.last
-            && self.map.external(last) == Some(id)
-        {
-            return Ok(last);
+        if let Some(last) = self.last {
+            let next = self.next[last as usize];
+            let guesses = if self.repeated { [last, next] } else { [next, last] };
+            for guess in guesses {
+                if self.map.external(guess) == Some(id) {
+                    self.repeated = guess == last;
+                    self.last = Some(guess);
+                    return Ok(guess);
+                }
+            }
         }
         let index = self.map.insert(id)?;
-        self.last = Some(index);
+        if index as usize == self.next.len() {
+            self.next.push(u32::MAX);
+        }
+        if let Some(last) = self.last {
+            self.next[last as usize] = index;
+        }
+        (self.last, self.repeated) = (Some(index), false);
         Ok(index)
     }
-}
-
-/// One qrels line: indices in first-seen order until made canonical.
-#[derive(Debug, Clone, Copy)]
-struct QrelsLine {
-    user: u32,
-    item: u32,
-    grade: f32,
-    line: u32,
 }
 
 /// Reads a qrels file; see the module documentation for the format.
@@ -247,28 +258,28 @@ pub fn read_qrels(path: impl AsRef<Path>) -> Result<Qrels> {
 /// As [`read_qrels`].
 pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
     let (mut users, mut items) = (IdMap::new(), IdMap::new());
-    // The lines, piece by piece in file order (never copied into one vector when the
-    // file is in order already).
-    let mut parts: Vec<Vec<QrelsLine>> = Vec::new();
+    let mut columns = QrelsColumns::default();
     let mut blocks = Blocks::new(reader, path);
     let threads = rayon::current_num_threads();
     while let Some(block) = blocks.next_block()? {
         let pieces: Vec<Result<QrelsPiece>> =
             block.pieces(threads).into_par_iter().map(|piece| qrels_piece(piece, path)).collect();
         // In file order: ids are numbered as a single pass would number them.
-        let mut remaps = Vec::with_capacity(pieces.len());
-        let first = parts.len();
+        let (mut remaps, mut parsed) = (Vec::new(), Vec::new());
         for piece in pieces {
             let piece = piece?;
             remaps.push((
                 merge_ids(&mut users, &piece.users.map)?,
                 merge_ids(&mut items, &piece.items.map)?,
             ));
-            parts.push(piece.lines);
+            parsed.push(piece.columns);
         }
-        parts[first..].par_iter_mut().zip(&remaps).for_each(|(lines, (u, i))| remap(lines, u, i));
+        parsed.par_iter_mut().zip(&remaps).for_each(|(piece, (u, i))| piece.remap(u, i));
+        for piece in parsed {
+            columns.append(piece);
+        }
     }
-    qrels_from_parts(users, items, parts, path)
+    columns.into_qrels(users, items, path)
 }
 
 /// Qrels from rows held in memory: `(user id, item id, grade)`, as the lines of a qrels
@@ -289,94 +300,15 @@ pub fn qrels_from_rows<'a>(
     source: &Path,
 ) -> Result<Qrels> {
     let (mut users, mut items) = (Interner::new(), Interner::new());
-    let mut lines = Vec::new();
+    let mut columns = QrelsColumns::default();
     for (row, (user, item, grade)) in rows.into_iter().enumerate() {
         let line = row + 1;
         if !(grade.is_finite() && grade >= 0.0) {
             return Err(parse_error(source, line, format!("grade `{grade}` is not a number >= 0")));
         }
-        let (user, item) = (users.index(user)?, items.index(item)?);
-        lines.push(QrelsLine { user, item, grade, line: u32::try_from(line).unwrap_or(u32::MAX) });
+        columns.push(users.index(user)?, items.index(item)?, grade, line);
     }
-    qrels_from_parts(users.map, items.map, vec![lines], source)
-}
-
-/// The qrels of `parts` (lines in source order, ids numbered by `users` and `items`).
-fn qrels_from_parts(
-    users: IdMap,
-    items: IdMap,
-    mut parts: Vec<Vec<QrelsLine>>,
-    path: &Path,
-) -> Result<Qrels> {
-    // Ids in canonical order, whatever the order of the lines.
-    let (users, user_remap) = users.canonical()?;
-    let (items, item_remap) = items.canonical()?;
-    parts.par_iter_mut().for_each(|lines| remap(lines, &user_remap, &item_remap));
-    let key = |l: &QrelsLine| (l.user, l.item);
-    // Files written in order (as `write_qrels` writes them) need no sort.
-    let sorted = parts.par_iter().all(|p| p.is_sorted_by_key(key))
-        && parts.windows(2).all(|w| match (w[0].last(), w[1].first()) {
-            (Some(a), Some(b)) => key(a) <= key(b),
-            _ => true,
-        });
-    if !sorted {
-        let mut lines = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-        for part in std::mem::take(&mut parts) {
-            lines.extend(part);
-        }
-        lines.par_sort_unstable_by_key(|l| (l.user, l.item, l.line));
-        parts = vec![lines];
-    }
-    let mut previous: Option<QrelsLine> = None;
-    let (mut judged, mut offsets) = (Vec::new(), vec![0]);
-    let mut position = 0;
-    for l in parts.iter().flatten() {
-        if let Some(p) = previous {
-            if key(&p) == key(l) {
-                let (first, again) = if p.line < l.line { (p, *l) } else { (*l, p) };
-                return Err(parse_error(
-                    path,
-                    again.line as usize,
-                    format!(
-                        "user `{}` lists item `{}` again (first on line {})",
-                        users.external(again.user).unwrap_or("?"),
-                        items.external(again.item).unwrap_or("?"),
-                        first.line
-                    ),
-                ));
-            }
-            if p.user != l.user {
-                offsets.push(position);
-            }
-        }
-        if previous.is_none_or(|p| p.user != l.user) {
-            judged.push(l.user);
-        }
-        previous = Some(*l);
-        position += 1;
-    }
-    if position > 0 {
-        offsets.push(position);
-    }
-    let (mut item_column, mut grades) =
-        (Vec::with_capacity(position), Vec::with_capacity(position));
-    // Each part is freed once copied, so the lines and the columns are never all in
-    // memory at once (the peak of a large file is its lines, not lines plus columns).
-    for part in parts {
-        item_column.extend(part.iter().map(|l| l.item));
-        grades.extend(part.iter().map(|l| l.grade));
-    }
-    let judgments =
-        Judgments::from_flat(users.len(), items.len(), judged, offsets, item_column, grades)?;
-    Ok(Qrels { users, items, judgments })
-}
-
-/// Renumbers the users and items of `lines` through `users` and `items`.
-fn remap(lines: &mut [QrelsLine], users: &[u32], items: &[u32]) {
-    for l in lines {
-        l.user = users[l.user as usize];
-        l.item = items[l.item as usize];
-    }
+    columns.into_qrels(users.map, items.map, source)
 }
 
 /// Adds the ids of `piece` to `into`; for each index of `piece`, its index in `into`.
@@ -388,12 +320,12 @@ fn merge_ids(into: &mut IdMap, piece: &IdMap) -> Result<Vec<u32>> {
 struct QrelsPiece {
     users: Interner,
     items: Interner,
-    lines: Vec<QrelsLine>,
+    columns: QrelsColumns,
 }
 
 fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
     let (mut users, mut items) = (Interner::new(), Interner::new());
-    let mut lines = Vec::new();
+    let mut columns = QrelsColumns::default();
     piece.for_each_line(path, |line, fields| {
         let (user, item, grade) = match fields {
             [u, i, g] => (u, i, g),
@@ -407,11 +339,10 @@ fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
             blocks::parse_f32(grade).filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(
                 || parse_error(path, line, format!("grade `{grade}` is not a number >= 0")),
             )?;
-        let (user, item) = (users.index(user)?, items.index(item)?);
-        lines.push(QrelsLine { user, item, grade, line: u32::try_from(line).unwrap_or(u32::MAX) });
+        columns.push(users.index(user)?, items.index(item)?, grade, line);
         Ok(())
     })?;
-    Ok(QrelsPiece { users, items, lines })
+    Ok(QrelsPiece { users, items, columns })
 }
 
 /// Reads a run file against `qrels`; see the module documentation for the format.
@@ -481,8 +412,9 @@ pub fn parse_run(
         return Err(first_scored_again(path, qrels, &target, again));
     }
     drop(target.lines);
+    // Collected in place (same size and alignment): no second buffer of scores.
     let scores: Vec<f32> =
-        target.scores.into_par_iter().map(|bits| f32::from_bits(bits.into_inner())).collect();
+        target.scores.into_iter().map(|bits| f32::from_bits(bits.into_inner())).collect();
     let n_missing = scores.par_iter().filter(|s| s.is_nan()).count();
     Ok(Run { scores, n_missing, n_ignored, format })
 }
@@ -1135,6 +1067,63 @@ mod tests {
             let bits = |run: &Run| run.scores.iter().map(|s| s.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&any_order), bits(&in_order));
             prop_assert_eq!((any_order.n_missing, any_order.n_ignored), (0, grades.len() + 1));
+        }
+    }
+
+    proptest! {
+        /// Qrels lines in any order, among blank and comment lines, give the judgments of
+        /// the same lines in order at any thread count; one line listed again is reported
+        /// at the later of its two lines, naming the earlier.
+        #[test]
+        fn qrels_lines_in_any_order_give_the_same_judgments(
+            grades in proptest::collection::vec(proptest::collection::vec(0u8..3, 1..40), 1..30),
+            order in proptest::collection::vec(any::<u32>(), 1200),
+            noise in proptest::collection::vec(0u8..8, 1200),
+            repeat in any::<proptest::sample::Index>(),
+            at in any::<proptest::sample::Index>(),
+        ) {
+            let mut lines = Vec::new();
+            for (u, row) in grades.iter().enumerate() {
+                for (i, g) in row.iter().enumerate() {
+                    lines.push(format!("u{u}\ti{i}\t{g}\n"));
+                }
+            }
+            let in_order = parse_qrels(lines.concat().as_bytes(), "q".as_ref()).unwrap();
+            let mut keyed: Vec<(u32, String)> = order.iter().copied().zip(lines).collect();
+            keyed.sort();
+            let mut shuffled: Vec<String> = Vec::new();
+            for ((_, line), noise) in keyed.into_iter().zip(&noise) {
+                match noise {
+                    0 => shuffled.push("\n".into()),
+                    1 => shuffled.push("# comment\n".into()),
+                    _ => {}
+                }
+                shuffled.push(line);
+            }
+            let text = shuffled.concat();
+            let data_lines: Vec<usize> = (1..=shuffled.len())
+                .filter(|&n| !matches!(shuffled[n - 1].as_str(), "\n" | "# comment\n"))
+                .collect();
+            let original = data_lines[repeat.index(data_lines.len())];
+            let mut with_repeat = shuffled.clone();
+            let position = at.index(with_repeat.len() + 1);
+            with_repeat.insert(position, shuffled[original - 1].clone());
+            let copy = position + 1;
+            let original = if copy <= original { original + 1 } else { original };
+            let (first, again) = (original.min(copy), original.max(copy));
+            for threads in [1, 2, 5] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let any_order = pool.install(|| parse_qrels(text.as_bytes(), "q".as_ref())).unwrap();
+                prop_assert_eq!(&any_order.judgments, &in_order.judgments);
+                let e = pool
+                    .install(|| parse_qrels(with_repeat.concat().as_bytes(), "q".as_ref()))
+                    .unwrap_err()
+                    .to_string();
+                let want = format!("q:{again}:");
+                prop_assert!(e.starts_with(&want), "{}", e);
+                let named = format!("first on line {first})");
+                prop_assert!(e.ends_with(&named), "{}", e);
+            }
         }
     }
 

@@ -75,49 +75,71 @@ impl<'a> Block<'a> {
         mut f: impl FnMut(usize, &[&'a str]) -> Result<()>,
     ) -> Result<()> {
         let text = self.text(path)?;
+        let bytes = text.as_bytes();
         let mut fields = [""; 7];
-        let mut start = 0;
-        // Line by line (memchr finds the ends), then the fields of each line: one tight
-        // loop per field instead of one branchy step per byte of the block.
-        for (line, end) in (self.first_line..).zip(line_ends(text.as_bytes())) {
-            let count = split_fields(&text[start..end], &mut fields);
-            start = end + 1;
-            if count > 0 && !fields[0].starts_with('#') {
-                f(line, &fields[..count])?;
+        let (mut line, mut count, mut start) = (self.first_line, 0, 0);
+        let mut data_line = |line, fields: &[&'a str]| match fields.first() {
+            Some(first) if !first.starts_with('#') => f(line, fields),
+            _ => Ok(()),
+        };
+        // Eight bytes at a time: the bytes up to 0x20 (every separator and line end is
+        // one) are found at once and looked at one by one; the bytes of the fields are
+        // never looked at singly. Lines are short and fields shorter, so this beats
+        // searching for each line end and then splitting the line byte by byte.
+        for (chunk, word) in words(bytes).enumerate() {
+            let mut low = low_bytes(word);
+            while low != 0 {
+                let at = chunk * 8 + (low.trailing_zeros() / 8) as usize;
+                low &= low - 1;
+                if !bytes[at].is_ascii_whitespace() {
+                    continue;
+                }
+                if at > start && count < fields.len() {
+                    fields[count] = &text[start..at];
+                    count += 1;
+                }
+                start = at + 1;
+                if bytes[at] == b'\n' {
+                    data_line(line, &fields[..count])?;
+                    (line, count) = (line + 1, 0);
+                }
             }
+        }
+        // A last line without its line end.
+        if start < bytes.len() {
+            if count < fields.len() {
+                fields[count] = &text[start..];
+                count += 1;
+            }
+            data_line(line, &fields[..count])?;
+        } else if count > 0 {
+            data_line(line, &fields[..count])?;
         }
         Ok(())
     }
 }
 
-/// The position of every line end of `bytes`, the last line's end (`bytes.len()`)
-/// included when it lacks one.
-fn line_ends(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
-    let unterminated = !bytes.is_empty() && bytes.last() != Some(&b'\n');
-    memchr::memchr_iter(b'\n', bytes).chain(unterminated.then_some(bytes.len()))
+/// `bytes` as little-endian words of eight bytes, the last padded with `0xff` (a byte
+/// [`low_bytes`] never marks).
+fn words(bytes: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    bytes.chunks(8).map(|chunk| match <[u8; 8]>::try_from(chunk) {
+        Ok(full) => u64::from_le_bytes(full),
+        Err(_) => {
+            let mut padded = [0xff; 8];
+            padded[..chunk.len()].copy_from_slice(chunk);
+            u64::from_le_bytes(padded)
+        }
+    })
 }
 
-/// Splits `line` at runs of ASCII whitespace into `fields` (at most its length; further
-/// fields are dropped) and returns how many there are. The separators are ASCII, so every
-/// cut is a char boundary.
-fn split_fields<'a>(line: &'a str, fields: &mut [&'a str; 7]) -> usize {
-    let bytes = line.as_bytes();
-    let (mut count, mut k) = (0, 0);
-    while count < fields.len() {
-        while k < bytes.len() && bytes[k].is_ascii_whitespace() {
-            k += 1;
-        }
-        if k == bytes.len() {
-            break;
-        }
-        let start = k;
-        while k < bytes.len() && !bytes[k].is_ascii_whitespace() {
-            k += 1;
-        }
-        fields[count] = &line[start..k];
-        count += 1;
-    }
-    count
+/// The high bit of each byte of `word` that is at most 0x20, and no other bit. Exact per
+/// byte: the low seven bits of a byte plus 0x5f reach 0x80 exactly when they are at least
+/// 0x21, and never carry into the next byte.
+fn low_bytes(word: u64) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    const ADD: u64 = 0x5f5f_5f5f_5f5f_5f5f;
+    !(((word & LOW7) + ADD) | word) & HIGH
 }
 
 fn count_lines(bytes: &[u8]) -> usize {
@@ -270,6 +292,39 @@ mod tests {
         // The first data line is found after blank and comment lines, with its number.
         let block = Block { bytes: b"\n# c\n a b\nc d\n", first_line: 1 };
         assert_eq!(block.first_data_line(Path::new("t")).unwrap(), Some((3, vec!["a", "b"])));
+    }
+
+    proptest::proptest! {
+        /// Data lines are those `split('\\n')` and `split_ascii_whitespace` give, whatever
+        /// the bytes around the separators (control characters, non-ASCII text) and
+        /// wherever the lines fall in the eight-byte words.
+        #[test]
+        fn lines_split_as_the_standard_library_splits_them(
+            text in "([ab#é\\x01\\x1f!]{0,3}[ \\t\\n\\r\\x0b\\x0c]{0,2}){0,40}",
+        ) {
+            let mut want = Vec::new();
+            for (k, line) in text.split('\n').enumerate() {
+                let fields: Vec<String> =
+                    line.split_ascii_whitespace().take(7).map(str::to_string).collect();
+                if fields.first().is_some_and(|f| !f.starts_with('#')) {
+                    want.push((k + 1, fields));
+                }
+            }
+            for pieces in [1, 3] {
+                proptest::prop_assert_eq!(&lines_of(&text, pieces), &want);
+            }
+        }
+
+        #[test]
+        fn low_bytes_marks_exactly_the_bytes_up_to_0x20(word in proptest::num::u64::ANY) {
+            let want = word
+                .to_le_bytes()
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b <= 0x20)
+                .fold(0u64, |m, (k, _)| m | 0x80 << (8 * k));
+            proptest::prop_assert_eq!(low_bytes(word), want);
+        }
     }
 
     #[test]
