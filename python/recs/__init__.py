@@ -169,7 +169,40 @@ def _columns(data: Any, user_col: str, item_col: str, value_col: str, source: st
     )
 
 
-class Qrels:
+class _Pairs:
+    """What qrels and runs share: (user, item, value) rows held by a native object."""
+
+    _native_type: Any = None
+
+    def __init__(self, data: Optional[Mapping[Any, Mapping[Any, float]]] = None, *, _native=None):
+        if _native is None:
+            _native = self._native_type.from_rows(*_columns_of_dict(data or {}, "dict"), "dict")
+        self._native = _native
+
+    @classmethod
+    def from_dict(cls, data: Mapping[Any, Mapping[Any, float]]):
+        """From ``{user: {item: value}}`` (a grade for qrels, a score for runs)."""
+        return cls(data)
+
+    @classmethod
+    def _from_frame(cls, frame: Any, user_col: str, item_col: str, value_col: str):
+        columns = _columns_of_frame(frame, user_col, item_col, value_col, "DataFrame")
+        return cls(_native=cls._native_type.from_rows(*columns, "DataFrame"))
+
+    @classmethod
+    def _from_table(cls, table: Any, user_col: str, item_col: str, value_col: str):
+        columns = _columns_of_arrow(table, user_col, item_col, value_col, "Table")
+        return cls(_native=cls._native_type.from_rows(*columns, "Table"))
+
+    def to_dict(self) -> Dict[str, Dict[str, float]]:
+        """``{user: {item: value}}`` with ids as text."""
+        out: Dict[str, Dict[str, float]] = {}
+        for u, i, v in zip(*self._native.rows()):
+            out.setdefault(u, {})[i] = v
+        return out
+
+
+class Qrels(_Pairs):
     """Judgments: per user, items with a grade (0 = not relevant).
 
     Under the ``qrels`` candidate policy every candidate of a user is listed (grade 0
@@ -181,39 +214,21 @@ class Qrels:
     (2, 3)
     """
 
-    def __init__(self, data: Optional[Mapping[Any, Mapping[Any, float]]] = None, *, _native=None):
-        if _native is None:
-            _native = _recs.NativeQrels.from_rows(*_columns_of_dict(data or {}, "dict"), "dict")
-        self._native = _native
-
-    @classmethod
-    def from_dict(cls, data: Mapping[Any, Mapping[Any, float]]) -> "Qrels":
-        """Qrels from ``{user: {item: grade}}``."""
-        return cls(data)
+    _native_type = _recs.NativeQrels
 
     @classmethod
     def from_df(
-        cls,
-        frame: Any,
-        user_col: str = "user",
-        item_col: str = "item",
-        grade_col: str = "grade",
+        cls, frame: Any, user_col: str = "user", item_col: str = "item", grade_col: str = "grade"
     ) -> "Qrels":
         """Qrels from a pandas or polars data frame with user, item and grade columns."""
-        columns = _columns_of_frame(frame, user_col, item_col, grade_col, "DataFrame")
-        return cls(_native=_recs.NativeQrels.from_rows(*columns, "DataFrame"))
+        return cls._from_frame(frame, user_col, item_col, grade_col)
 
     @classmethod
     def from_arrow(
-        cls,
-        table: Any,
-        user_col: str = "user",
-        item_col: str = "item",
-        grade_col: str = "grade",
+        cls, table: Any, user_col: str = "user", item_col: str = "item", grade_col: str = "grade"
     ) -> "Qrels":
         """Qrels from a pyarrow table (ids dictionary-encoded by Arrow)."""
-        columns = _columns_of_arrow(table, user_col, item_col, grade_col, "Table")
-        return cls(_native=_recs.NativeQrels.from_rows(*columns, "Table"))
+        return cls._from_table(table, user_col, item_col, grade_col)
 
     @classmethod
     def from_file(cls, path: Union[str, "os.PathLike[str]"]) -> "Qrels":
@@ -232,13 +247,6 @@ class Qrels:
     def n_pairs(self) -> int:
         """Judged (user, item) pairs."""
         return self._native.n_pairs
-
-    def to_dict(self) -> Dict[str, Dict[str, float]]:
-        """``{user: {item: grade}}`` with ids as text."""
-        out: Dict[str, Dict[str, float]] = {}
-        for u, i, g in zip(*self._native.rows()):
-            out.setdefault(u, {})[i] = g
-        return out
 
     def to_df(self):
         """A pandas frame with columns ``user``, ``item``, ``grade``."""
@@ -265,7 +273,7 @@ def _qrels_from_rows(users: List[str], items: List[str], grades: List[float]) ->
     return Qrels(_native=native)
 
 
-class Run:
+class Run(_Pairs):
     """Scores of (user, item) pairs; a higher score ranks first.
 
     >>> run = Run({"u1": {"a": 0.9, "b": 0.1}})
@@ -273,39 +281,21 @@ class Run:
     2
     """
 
-    def __init__(self, data: Optional[Mapping[Any, Mapping[Any, float]]] = None, *, _native=None):
-        if _native is None:
-            _native = _recs.NativeRun.from_rows(*_columns_of_dict(data or {}, "dict"), "dict")
-        self._native = _native
-
-    @classmethod
-    def from_dict(cls, data: Mapping[Any, Mapping[Any, float]]) -> "Run":
-        """A run from ``{user: {item: score}}``."""
-        return cls(data)
+    _native_type = _recs.NativeRun
 
     @classmethod
     def from_df(
-        cls,
-        frame: Any,
-        user_col: str = "user",
-        item_col: str = "item",
-        score_col: str = "score",
+        cls, frame: Any, user_col: str = "user", item_col: str = "item", score_col: str = "score"
     ) -> "Run":
         """A run from a pandas or polars data frame with user, item and score columns."""
-        columns = _columns_of_frame(frame, user_col, item_col, score_col, "DataFrame")
-        return cls(_native=_recs.NativeRun.from_rows(*columns, "DataFrame"))
+        return cls._from_frame(frame, user_col, item_col, score_col)
 
     @classmethod
     def from_arrow(
-        cls,
-        table: Any,
-        user_col: str = "user",
-        item_col: str = "item",
-        score_col: str = "score",
+        cls, table: Any, user_col: str = "user", item_col: str = "item", score_col: str = "score"
     ) -> "Run":
         """A run from a pyarrow table (ids dictionary-encoded by Arrow)."""
-        columns = _columns_of_arrow(table, user_col, item_col, score_col, "Table")
-        return cls(_native=_recs.NativeRun.from_rows(*columns, "Table"))
+        return cls._from_table(table, user_col, item_col, score_col)
 
     @classmethod
     def from_file(cls, path: Union[str, "os.PathLike[str]"], format: str = "auto") -> "Run":
@@ -319,13 +309,6 @@ class Run:
     def n_rows(self) -> Optional[int]:
         """Rows held (``None`` for a file, read when evaluated)."""
         return self._native.n_rows
-
-    def to_dict(self) -> Dict[str, Dict[str, float]]:
-        """``{user: {item: score}}`` with ids as text."""
-        out: Dict[str, Dict[str, float]] = {}
-        for u, i, s in zip(*self._native.rows()):
-            out.setdefault(u, {})[i] = s
-        return out
 
     def __repr__(self) -> str:
         return f"Run(n_rows={self.n_rows})"
