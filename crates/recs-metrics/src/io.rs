@@ -121,6 +121,7 @@ impl<'a> Positions<'a> {
     /// `last` is the user and row index of the previous line's candidate: runs usually
     /// list a user's candidates in the qrels' order, so the next one is tried first with
     /// one comparison, before the id is hashed.
+    #[inline]
     fn locate(
         &self,
         qrels: &Qrels,
@@ -134,7 +135,7 @@ impl<'a> Positions<'a> {
             _ => 0,
         };
         let k = match row.get(guess) {
-            Some(&i) if qrels.items.external(i) == Some(item) => guess,
+            Some(&i) if qrels.items.external(i).is_some_and(|e| same_id(e, item)) => guess,
             _ => row.binary_search(&qrels.items.get(item)?).ok()?,
         };
         *last = Some((user, k));
@@ -193,39 +194,84 @@ fn fields_error(path: &Path, line: usize, expected: &str, fields: &[&str]) -> Me
 /// that is right more often (the same id again for users, the next one for items) first.
 struct Interner {
     map: IdMap,
-    last: Option<u32>,
+    /// The index asked for last ([`NO_ID`]: none yet).
+    last: u32,
     /// Whether the last id asked for was the one asked for before it.
     repeated: bool,
-    /// `next[i]`: the index asked for after `i` the last time (`u32::MAX`: none yet).
+    /// `next[i]`: the index asked for after `i` the last time ([`NO_ID`]: none yet).
     next: Vec<u32>,
 }
 
+/// No index: [`IdMap`] never gives out `u32::MAX`.
+const NO_ID: u32 = u32::MAX;
+
 impl Interner {
     fn new() -> Self {
-        Interner { map: IdMap::new(), last: None, repeated: false, next: Vec::new() }
+        Interner { map: IdMap::new(), last: NO_ID, repeated: false, next: Vec::new() }
     }
 
+    #[inline(always)]
     fn index(&mut self, id: &str) -> Result<u32> {
-        if let Some(last) = self.last {
-            let next = self.next[last as usize];
-            let guesses = if self.repeated { [last, next] } else { [next, last] };
-            for guess in guesses {
-                if self.map.external(guess) == Some(id) {
-                    self.repeated = guess == last;
-                    self.last = Some(guess);
-                    return Ok(guess);
-                }
+        let last = self.last;
+        let next = self.next.get(last as usize).copied().unwrap_or(NO_ID);
+        let (first, second) = if self.repeated { (last, next) } else { (next, last) };
+        for guess in [first, second] {
+            if self.map.external(guess).is_some_and(|known| same_id(known, id)) {
+                (self.last, self.repeated) = (guess, guess == last);
+                return Ok(guess);
             }
         }
+        self.insert(id)
+    }
+
+    /// Adds the ids of `piece`; for each index of `piece`, its index here.
+    fn merge(&mut self, piece: &IdMap) -> Result<Vec<u32>> {
+        let indices =
+            piece.iter().map(|id| self.map.insert(id)).collect::<recs_core::Result<_>>()?;
+        self.next.resize(self.map.len(), NO_ID);
+        Ok(indices)
+    }
+
+    /// The index of an id that neither guess named, inserted if new.
+    #[cold]
+    fn insert(&mut self, id: &str) -> Result<u32> {
         let index = self.map.insert(id)?;
         if index as usize == self.next.len() {
-            self.next.push(u32::MAX);
+            self.next.push(NO_ID);
         }
-        if let Some(last) = self.last {
-            self.next[last as usize] = index;
+        if let Some(next) = self.next.get_mut(self.last as usize) {
+            *next = index;
         }
-        (self.last, self.repeated) = (Some(index), false);
+        (self.last, self.repeated) = (index, false);
         Ok(index)
+    }
+}
+
+/// `a == b` for ids, inlined: ids are short, so up to 16 bytes are compared as two
+/// overlapping words (every byte lies in one of them) instead of through a call to
+/// `memcmp`, which costs more than the comparison.
+#[inline(always)]
+fn same_id(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    fn word<const N: usize>(s: &[u8], at: usize) -> [u8; N] {
+        s[at..at + N].try_into().expect("in bounds")
+    }
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => {
+            u32::from_ne_bytes(word(a, 0)) == u32::from_ne_bytes(word(b, 0))
+                && u32::from_ne_bytes(word(a, n - 4)) == u32::from_ne_bytes(word(b, n - 4))
+        }
+        8..=16 => {
+            u64::from_ne_bytes(word(a, 0)) == u64::from_ne_bytes(word(b, 0))
+                && u64::from_ne_bytes(word(a, n - 8)) == u64::from_ne_bytes(word(b, n - 8))
+        }
+        _ => a == b,
     }
 }
 
@@ -257,29 +303,38 @@ pub fn read_qrels(path: impl AsRef<Path>) -> Result<Qrels> {
 /// # Errors
 /// As [`read_qrels`].
 pub fn parse_qrels(reader: impl BufRead, path: &Path) -> Result<Qrels> {
-    let (mut users, mut items) = (IdMap::new(), IdMap::new());
-    let mut columns = QrelsColumns::default();
+    let mut whole = QrelsPiece::new();
     let mut blocks = Blocks::new(reader, path);
     let threads = rayon::current_num_threads();
     while let Some(block) = blocks.next_block()? {
-        let pieces: Vec<Result<QrelsPiece>> =
-            block.pieces(threads).into_par_iter().map(|piece| qrels_piece(piece, path)).collect();
+        let pieces = block.pieces(threads);
+        if let [piece] = pieces[..] {
+            // Alone: read straight into the whole, with nothing to renumber or copy.
+            whole.read(piece, path)?;
+            continue;
+        }
+        let pieces: Vec<Result<QrelsPiece>> = pieces
+            .into_par_iter()
+            .map(|piece| {
+                let mut read = QrelsPiece::new();
+                read.read(piece, path)?;
+                Ok(read)
+            })
+            .collect();
         // In file order: ids are numbered as a single pass would number them.
         let (mut remaps, mut parsed) = (Vec::new(), Vec::new());
         for piece in pieces {
             let piece = piece?;
-            remaps.push((
-                merge_ids(&mut users, &piece.users.map)?,
-                merge_ids(&mut items, &piece.items.map)?,
-            ));
+            remaps
+                .push((whole.users.merge(&piece.users.map)?, whole.items.merge(&piece.items.map)?));
             parsed.push(piece.columns);
         }
         parsed.par_iter_mut().zip(&remaps).for_each(|(piece, (u, i))| piece.remap(u, i));
         for piece in parsed {
-            columns.append(piece);
+            whole.columns.append(piece);
         }
     }
-    columns.into_qrels(users, items, path)
+    whole.columns.into_qrels(whole.users.map, whole.items.map, path)
 }
 
 /// Qrels from rows held in memory: `(user id, item id, grade)`, as the lines of a qrels
@@ -311,38 +366,38 @@ pub fn qrels_from_rows<'a>(
     columns.into_qrels(users.map, items.map, source)
 }
 
-/// Adds the ids of `piece` to `into`; for each index of `piece`, its index in `into`.
-fn merge_ids(into: &mut IdMap, piece: &IdMap) -> Result<Vec<u32>> {
-    Ok(piece.iter().map(|id| into.insert(id)).collect::<recs_core::Result<_>>()?)
-}
-
-/// The lines of one piece of a qrels file, with ids numbered within the piece.
+/// Lines of a qrels source with ids numbered as they come.
 struct QrelsPiece {
     users: Interner,
     items: Interner,
     columns: QrelsColumns,
 }
 
-fn qrels_piece(piece: Block<'_>, path: &Path) -> Result<QrelsPiece> {
-    let (mut users, mut items) = (Interner::new(), Interner::new());
-    let mut columns = QrelsColumns::default();
-    piece.for_each_line(path, |line, fields| {
-        let (user, item, grade) = match fields {
-            [u, i, g] => (u, i, g),
-            [u, _, i, g] => (u, i, g),
-            _ => {
-                let expected = "`user<TAB>item<TAB>grade` or `qid iter doc grade`";
-                return Err(fields_error(path, line, expected, fields));
-            }
-        };
-        let grade: f32 =
-            blocks::parse_f32(grade).filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(
-                || parse_error(path, line, format!("grade `{grade}` is not a number >= 0")),
-            )?;
-        columns.push(users.index(user)?, items.index(item)?, grade, line);
-        Ok(())
-    })?;
-    Ok(QrelsPiece { users, items, columns })
+impl QrelsPiece {
+    fn new() -> Self {
+        QrelsPiece { users: Interner::new(), items: Interner::new(), columns: Default::default() }
+    }
+
+    /// Adds the lines of `piece`, which follow those read so far.
+    fn read(&mut self, piece: Block<'_>, path: &Path) -> Result<()> {
+        let QrelsPiece { users, items, columns } = self;
+        piece.for_each_line(path, |line, fields| {
+            let (user, item, grade) = match fields {
+                [u, i, g] => (u, i, g),
+                [u, _, i, g] => (u, i, g),
+                _ => {
+                    let expected = "`user<TAB>item<TAB>grade` or `qid iter doc grade`";
+                    return Err(fields_error(path, line, expected, fields));
+                }
+            };
+            let grade: f32 =
+                blocks::parse_f32(grade).filter(|g: &f32| g.is_finite() && *g >= 0.0).ok_or_else(
+                    || parse_error(path, line, format!("grade `{grade}` is not a number >= 0")),
+                )?;
+            columns.push(users.index(user)?, items.index(item)?, grade, line);
+            Ok(())
+        })
+    }
 }
 
 /// Reads a run file against `qrels`; see the module documentation for the format.
@@ -397,10 +452,11 @@ pub fn parse_run(
         if format == RunFormat::Auto {
             format = block_format(block, path)?;
         }
-        let pieces: Vec<Result<RunPiece>> = block
-            .pieces(threads)
+        let pieces = block.pieces(threads);
+        let alone = pieces.len() == 1;
+        let pieces: Vec<Result<RunPiece>> = pieces
             .into_par_iter()
-            .map(|piece| run_piece(piece, path, format, qrels, &positions, &target))
+            .map(|piece| run_piece(piece, path, format, qrels, &positions, (&target, alone)))
             .collect();
         for piece in pieces {
             let piece = piece?;
@@ -478,9 +534,10 @@ struct UserLookup<'a> {
 }
 
 impl<'a> UserLookup<'a> {
+    #[inline]
     fn index(&mut self, qrels: &Qrels, user: &'a str) -> Option<u32> {
         match self.last {
-            Some((last, index)) if last == user => index,
+            Some((last, index)) if same_id(last, user) => index,
             _ => {
                 let index = qrels.users.get(user);
                 self.last = Some((user, index));
@@ -494,6 +551,25 @@ impl<'a> UserLookup<'a> {
 struct RunTarget {
     scores: Vec<AtomicU32>,
     lines: Vec<AtomicU32>,
+}
+
+impl RunTarget {
+    /// Records `line` as the one that scored `position` unless a line did already; true
+    /// when it is the first. A piece `alone` (no other thread writes meanwhile) needs no
+    /// atomic exchange, whose lock would cost more than the rest of the line's work.
+    #[inline(always)]
+    fn claim(&self, position: usize, line: u32, alone: bool) -> bool {
+        let slot = &self.lines[position];
+        if alone {
+            let first = slot.load(Relaxed) == 0;
+            if first {
+                slot.store(line, Relaxed);
+            }
+            first
+        } else {
+            slot.compare_exchange(0, line, Relaxed, Relaxed).is_ok()
+        }
+    }
 }
 
 /// A run line whose candidate an earlier-written line had scored already.
@@ -517,7 +593,7 @@ fn run_piece(
     format: RunFormat,
     qrels: &Qrels,
     positions: &Positions<'_>,
-    target: &RunTarget,
+    (target, alone): (&RunTarget, bool),
 ) -> Result<RunPiece> {
     let mut out = RunPiece { n_ignored: 0, again: Vec::new() };
     let (mut users, mut last) = (UserLookup::default(), None);
@@ -532,7 +608,7 @@ fn run_piece(
             return Ok(());
         };
         let line = u32::try_from(line).unwrap_or(u32::MAX);
-        if target.lines[position].compare_exchange(0, line, Relaxed, Relaxed).is_ok() {
+        if target.claim(position, line, alone) {
             target.scores[position].store(score.to_bits(), Relaxed);
         } else {
             out.again.push(ScoredAgain { position, user, item, line });
@@ -579,6 +655,7 @@ fn block_format(block: Block<'_>, path: &Path) -> Result<RunFormat> {
 }
 
 /// The user, item and score of a run line in `format` (not `Auto`).
+#[inline]
 fn run_fields<'a>(
     path: &Path,
     line: usize,
@@ -1038,6 +1115,22 @@ mod tests {
             let row = (0..n_users, 0..n_items, grade(), proptest::num::f32::ANY);
             (Just(users), Just(items), proptest::collection::vec(row, 0..40))
         })
+    }
+
+    proptest! {
+        #[test]
+        fn ids_compare_as_strings_compare(a in "[ab\u{e9}]{0,19}", b in "[ab\u{e9}]{0,19}") {
+            prop_assert_eq!(same_id(&a, &b), a == b);
+            prop_assert!(same_id(&a, &a));
+            // The same length and one byte changed, at every position.
+            for at in 0..a.len() {
+                let mut changed = a.clone().into_bytes();
+                changed[at] ^= 1;
+                if let Ok(changed) = String::from_utf8(changed) {
+                    prop_assert!(!same_id(&a, &changed), "{a:?} {changed:?}");
+                }
+            }
+        }
     }
 
     proptest! {

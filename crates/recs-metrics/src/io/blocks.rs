@@ -38,11 +38,13 @@ impl<'a> Block<'a> {
         }
         cuts.push(bytes.len());
         cuts.dedup();
+        // Lines counted in every piece but the last, which no piece follows.
+        let before_last = &cuts[..cuts.len() - 1];
         let counts: Vec<usize> =
-            cuts.par_windows(2).map(|w| count_lines(&bytes[w[0]..w[1]])).collect();
+            before_last.par_windows(2).map(|w| count_lines(&bytes[w[0]..w[1]])).collect();
         let mut line = self.first_line;
         cuts.windows(2)
-            .zip(counts)
+            .zip(counts.into_iter().chain([0]))
             .map(|(w, count)| {
                 let piece = Block { bytes: &bytes[w[0]..w[1]], first_line: line };
                 line += count;
@@ -91,33 +93,40 @@ impl<'a> Block<'a> {
             while low != 0 {
                 let at = chunk * 8 + (low.trailing_zeros() / 8) as usize;
                 low &= low - 1;
-                if !bytes[at].is_ascii_whitespace() {
+                let byte = bytes[at];
+                if WHITESPACE >> byte & 1 == 0 {
                     continue;
                 }
-                if at > start && count < fields.len() {
-                    fields[count] = &text[start..at];
+                if at > start
+                    && let Some(field) = fields.get_mut(count)
+                {
+                    *field = &text[start..at];
                     count += 1;
                 }
                 start = at + 1;
-                if bytes[at] == b'\n' {
+                if byte == b'\n' {
                     data_line(line, &fields[..count])?;
                     (line, count) = (line + 1, 0);
                 }
             }
         }
         // A last line without its line end.
-        if start < bytes.len() {
-            if count < fields.len() {
-                fields[count] = &text[start..];
-                count += 1;
-            }
-            data_line(line, &fields[..count])?;
-        } else if count > 0 {
+        if start < bytes.len()
+            && let Some(field) = fields.get_mut(count)
+        {
+            *field = &text[start..];
+            count += 1;
+        }
+        if count > 0 {
             data_line(line, &fields[..count])?;
         }
         Ok(())
     }
 }
+
+/// The ASCII whitespace bytes (`u8::is_ascii_whitespace`) as a bit set: bit `b` for byte
+/// `b`, for the bytes up to 0x20 that [`low_bytes`] marks.
+const WHITESPACE: u64 = 1 << b'\t' | 1 << b'\n' | 1 << 0x0c | 1 << b'\r' | 1 << b' ';
 
 /// `bytes` as little-endian words of eight bytes, the last padded with `0xff` (a byte
 /// [`low_bytes`] never marks).
@@ -324,6 +333,13 @@ mod tests {
                 .filter(|(_, b)| **b <= 0x20)
                 .fold(0u64, |m, (k, _)| m | 0x80 << (8 * k));
             proptest::prop_assert_eq!(low_bytes(word), want);
+        }
+    }
+
+    #[test]
+    fn the_whitespace_set_is_the_standard_librarys() {
+        for byte in 0..=0x20u8 {
+            assert_eq!(WHITESPACE >> byte & 1 == 1, byte.is_ascii_whitespace(), "{byte:#x}");
         }
     }
 

@@ -48,6 +48,7 @@ impl LineNumbers {
 
 impl QrelsColumns {
     /// Adds one line: `user`'s `item` graded `grade`, from source line `line`.
+    #[inline]
     pub(super) fn push(&mut self, user: u32, item: u32, grade: f32, line: usize) {
         match self.users.last_mut() {
             Some((last, n)) if *last == user => *n += 1,
