@@ -37,31 +37,25 @@ fn recs(args: &[&str]) -> std::process::Output {
 
 /// `recs score` of `model` trained on `train.tsv` with seed 7, writing `out`, plus `extra`.
 fn score(files: &Files, model: &str, extra: &[&str], out: &str) -> std::process::Output {
-    score_from(files, "train.tsv", model, "7", extra, out)
+    score_from(files, "train.tsv", model, Some("7"), extra, out)
 }
 
-/// `recs score` of `model` trained on the file `train` of `files` with `seed`, writing
-/// `out`, plus `extra`.
+/// `recs score` of `model` trained on the file `train` of `files` with `seed` (no
+/// `--seed` flag when `None`), writing `out`, plus `extra`.
 fn score_from(
     files: &Files,
     train: &str,
     model: &str,
-    seed: &str,
+    seed: Option<&str>,
     extra: &[&str],
     out: &str,
 ) -> std::process::Output {
     let (train, out) = (files.path(train), files.path(out));
-    let mut args = vec![
-        "score",
-        "--train",
-        train.to_str().unwrap(),
-        "--model",
-        model,
-        "--seed",
-        seed,
-        "--out",
-        out.to_str().unwrap(),
-    ];
+    let mut args = vec!["score", "--train", train.to_str().unwrap(), "--model", model];
+    if let Some(seed) = seed {
+        args.extend(["--seed", seed]);
+    }
+    args.extend(["--out", out.to_str().unwrap()]);
     args.extend_from_slice(extra);
     recs(&args)
 }
@@ -164,7 +158,7 @@ fn same_seed_gives_identical_bytes_and_another_seed_differs() {
     assert_success(&score(&files, "random", &q, "r2.tsv"));
     let a = std::fs::read(files.path("r1.tsv")).unwrap();
     assert_eq!(a, std::fs::read(files.path("r2.tsv")).unwrap());
-    assert_success(&score_from(&files, "train.tsv", "random", "8", &q, "r3.tsv"));
+    assert_success(&score_from(&files, "train.tsv", "random", Some("8"), &q, "r3.tsv"));
     assert_ne!(a, std::fs::read(files.path("r3.tsv")).unwrap());
 }
 
@@ -224,7 +218,7 @@ fn bad_input_is_an_error_naming_the_problem() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("damping"));
     std::fs::write(files.path("bad.tsv"), "u1\ta\t5\nu1\tb\n").unwrap();
-    let out = score_from(&files, "bad.tsv", "item-pop", "1", &["--top", "3"], "x.tsv");
+    let out = score_from(&files, "bad.tsv", "item-pop", Some("1"), &["--top", "3"], "x.tsv");
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bad.tsv") && stderr.contains('2'), "{stderr}");
@@ -235,26 +229,14 @@ fn the_seed_defaults_to_the_one_of_recs_split() {
     // A random model shows the seed: no `--seed` scores as `--seed 42` does, not as 7.
     let files = Files::new();
     let qrels = files.path("qrels.tsv");
-    let with = |seed: &str, out: &str| {
-        let extra = ["--qrels", qrels.to_str().unwrap()];
+    let extra = ["--qrels", qrels.to_str().unwrap()];
+    let with = |seed: Option<&str>, out: &str| {
         assert_success(&score_from(&files, "train.tsv", "random", seed, &extra, out));
         read_scores(&files.path(out))
     };
-    let (train, out) = (files.path("train.tsv"), files.path("default.tsv"));
-    assert_success(&recs(&[
-        "score",
-        "--train",
-        train.to_str().unwrap(),
-        "--model",
-        "random",
-        "--qrels",
-        qrels.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]));
-    let default = read_scores(&out);
-    assert_eq!(default, with("42", "42.tsv"));
-    assert_ne!(default, with("7", "7.tsv"));
+    let default = with(None, "default.tsv");
+    assert_eq!(default, with(Some("42"), "42.tsv"));
+    assert_ne!(default, with(Some("7"), "7.tsv"));
 }
 
 /// The `(user, item, score)` rows of a Parquet run written by `recs score`.

@@ -47,19 +47,20 @@ fn split(args: &[&str], words: &str, out: &Path) {
 const SMALL: &str = "u1\ta\t5\t10\nu1\tb\t3\t20\nu1\tc\t4\t30\nu2\ta\t1\t15\nu2\tc\t5\t25\n\
 u3\tb\t2\t12\nu3\td\t4\t40\nu4\ta\t3\t5\nu4\td\t5\t50\nu4\tb\t4\t45\n";
 
-fn small_file(dir: &Path) -> PathBuf {
-    let path = dir.join("events.tsv");
+/// A temporary folder holding [`SMALL`] as `events.tsv`, and that file's path.
+fn small_input() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.tsv");
     std::fs::write(&path, SMALL).unwrap();
-    path
+    (dir, path.to_str().unwrap().to_string())
 }
 
 /// Splits [`SMALL`] with the options `words`; returns the temporary folder (to keep it
 /// alive) and the output folder in it.
 fn split_small(words: &str) -> (tempfile::TempDir, PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = small_file(dir.path());
+    let (dir, file) = small_input();
     let out = dir.path().join("out");
-    split(&["--file", file.to_str().unwrap()], words, &out);
+    split(&["--file", &file], words, &out);
     (dir, out)
 }
 
@@ -84,12 +85,10 @@ fn holdout_on_a_file_writes_every_part_with_original_ids() {
 
 #[test]
 fn same_seed_same_bytes_other_seed_other_split() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = small_file(dir.path());
-    let file = file.to_str().unwrap();
+    let (dir, file) = small_input();
     let run = |seed: &str, name: &str| {
         let out = dir.path().join(name);
-        split(&["--file", file, "--seed", seed], "--protocol leave-one-out", &out);
+        split(&["--file", &file, "--seed", seed], "--protocol leave-one-out", &out);
         read(&out.join("test.tsv"))
     };
     let a = run("7", "a");
@@ -122,9 +121,7 @@ fn predefined_files_share_one_index_space() {
 
 #[test]
 fn bad_options_are_reported() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = small_file(dir.path());
-    let file = file.to_str().unwrap();
+    let (dir, file) = small_input();
     let out = dir.path().join("out");
     for (args, message) in [
         (vec!["--protocol", "nonsense"], "unknown protocol"),
@@ -142,7 +139,7 @@ fn bad_options_are_reported() {
     ] {
         let output = recs()
             .arg("split")
-            .args(["--file", file])
+            .args(["--file", file.as_str()])
             .args(&args)
             .arg("--out")
             .arg(&out)

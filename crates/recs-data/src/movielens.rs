@@ -455,33 +455,38 @@ mod tests {
         assert_eq!(d.sources.len(), 3);
     }
 
-    #[test]
-    fn undeclared_ids_and_bad_flags_are_errors() {
+    /// The error of loading the 100K fixture with the file `name` holding `bytes`.
+    fn fixture_error(name: &str, bytes: &[u8]) -> String {
         let dir = tempfile::tempdir().unwrap();
         fixture_100k(dir.path());
-        write(dir.path(), "u.data", b"1\t1\t5\t1\n1\t2\t5\t1\n");
-        let e = load_movielens_100k(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("u.data:2: expected an item id declared in the item file"), "{e}");
-        write(dir.path(), "u.item", b"1|T|d||u|0|0|0|2|0|0|0|0|0|0|0|0|0|0|0|0|0|0|0\n");
-        let e = load_movielens_100k(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("u.item:1: expected genre flag 4 (Animation) to be 0 or 1"), "{e}");
-        write(dir.path(), "u.item", b"1|T|d||u|0\n");
-        let e = load_movielens_100k(dir.path()).unwrap_err().to_string();
-        assert!(e.contains("u.item:1: expected 24 fields"), "{e}");
+        write(dir.path(), name, bytes);
+        load_movielens_100k(dir.path()).unwrap_err().to_string()
     }
 
     #[test]
-    fn an_id_declared_twice_names_both_lines() {
-        let dir = tempfile::tempdir().unwrap();
-        fixture_100k(dir.path());
-        write(dir.path(), "u.user", b"1|24|M|technician|85711\n1|53|F|other|94043\n");
-        let e = load_movielens_100k(dir.path()).unwrap_err().to_string();
-        assert!(
-            e.contains(
-                "u.user:2: expected each user id declared once (id 1 is also declared at line 1)"
+    fn undeclared_or_repeated_ids_and_bad_flags_are_errors_naming_file_and_line() {
+        let cases: [(&str, &[u8], &str); 4] = [
+            (
+                "u.data",
+                b"1\t1\t5\t1\n1\t2\t5\t1\n",
+                "u.data:2: expected an item id declared in the item file",
             ),
-            "{e}"
-        );
+            (
+                "u.item",
+                b"1|T|d||u|0|0|0|2|0|0|0|0|0|0|0|0|0|0|0|0|0|0|0\n",
+                "u.item:1: expected genre flag 4 (Animation) to be 0 or 1",
+            ),
+            ("u.item", b"1|T|d||u|0\n", "u.item:1: expected 24 fields"),
+            (
+                "u.user",
+                b"1|24|M|technician|85711\n1|53|F|other|94043\n",
+                "u.user:2: expected each user id declared once (id 1 is also declared at line 1)",
+            ),
+        ];
+        for (name, bytes, message) in cases {
+            let e = fixture_error(name, bytes);
+            assert!(e.contains(message), "{e}");
+        }
     }
 
     #[test]

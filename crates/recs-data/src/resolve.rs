@@ -464,27 +464,34 @@ mod tests {
             }
         }
 
+        /// A 200 response announcing `length` bytes and carrying `body` (fewer bytes
+        /// when cut short).
+        fn response(length: usize, body: &[u8]) -> Vec<u8> {
+            let head =
+                format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\nConnection: close\r\n\r\n");
+            [head.as_bytes(), body].concat()
+        }
+
         fn ok(body: &[u8]) -> Vec<u8> {
-            let mut r = format!(
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            )
-            .into_bytes();
-            r.extend_from_slice(body);
-            r
+            response(body.len(), body)
+        }
+
+        /// The one-file dataset `toy` (file `f` holding `1`) as `response` serves it at
+        /// `toy.zip`, with a fresh cache folder and a resolver that downloads into it.
+        fn toy_download(response: Vec<u8>) -> (DatasetSpec, tempfile::TempDir, Resolver) {
+            let url = format!("{}/toy.zip", serve(vec![response]));
+            let cache = tempfile::tempdir().unwrap();
+            let resolver =
+                Resolver::new().with_cache_dir(Some(cache.path().into())).with_download(true);
+            (spec(&[("f", b"1")], Some(url)), cache, resolver)
         }
 
         #[test]
         fn good_body_is_verified_extracted_and_found_next_time() {
             let body = zip_of(&[("toy/f", b"1")]);
-            let url = format!("{}/toy.zip", serve(vec![ok(&body)]));
-            let cache = tempfile::tempdir().unwrap();
-            let s = spec(&[("f", b"1")], Some(url));
+            let (s, cache, r) = toy_download(ok(&body));
             let seen = Arc::new(Recorded::default());
-            let r = Resolver::new()
-                .with_cache_dir(Some(cache.path().into()))
-                .with_download(true)
-                .with_progress(Some(seen.clone()));
+            let r = r.with_progress(Some(seen.clone()));
             let found = r.resolve(&s).unwrap();
             assert_eq!(found.dir, cache.path().join("toy"));
             // The front end heard of the download from start to finish, every byte of it.
@@ -506,16 +513,7 @@ mod tests {
         #[test]
         fn truncated_body_is_an_error_and_leaves_nothing() {
             let body = zip_of(&[("toy/f", b"1")]);
-            let mut response = format!(
-                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            )
-            .into_bytes();
-            response.extend_from_slice(&body[..body.len() / 2]);
-            let url = format!("{}/toy.zip", serve(vec![response]));
-            let cache = tempfile::tempdir().unwrap();
-            let s = spec(&[("f", b"1")], Some(url));
-            let r = Resolver::new().with_cache_dir(Some(cache.path().into())).with_download(true);
+            let (s, cache, r) = toy_download(response(body.len(), &body[..body.len() / 2]));
             let e = r.resolve(&s).unwrap_err();
             assert!(matches!(e, DataError::Download { .. }), "{e}");
             let left: Vec<_> = std::fs::read_dir(cache.path()).unwrap().collect();
@@ -525,10 +523,7 @@ mod tests {
         #[test]
         fn wrong_checksum_is_refused_naming_both_digests() {
             let body = zip_of(&[("toy/f", b"tampered")]);
-            let url = format!("{}/toy.zip", serve(vec![ok(&body)]));
-            let cache = tempfile::tempdir().unwrap();
-            let s = spec(&[("f", b"1")], Some(url));
-            let r = Resolver::new().with_cache_dir(Some(cache.path().into())).with_download(true);
+            let (s, cache, r) = toy_download(ok(&body));
             let e = r.resolve(&s).unwrap_err().to_string();
             assert!(
                 e.contains(&crate::sha256_bytes(b"1"))

@@ -2,8 +2,8 @@
 
 use derive_setters::Setters;
 use recs_core::{
-    CheckParams, Fit, FoldInUser, NewItems, Recommender, RecsError, Result, ScoreNewItems,
-    ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
+    CheckParams, Fit, FoldInUser, Interactions, NewItems, Recommender, RecsError, Result,
+    ScoreNewItems, ScoreScale, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
 /// Parameters of [`ItemPopularity`] (none).
@@ -22,9 +22,8 @@ impl Fit for ItemPopularityParams {
 
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemPopularity> {
         let interactions = data.interactions.require_events()?;
-        let counts = interactions.item_counts().into_iter().map(|c| c as f32).collect();
-        let trained_users = interactions.users_with_events().count();
-        Ok(ItemPopularity { n_users: interactions.n_users(), trained_users, counts })
+        let counts = interactions.item_counts().into_iter().map(|c| c as usize);
+        Ok(ItemPopularity(ItemCounts::new(interactions, counts)))
     }
 }
 
@@ -37,17 +36,33 @@ impl Fit for ItemPopularityParams {
 /// Capabilities: [`FoldInUser`] (the list does not depend on the user). Items unseen in
 /// training cannot be scored: no [`ScoreNewItems`].
 #[derive(Debug, Clone)]
-pub struct ItemPopularity {
+pub struct ItemPopularity(ItemCounts);
+
+impl ItemPopularity {
+    /// Training event count of every item.
+    pub fn counts(&self) -> &[f32] {
+        &self.0.counts
+    }
+}
+
+/// What a model with one fixed score per item for every user holds: a count per item,
+/// read against the users with training events.
+#[derive(Debug, Clone)]
+struct ItemCounts {
     n_users: usize,
     /// Users with training events (the others are kept out of training, for fold-in).
     trained_users: usize,
     counts: Vec<f32>,
 }
 
-impl ItemPopularity {
-    /// Training event count of every item.
-    pub fn counts(&self) -> &[f32] {
-        &self.counts
+impl ItemCounts {
+    /// `counts` (one per item) of a model trained on `interactions`.
+    fn new(interactions: &Interactions, counts: impl Iterator<Item = usize>) -> ItemCounts {
+        ItemCounts {
+            n_users: interactions.n_users(),
+            trained_users: interactions.users_with_events().count(),
+            counts: counts.map(|c| c as f32).collect(),
+        }
     }
 }
 
@@ -57,25 +72,27 @@ fn pick(values: &[f32], items: &[u32], out: &mut [f32]) {
     }
 }
 
-/// The scoring side of a model with one fixed score per item (`counts`) for every user,
-/// seen in training or folded in: written once for [`ItemPopularity`] and [`TopRated`].
+/// The scoring side of a model with one fixed score per item ([`ItemCounts`]) for every
+/// user, seen in training or folded in: written once for [`ItemPopularity`] and
+/// [`TopRated`].
 macro_rules! fixed_item_scores {
     ($model:ty) => {
         impl Recommender for $model {
             fn shape(&self) -> Shape {
-                Shape::new(self.n_users, self.counts.len())
+                Shape::new(self.0.n_users, self.0.counts.len())
             }
 
             fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-                check_score_args(self.n_users, self.counts.len(), user, items, out)?;
-                pick(&self.counts, items, out);
+                let ItemCounts { n_users, counts, .. } = &self.0;
+                check_score_args(*n_users, counts.len(), user, items, out)?;
+                pick(counts, items, out);
                 Ok(())
             }
 
             /// A count out of the users with training events: the share of them who met
             /// the item.
             fn score_scale(&self) -> ScoreScale {
-                ScoreScale::CountOutOf(self.trained_users as f64)
+                ScoreScale::CountOutOf(self.0.trained_users as f64)
             }
 
             recs_core::capabilities!(fold_in);
@@ -88,8 +105,8 @@ macro_rules! fixed_item_scores {
                 items: &[u32],
                 out: &mut [f32],
             ) -> Result<()> {
-                check_items(self.counts.len(), items, out)?;
-                pick(&self.counts, items, out);
+                check_items(self.0.counts.len(), items, out)?;
+                pick(&self.0.counts, items, out);
                 Ok(())
             }
         }
@@ -230,11 +247,8 @@ impl Fit for TopRatedValidParams {
     fn fit(&self, data: &TrainData<'_>) -> Result<TopRated> {
         let interactions = data.interactions.require_events()?;
         let counts = (0..interactions.n_items() as u32)
-            .map(|i| interactions.item_values(i).iter().filter(|&&v| v >= self.threshold).count())
-            .map(|c| c as f32)
-            .collect();
-        let trained_users = interactions.users_with_events().count();
-        Ok(TopRated { n_users: interactions.n_users(), trained_users, counts })
+            .map(|i| interactions.item_values(i).iter().filter(|&&v| v >= self.threshold).count());
+        Ok(TopRated(ItemCounts::new(interactions, counts)))
     }
 }
 
@@ -246,17 +260,12 @@ impl Fit for TopRatedValidParams {
 /// `threshold = 1`. Scores are comparable across users. Capabilities: [`FoldInUser`]
 /// (the list does not depend on the user). No [`ScoreNewItems`].
 #[derive(Debug, Clone)]
-pub struct TopRated {
-    n_users: usize,
-    /// Users with training events.
-    trained_users: usize,
-    counts: Vec<f32>,
-}
+pub struct TopRated(ItemCounts);
 
 impl TopRated {
     /// Number of training ratings at or above the threshold, per item.
     pub fn counts(&self) -> &[f32] {
-        &self.counts
+        &self.0.counts
     }
 }
 
