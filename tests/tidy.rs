@@ -28,7 +28,7 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
         "recs-bench" => {
             (names(FOUNDATION).into_iter().chain(models.iter().cloned()).collect(), testkit)
         }
-        "recs-datafusion" => (names(&["recs-core", "recs-metrics"]), Vec::new()),
+        "recs-datafusion" => (names(&["recs-core", "recs-metrics"]), testkit),
         "recs-cli" => {
             let above = ["recs-bench".to_string(), "recs-datafusion".to_string()];
             (names(FOUNDATION).into_iter().chain(above).collect(), testkit)

@@ -11,10 +11,7 @@ fn plan(text: &str) -> Plan {
 
 /// A quick session, when the real data is there (`RECS_DATA_DIR`); `None` skips the test.
 fn session() -> Option<Session> {
-    if std::env::var_os("RECS_DATA_DIR").is_none() {
-        eprintln!("note: RECS_DATA_DIR unset; the engine tests on MovieLens 100K are skipped");
-        return None;
-    }
+    recs_testkit::real_data_dir()?;
     Some(Session::new(&RunOptions { quick: true, ..RunOptions::default() }))
 }
 

@@ -1,6 +1,7 @@
 //! End-to-end checks of `recs data`.
 
 use assert_cmd::Command;
+use recs_testkit::real_data_dir;
 
 fn recs() -> Command {
     let mut cmd = Command::cargo_bin("recs").unwrap();
@@ -8,19 +9,9 @@ fn recs() -> Command {
     cmd
 }
 
-fn data_dir() -> Option<String> {
-    match std::env::var("RECS_DATA_DIR") {
-        Ok(dir) if !dir.is_empty() => Some(dir),
-        _ => {
-            eprintln!("notice: RECS_DATA_DIR is not set; skipping real-data CLI tests");
-            None
-        }
-    }
-}
-
 #[test]
 fn stats_json_of_movielens_100k_has_the_published_groups() {
-    let Some(dir) = data_dir() else { return };
+    let Some(dir) = real_data_dir() else { return };
     let out = recs()
         .args(["data", "stats", "ml-100k", "--offline", "--json", "--group-bounds", "1,100,200"])
         .env("RECS_DATA_DIR", &dir)
@@ -41,9 +32,12 @@ fn stats_json_of_movielens_100k_has_the_published_groups() {
 
 #[test]
 fn fetch_finds_and_verifies_through_data_dir() {
-    let Some(dir) = data_dir() else { return };
-    let out =
-        recs().args(["data", "fetch", "msweb", "--offline", "--data-dir", &dir]).output().unwrap();
+    let Some(dir) = real_data_dir() else { return };
+    let out = recs()
+        .args(["data", "fetch", "msweb", "--offline", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("2a1300e9e0962dd6eb4d5982ab06cf04461f942f3faed82451661740a13dcd72"));

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use assert_cmd::Command;
+use recs_testkit::real_data_dir;
 
 const QRELS: &str = "u1\ta\t1\nu1\tb\t0\nu1\tc\t0\nu2\ta\t0\nu2\tb\t2\n";
 
@@ -317,10 +318,8 @@ fn recs_ok(args: &[&str]) -> Output {
 
 #[test]
 fn catalog_candidates_equal_a_fully_listed_qrels_on_msweb() {
-    let Ok(data) = std::env::var("RECS_DATA_DIR") else {
-        eprintln!("notice: RECS_DATA_DIR is not set; skipping the MS Web catalog test");
-        return;
-    };
+    let Some(data) = real_data_dir() else { return };
+    let data = data.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let out = path("");
@@ -329,7 +328,7 @@ fn catalog_candidates_equal_a_fully_listed_qrels_on_msweb() {
         "--dataset",
         "msweb",
         "--data-dir",
-        &data,
+        data,
         "--protocol",
         "predefined",
         "--judgments",
@@ -448,13 +447,11 @@ fn parquet_files_give_the_numbers_of_their_text_equivalents() {
 
 #[test]
 fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
-    let Ok(data) = std::env::var("RECS_DATA_DIR") else {
-        eprintln!("notice: RECS_DATA_DIR is not set; skipping the MS Web DataFusion test");
-        return;
-    };
+    let Some(data) = real_data_dir() else { return };
+    let data = data.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name);
-    let split = ["split", "--dataset", "msweb", "--data-dir", &data, "--protocol", "predefined"];
+    let split = ["split", "--dataset", "msweb", "--data-dir", data, "--protocol", "predefined"];
     recs_ok(
         &[&split[..], &["--judgments", "implicit", "--out", dir.path().to_str().unwrap()]].concat(),
     );

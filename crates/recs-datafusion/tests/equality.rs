@@ -50,13 +50,10 @@ fn one_scored_table_gives_the_numbers_of_qrels_and_run() {
 
 #[test]
 fn movielens_100k_gives_the_in_process_numbers() {
-    let Ok(dir) = std::env::var("RECS_DATA_DIR") else {
-        eprintln!("RECS_DATA_DIR is not set: skipping the MovieLens 100K DataFusion test");
-        return;
-    };
+    let Some(dir) = recs_testkit::real_data_dir() else { return };
     // Every rating is a candidate graded by it; the score is the item's mean rating
     // (many ties), relevant from 4 stars.
-    let text = std::fs::read_to_string(Path::new(&dir).join("ml-100k/u.data")).unwrap();
+    let text = std::fs::read_to_string(dir.join("ml-100k/u.data")).unwrap();
     let rows: Vec<(i64, i64, f32)> = text
         .lines()
         .map(|line| {

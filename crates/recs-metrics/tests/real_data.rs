@@ -2,7 +2,6 @@
 //! documented facts, agreement between the independent code paths, and determinism
 //! across thread counts.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use recs_core::Judgments;
@@ -14,11 +13,8 @@ use recs_metrics::{
 /// Every rated (user, item) pair is a candidate with its rating as grade; the score of a
 /// pair is the item's mean rating (ties abound: many items share a mean).
 fn movielens() -> Option<(Judgments, Vec<f32>, Vec<bool>)> {
-    let Ok(dir) = std::env::var("RECS_DATA_DIR") else {
-        eprintln!("RECS_DATA_DIR is not set: skipping the MovieLens 100K metrics test");
-        return None;
-    };
-    let text = std::fs::read_to_string(PathBuf::from(dir).join("ml-100k/u.data")).unwrap();
+    let dir = recs_testkit::real_data_dir()?;
+    let text = std::fs::read_to_string(dir.join("ml-100k/u.data")).unwrap();
     let mut rows: Vec<(u32, u32, f32)> = Vec::new();
     for line in text.lines() {
         let f: Vec<&str> = line.split('\t').collect();

@@ -3,8 +3,6 @@
 //! (schein2005 §6.3 setting), and the network ranks held-out movies better than chance.
 //! Set `RECS_DATA_DIR` to run.
 
-use std::path::PathBuf;
-
 use recs_core::{DuplicatePolicy, Event, Fit, Interactions, Recommender, TrainData};
 use recs_data::{AttributeFilter, load_item_attributes, load_movielens_100k};
 use recs_models_bayes::{NaiveBayesParams, NaiveBayesianNetworkParams};
@@ -35,11 +33,7 @@ fn mix(x: u64) -> u64 {
 
 #[test]
 fn bayesian_models_beat_chance_on_movielens() -> Result<(), Box<dyn std::error::Error>> {
-    let Some(root) = std::env::var_os("RECS_DATA_DIR") else {
-        eprintln!("RECS_DATA_DIR is not set: skipping the MovieLens Bayes test");
-        return Ok(());
-    };
-    let root = PathBuf::from(root);
+    let Some(root) = recs_testkit::real_data_dir() else { return Ok(()) };
     let data = load_movielens_100k(&root.join("ml-100k"))?;
     let filter = AttributeFilter { top_n: Some(10), min_items: 2 };
     let cast = load_item_attributes(&root.join("ml-100k-cast/cast.tsv"), &data.items, &filter)?;

@@ -5,8 +5,6 @@
 //! relevance, ties broken by item index), so the crate checks itself without depending on
 //! the split and metrics crates; the workspace-level test repeats the comparison with them.
 
-use std::path::PathBuf;
-
 use rand_core::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::SeedableRng;
@@ -16,11 +14,7 @@ use recs_core::{
 use recs_models_knn::{ItemKnnParams, KnnParams, Similarity, UserKnnParams};
 
 fn load() -> Option<Vec<Event>> {
-    let Some(dir) = std::env::var_os("RECS_DATA_DIR") else {
-        eprintln!("RECS_DATA_DIR is not set: skipping the MovieLens 100K test");
-        return None;
-    };
-    let path = PathBuf::from(dir).join("ml-100k/u.data");
+    let path = recs_testkit::real_data_dir()?.join("ml-100k/u.data");
     let text = std::fs::read_to_string(&path).expect("u.data is readable");
     let events = text
         .lines()
