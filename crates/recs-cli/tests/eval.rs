@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use arrow_array::types::{Float32Type, Float64Type};
 use assert_cmd::Command;
 use recs_testkit::real_data_dir;
 
@@ -386,34 +387,24 @@ fn catalog_candidates_equal_a_fully_listed_qrels_on_msweb() {
     }
 }
 
-/// The width of the value column [`write_parquet`] writes.
-#[derive(Clone, Copy)]
-enum Float {
-    F32,
-    F64,
-}
-
 /// Writes the `user<TAB>item<TAB>value` lines of `rows` as Parquet, the ids as text and
-/// the value as a `width` float column named `value`, as a system that keeps its qrels or
-/// runs in Parquet would.
-fn write_parquet(path: &Path, rows: &str, value: &str, width: Float) {
+/// the values as a column `value` of Arrow type `T` (`Float32Type`, `Float64Type`), as a
+/// system that keeps its qrels or runs in Parquet would.
+fn write_parquet<T>(path: &Path, rows: &str, value: &str)
+where
+    T: arrow_array::ArrowPrimitiveType,
+    T::Native: std::str::FromStr<Err: std::fmt::Debug>,
+{
     use std::sync::Arc;
 
-    use arrow_array::{ArrayRef, Float32Array, Float64Array, RecordBatch, StringArray};
+    use arrow_array::{ArrayRef, PrimitiveArray, RecordBatch, StringArray};
     let fields: Vec<Vec<&str>> = rows.lines().map(|l| l.split('\t').collect()).collect();
     let column = |k: usize| fields.iter().map(move |f| f[k]);
-    let values: ArrayRef = match width {
-        Float::F32 => {
-            Arc::new(Float32Array::from_iter_values(column(2).map(|v| v.parse().unwrap())))
-        }
-        Float::F64 => {
-            Arc::new(Float64Array::from_iter_values(column(2).map(|v| v.parse().unwrap())))
-        }
-    };
+    let values = PrimitiveArray::<T>::from_iter_values(column(2).map(|v| v.parse().unwrap()));
     let batch = RecordBatch::try_from_iter([
         ("user", Arc::new(StringArray::from_iter_values(column(0))) as ArrayRef),
         ("item", Arc::new(StringArray::from_iter_values(column(1))) as ArrayRef),
-        (value, values),
+        (value, Arc::new(values) as ArrayRef),
     ])
     .unwrap();
     let file = std::fs::File::create(path).unwrap();
@@ -429,8 +420,8 @@ fn parquet_files_give_the_numbers_of_their_text_equivalents() {
     let run = "u1\ta\t0.9\nu1\tb\t0.4\nu1\tc\t0.4\nu2\ta\t0.8\nu2\tb\t0.3\n";
     let (dir, qrels_tsv, run_tsv) = inputs(QRELS, "r.tsv", run);
     let (qrels_pq, run_pq) = (dir.path().join("q.parquet"), dir.path().join("r.parquet"));
-    write_parquet(&qrels_pq, QRELS, "grade", Float::F64);
-    write_parquet(&run_pq, run, "score", Float::F64);
+    write_parquet::<Float64Type>(&qrels_pq, QRELS, "grade");
+    write_parquet::<Float64Type>(&run_pq, run, "score");
     let metrics = ["--metrics", "roc,croc,ndcg@10,map,p@1", "--json"];
     let text = json_of(&eval_ok(&qrels_tsv, &run_tsv, &metrics).stdout);
     let parquet = json_of(&eval_ok(&qrels_pq, &run_pq, &metrics).stdout);
@@ -439,7 +430,7 @@ fn parquet_files_give_the_numbers_of_their_text_equivalents() {
         assert_eq!(parquet[key], text[key], "{key}");
     }
     // A wrongly named column is an error naming the file and the columns it has.
-    write_parquet(&run_pq, run, "rank", Float::F64);
+    write_parquet::<Float64Type>(&run_pq, run, "rank");
     let output = eval(&qrels_pq, &run_pq, &[]);
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success() && err.contains("r.parquet: no column `score`"), "{err}");
@@ -469,7 +460,7 @@ fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
         run.to_str().unwrap(),
     ]);
     let qrels_text = std::fs::read_to_string(&qrels).unwrap();
-    write_parquet(&path("qrels.parquet"), &qrels_text, "grade", Float::F32);
+    write_parquet::<Float32Type>(&path("qrels.parquet"), &qrels_text, "grade");
     // Every metric the engine computes: the pooled ROC, CROC and the per-user metrics.
     let metrics = ["--metrics", "roc,croc,user_auc,p@5,r@10,ndcg@10,ap@10,map,mrr,hit@5"];
     let args = [&metrics[..], &["--json"]].concat();
