@@ -53,6 +53,7 @@ pub mod registry;
 pub mod report;
 mod runner;
 mod scoring;
+pub mod verdict;
 
 pub use config::{
     ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,

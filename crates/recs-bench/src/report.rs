@@ -13,8 +13,10 @@ use std::path::Path;
 use recs_metrics::{partial_trapezoid, trapezoid};
 use serde::{Deserialize, Serialize};
 
+pub use crate::verdict::{Direction, Effect, IntervalKind, Rule, Verdict};
+
 /// Version of the `report.json` layout; bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// A whole reproduction or experiment report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,19 +120,227 @@ pub struct Table {
     pub rows: Vec<Vec<serde_json::Value>>,
 }
 
-/// A claim of the paper, evaluated on our results.
+/// A claim of the paper, judged on our results under the verdict model
+/// ([`crate::verdict`]): its evidence is data, not prose.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Claim {
     /// Stable identifier (`S1`).
     pub id: String,
-    /// The claim in words.
+    /// The claim in words, as we test it.
     pub statement: String,
-    /// What the paper reports.
-    pub paper: String,
-    /// What we measured.
+    /// The paper's own words and where they are.
+    pub paper: Quote,
+    /// What we measured, in words; the numbers are in `readings`.
     pub measured: String,
-    /// Whether the claim holds on our results.
-    pub holds: bool,
+    /// The readings the claim was judged under, each with its tests (at least one).
+    pub readings: Vec<Reading>,
+    /// The claim's verdict, from its readings ([`Claim::verdict_of`]).
+    pub verdict: Verdict,
+}
+
+/// The paper's words behind a claim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Quote {
+    /// Section, figure or table (`§6.1`, `Figure 3`).
+    pub section: String,
+    /// The paper's words (quoted, or closely paraphrased where the claim is a figure).
+    pub words: String,
+}
+
+/// One reading of a claim: a named choice the paper leaves open (or fixes), and the
+/// tests that judge the claim under it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reading {
+    /// The reading's name (`same people`, `gain = rating − 3`).
+    pub name: String,
+    /// Whether the paper's own text or code fixes this reading.
+    pub primary: bool,
+    /// The tests under this reading; every one must hold for the reading to hold.
+    pub tests: Vec<Test>,
+    /// Set when the reading cannot test the claim, and why; its tests are then evidence
+    /// only.
+    pub untestable: Option<Untestable>,
+    /// The reading's verdict: untestable when `untestable` is set, otherwise
+    /// [`Verdict::all`] of its tests.
+    pub verdict: Verdict,
+}
+
+/// Why a reading cannot test its claim.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Untestable {
+    /// A bound or a construction.
+    pub cause: UntestableCause,
+    /// Which bound, or which construction, in words.
+    pub why: String,
+}
+
+/// The two causes of an untestable reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum UntestableCause {
+    /// The measure sits at a bound (recall 1 at every k, an area at 0).
+    Bound,
+    /// The set-up makes the claim true or false whatever the data.
+    Construction,
+}
+
+/// One comparison: what is compared, the rule fixed before the result, the measured
+/// effect, and the rule's verdict on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Test {
+    /// What the effect is (`CROC AUC − ROC AUC, aspect`).
+    pub subject: String,
+    /// The decision rule.
+    pub rule: Rule,
+    /// The measured effect with its interval.
+    pub effect: Effect,
+    /// [`Rule::decide`] on `effect`.
+    pub verdict: Verdict,
+}
+
+impl Test {
+    /// A test of `effect` under `rule`; its verdict is the rule's.
+    pub fn new(subject: impl Into<String>, rule: Rule, effect: Effect) -> Test {
+        let verdict = rule.decide(&effect);
+        Test { subject: subject.into(), rule, effect, verdict }
+    }
+}
+
+impl Reading {
+    /// A reading judged by `tests` (all must hold).
+    pub fn new(name: impl Into<String>, tests: Vec<Test>) -> Reading {
+        let verdict = Verdict::all(tests.iter().map(|t| t.verdict));
+        Reading { name: name.into(), primary: false, tests, untestable: None, verdict }
+    }
+
+    /// A reading that cannot test the claim (`cause`, `why`); `tests` are kept as
+    /// evidence.
+    pub fn untestable(
+        name: impl Into<String>,
+        cause: UntestableCause,
+        why: impl Into<String>,
+        tests: Vec<Test>,
+    ) -> Reading {
+        Reading {
+            name: name.into(),
+            primary: false,
+            tests,
+            untestable: Some(Untestable { cause, why: why.into() }),
+            verdict: Verdict::Untestable,
+        }
+    }
+
+    /// The same reading, marked as the paper's own.
+    pub fn primary(self) -> Reading {
+        Reading { primary: true, ..self }
+    }
+}
+
+impl Claim {
+    /// A claim judged under `readings`; its verdict is [`Claim::verdict_of`] them.
+    pub fn new(
+        id: impl Into<String>,
+        statement: impl Into<String>,
+        paper: Quote,
+        measured: impl Into<String>,
+        readings: Vec<Reading>,
+    ) -> Claim {
+        let verdict = Claim::verdict_of(&readings);
+        Claim {
+            id: id.into(),
+            statement: statement.into(),
+            paper,
+            measured: measured.into(),
+            readings,
+            verdict,
+        }
+    }
+
+    /// A claim's verdict from its readings: the primary reading's when the paper fixes
+    /// one; otherwise their common verdict, or [`Verdict::DependsOnReading`] when they
+    /// differ.
+    pub fn verdict_of(readings: &[Reading]) -> Verdict {
+        if let Some(primary) = readings.iter().find(|r| r.primary) {
+            return primary.verdict;
+        }
+        match readings.split_first() {
+            None => Verdict::Untestable,
+            Some((first, rest)) if rest.iter().all(|r| r.verdict == first.verdict) => first.verdict,
+            Some(_) => Verdict::DependsOnReading,
+        }
+    }
+
+    /// Every way the claim breaks the verdict model, one line each.
+    pub fn problems(&self) -> Vec<String> {
+        let at = |what: String| format!("claim {}: {what}", self.id);
+        let mut out = Vec::new();
+        for (field, text) in [
+            ("statement", &self.statement),
+            ("measured", &self.measured),
+            ("paper.words", &self.paper.words),
+            ("paper.section", &self.paper.section),
+        ] {
+            if text.trim().is_empty() {
+                out.push(at(format!("{field} is empty")));
+            }
+        }
+        if self.readings.is_empty() {
+            out.push(at("no reading".into()));
+        }
+        if self.readings.iter().filter(|r| r.primary).count() > 1 {
+            out.push(at("more than one primary reading".into()));
+        }
+        for reading in &self.readings {
+            let at = |what: String| at(format!("reading `{}`: {what}", reading.name));
+            if reading.name.trim().is_empty() {
+                out.push(at("no name".into()));
+            }
+            match &reading.untestable {
+                Some(u) if u.why.trim().is_empty() => {
+                    out.push(at("untestable without saying why".into()));
+                }
+                Some(_) => {}
+                None if reading.tests.is_empty() => out.push(at("no test".into())),
+                None => {}
+            }
+            let expected = if reading.untestable.is_some() {
+                Verdict::Untestable
+            } else {
+                Verdict::all(reading.tests.iter().map(|t| t.verdict))
+            };
+            if reading.verdict != expected {
+                out.push(at(format!(
+                    "verdict {} where its tests give {expected}",
+                    reading.verdict
+                )));
+            }
+            for test in &reading.tests {
+                let at = |what: String| at(format!("test `{}`: {what}", test.subject));
+                if test.subject.trim().is_empty() {
+                    out.push(at("no subject".into()));
+                }
+                if !(test.rule.tolerance.is_finite() && test.rule.tolerance >= 0.0) {
+                    out.push(at(format!(
+                        "tolerance {} is not finite and ≥ 0",
+                        test.rule.tolerance
+                    )));
+                }
+                out.extend(test.effect.problems().into_iter().map(&at));
+                let decided = test.rule.decide(&test.effect);
+                if test.verdict != decided {
+                    out.push(at(format!(
+                        "verdict {} where the rule gives {decided}",
+                        test.verdict
+                    )));
+                }
+            }
+        }
+        let expected = Claim::verdict_of(&self.readings);
+        if self.verdict != expected {
+            out.push(at(format!("verdict {} where its readings give {expected}", self.verdict)));
+        }
+        out
+    }
 }
 
 impl Curve {
@@ -213,6 +423,9 @@ impl Report {
         ids.sort_unstable();
         if ids.windows(2).any(|w| w[0] == w[1]) {
             problems.push("claim ids are not unique".to_string());
+        }
+        for claim in &self.claims {
+            problems.extend(claim.problems());
         }
         problems
     }
@@ -299,23 +512,80 @@ impl Report {
                 let _ = writeln!(md, "\n![{}]({file})", e.id);
             }
         }
-        let _ = writeln!(
-            md,
-            "\n## Claims\n\n| id | claim | paper | measured | holds |\n|---|---|---|---|---|"
-        );
-        for c in &self.claims {
-            let _ = writeln!(
-                md,
-                "| {} | {} | {} | {} | {} |",
-                c.id,
-                escape(&c.statement),
-                escape(&c.paper),
-                escape(&c.measured),
-                if c.holds { "yes" } else { "**no**" }
-            );
-        }
+        md.push('\n');
+        md.push_str(&claims_markdown(&self.claims, "##"));
         md
     }
+}
+
+/// The claims as Markdown under a heading of level `level` (`##`): a summary table (claim,
+/// the paper's words, what we measured, verdict) and an evidence table with one row per
+/// test of every reading (rule, effect with its interval, the test's verdict and why).
+pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "{level} Claims\n\n| id | claim | the paper | measured | verdict |\n|---|---|---|---|---|"
+    );
+    for c in claims {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {}: {} | {} | **{}** |",
+            c.id,
+            escape(&c.statement),
+            escape(&c.paper.section),
+            escape(&c.paper.words),
+            escape(&c.measured),
+            c.verdict
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n{level}# Evidence\n\nOne row per test; a reading holds when all its tests hold. The \
+         rule is fixed before the result: the test holds when the whole 95% interval of the \
+         effect lies on the claimed side of the tolerance, fails when it excludes the claimed \
+         effect, and is inconclusive otherwise.\n\n\
+         | claim | reading | test | rule | effect [95% interval] | test verdict | reading verdict |\n\
+         |---|---|---|---|---|---|---|"
+    );
+    for c in claims {
+        for r in &c.readings {
+            let name = if r.primary { format!("{} (the paper's)", r.name) } else { r.name.clone() };
+            let reading_verdict = match &r.untestable {
+                Some(u) => format!(
+                    "**untestable** ({}: {})",
+                    match u.cause {
+                        UntestableCause::Bound => "at a bound",
+                        UntestableCause::Construction => "by construction",
+                    },
+                    escape(&u.why)
+                ),
+                None => format!("**{}**", r.verdict),
+            };
+            if r.tests.is_empty() {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | – | – | – | – | {reading_verdict} |",
+                    c.id,
+                    escape(&name)
+                );
+            }
+            for t in &r.tests {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {} ({}) | {reading_verdict} |",
+                    c.id,
+                    escape(&name),
+                    escape(&t.subject),
+                    t.rule.short(),
+                    t.effect.describe(4),
+                    t.verdict,
+                    t.rule.reason(&t.effect)
+                );
+            }
+        }
+    }
+    md
 }
 
 /// Escapes the table separator so free text cannot break a Markdown table.
@@ -356,6 +626,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 mod tests {
     use super::*;
 
+    fn claim_with(readings: Vec<Reading>) -> Claim {
+        Claim::new("S1", "s", Quote { section: "§1".into(), words: "p".into() }, "m", readings)
+    }
+
     fn report_with(points: Vec<[f64; 2]>) -> Report {
         Report {
             experiments: vec![Experiment {
@@ -367,13 +641,10 @@ mod tests {
                 curves: vec![Curve::from_points(CurveKind::Roc, "m", points)],
                 tables: vec![],
             }],
-            claims: vec![Claim {
-                id: "S1".into(),
-                statement: "s".into(),
-                paper: "p".into(),
-                measured: "m".into(),
-                holds: true,
-            }],
+            claims: vec![claim_with(vec![
+                Reading::new("r", vec![Test::new("a − b", Rule::above(0.01), Effect::exact(0.2))])
+                    .primary(),
+            ])],
             ..Report::new("test", 1, true)
         }
     }
@@ -406,7 +677,73 @@ mod tests {
         let md = report.to_markdown(&figures);
         assert!(md.contains("| ROC | m | 0.5000 | 0.0450 | 0.1500 |"), "{md}");
         assert!(md.contains("![e](e-roc.svg)"));
-        assert!(md.contains("| S1 | s | p | m | yes |"));
+        assert!(md.contains("| S1 | s | §1: p | m | **holds** |"), "{md}");
+        assert!(
+            md.contains("| S1 | r (the paper's) | a − b | above +0.01 | +0.2000 (exact) | holds"),
+            "{md}"
+        );
+    }
+
+    fn interval(low: f64, high: f64) -> Effect {
+        Effect {
+            estimate: (low + high) / 2.0,
+            low,
+            high,
+            repetitions: 5,
+            interval: IntervalKind::Independent,
+        }
+    }
+
+    #[test]
+    fn each_verdict_is_reachable_from_readings() {
+        let test = |low, high| Test::new("d", Rule::above(0.01), interval(low, high));
+        let holds = Reading::new("h", vec![test(0.02, 0.03)]);
+        let fails = Reading::new("f", vec![test(-0.03, 0.0)]);
+        let unsure = Reading::new("i", vec![test(0.0, 0.03)]);
+        let bound =
+            Reading::untestable("b", UntestableCause::Bound, "recall is 1 at every k", vec![]);
+        assert_eq!(claim_with(vec![holds.clone()]).verdict, Verdict::Holds);
+        assert_eq!(claim_with(vec![fails.clone()]).verdict, Verdict::Fails);
+        assert_eq!(claim_with(vec![unsure.clone()]).verdict, Verdict::Inconclusive);
+        assert_eq!(claim_with(vec![bound.clone()]).verdict, Verdict::Untestable);
+        assert_eq!(
+            claim_with(vec![holds.clone(), fails.clone()]).verdict,
+            Verdict::DependsOnReading
+        );
+        // A reading the paper fixes decides; the others are sensitivity.
+        assert_eq!(claim_with(vec![holds.clone(), fails.primary()]).verdict, Verdict::Fails);
+        assert_eq!(claim_with(vec![holds.clone(), holds]).verdict, Verdict::Holds);
+        for verdict in [unsure, bound] {
+            assert!(claim_with(vec![verdict]).problems().is_empty());
+        }
+    }
+
+    #[test]
+    fn claims_without_their_evidence_are_refused() {
+        let mut report = report_with(vec![[0.0, 0.0], [1.0, 1.0]]);
+        report.claims[0].paper.section.clear();
+        report.claims[0].readings[0].tests[0].verdict = Verdict::Fails;
+        report.claims.push(claim_with(vec![]));
+        report.claims[1].id = "S2".into();
+        report.claims[1].verdict = Verdict::Holds;
+        report.claims.push(claim_with(vec![Reading::untestable(
+            "u",
+            UntestableCause::Construction,
+            " ",
+            vec![],
+        )]));
+        report.claims[2].id = "S3".into();
+        let problems = report.validate().join("\n");
+        for needle in [
+            "claim S1: paper.section is empty",
+            "verdict fails where the rule gives holds",
+            "claim S1: reading `r`: verdict holds where its tests give fails",
+            "claim S2: no reading",
+            "claim S2: verdict holds where its readings give untestable",
+            "claim S3: reading `u`: untestable without saying why",
+        ] {
+            assert!(problems.contains(needle), "{needle} not in\n{problems}");
+        }
     }
 
     #[test]

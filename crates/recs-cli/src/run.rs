@@ -110,12 +110,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             out.display()
         );
         for claim in &outcome.report.claims {
-            eprintln!(
-                "  {} {:<5} {}",
-                claim.id,
-                if claim.holds { "holds" } else { "FAILS" },
-                claim.measured
-            );
+            eprintln!("  {} {:<18} {}", claim.id, claim.verdict, claim.measured);
         }
     }
     print_results(&outcome.report);

@@ -61,7 +61,13 @@ fn check_contract(name: &str, dir: &Path) -> Report {
     let text = std::fs::read_to_string(dir.join("report.json")).unwrap();
     let raw: Value = serde_json::from_str(&text).unwrap();
     for claim in raw["claims"].as_array().unwrap() {
-        assert!(claim["holds"].is_boolean(), "{name}: claim without a boolean `holds`: {claim}");
+        let verdict = claim["verdict"].as_str().unwrap_or_default();
+        assert!(
+            ["holds", "fails", "inconclusive", "untestable", "depends-on-reading"]
+                .contains(&verdict),
+            "{name}: claim without one of the five verdicts: {claim}"
+        );
+        assert!(claim["readings"][0]["tests"][0]["effect"]["low"].is_number(), "{name}: {claim}");
     }
     let report: Report = serde_json::from_str(&text).unwrap();
     assert_eq!(report.validate(), Vec::<String>::new(), "{name}");

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use recs_bench::report::{Claim, Report, Table};
+use recs_bench::report::{Claim, Quote, Reading, Report, Rule, Table, Test};
 use recs_bench::{Config, Extras, Plan, RunOptions, Session};
 
 /// Command-line options shared by every reproduction.
@@ -147,15 +147,28 @@ impl recs_bench::Progress for Lines {
     }
 }
 
-/// A claim of the paper with what we measured and whether it holds.
-pub(crate) fn claim(
+/// A claim still judged by a bare boolean, from before the verdict model. Its quote has
+/// no section and its one test no interval, so `check-report` refuses the report until
+/// the claim is re-expressed with its evidence ([`Claim::new`]).
+pub(crate) fn unconverted_claim(
     id: &str,
     statement: &str,
     paper: &str,
     measured: String,
     holds: bool,
 ) -> Claim {
-    Claim { id: id.into(), statement: statement.into(), paper: paper.into(), measured, holds }
+    let effect =
+        recs_bench::verdict::Effect::mean_of(&[if holds { 1.0 } else { -1.0 }], true, false);
+    Claim::new(
+        id,
+        statement,
+        Quote { section: String::new(), words: paper.into() },
+        measured,
+        vec![Reading::new(
+            "not yet re-expressed",
+            vec![Test::new("a boolean rule", Rule::above(0.0), effect)],
+        )],
+    )
 }
 
 /// One problem line per claim of `ids` that `report` does not evaluate (for a paper's
@@ -223,12 +236,7 @@ fn write_outputs(dir: &Path, report: &Report, extras: &Extras) -> Result<()> {
     recs_bench::write_report(dir, report, extras)
         .with_context(|| format!("writing {}", dir.display()))?;
     for claim in &report.claims {
-        eprintln!(
-            "  {} {:<5} {}",
-            claim.id,
-            if claim.holds { "holds" } else { "FAILS" },
-            claim.measured
-        );
+        eprintln!("  {} {:<18} {}", claim.id, claim.verdict, claim.measured);
     }
     Ok(())
 }

@@ -36,7 +36,7 @@ use recs_bench::{ExperimentRun, ModelCurve, ModelResults, Results, Session};
 use recs_core::Judgments;
 use serde_json::json;
 
-use super::{Lines, Options, claim, finish, unevaluated_claims};
+use super::{Lines, Options, finish, unconverted_claim, unevaluated_claims};
 
 mod random;
 mod side;
@@ -516,7 +516,7 @@ fn claims(
     let s3_gap = crocs_gap(lpca.croc_curve, regression.croc_curve);
     let user_pop_croc = user_pop.croc;
     let mut out = vec![
-        claim(
+        unconverted_claim(
             "S1",
             "MS Web: the ranking of methods is the same under ROC and CROC",
             "same order under both curves (Figure 3)",
@@ -528,14 +528,14 @@ fn claims(
             ),
             s1_reversals.is_empty(),
         ),
-        claim(
+        unconverted_claim(
             "S2",
             "MS Web: every method's CROC AUC is above its ROC AUC",
             "CROC curves lie above ROC curves (Figure 3)",
             s2.join("; "),
             fig3_models[..3].iter().all(|m| m.2 > m.1),
         ),
-        claim(
+        unconverted_claim(
             "S3",
             "MS Web: LPCA (|L| = 0) and the user/item regression have the same CROC curve",
             "identical CROC curves",
@@ -545,14 +545,14 @@ fn claims(
             ),
             s3_gap < 0.01,
         ),
-        claim(
+        unconverted_claim(
             "S4",
             "MS Web: on ROC the user/item regression is below LPCA",
             "regression below LPCA on ROC (overfitting remark, §6.1)",
             format!("ROC AUC regression {:.4} vs LPCA {:.4}", regression.roc, lpca.roc),
             regression.roc < lpca.roc,
         ),
-        claim(
+        unconverted_claim(
             "M1",
             "MovieLens cold start: user popularity is a random recommender on CROC",
             "CROC AUC 0.5 (Theorem 1: every user has the same 331 candidates)",
@@ -562,7 +562,7 @@ fn claims(
             ),
             (user_pop_croc - 0.5).abs() <= 0.01,
         ),
-        claim(
+        unconverted_claim(
             "M2",
             "MovieLens cold start: the aspect model's CROC AUC is clearly above user popularity's",
             "aspect model the clear winner on CROC (Figure 4b)",
@@ -572,14 +572,14 @@ fn claims(
             ),
             aspect_attr.croc > user_pop_croc + 0.02,
         ),
-        claim(
+        unconverted_claim(
             "M3",
             "MovieLens cold start: the ROC AUCs of the aspect model and user popularity are close",
             "nearly identical ROC performance (Figure 4a)",
             format!("ROC AUC aspect {:.4} vs user popularity {:.4}", aspect_attr.roc, user_pop.roc),
             (aspect_attr.roc - user_pop.roc).abs() <= 0.03,
         ),
-        claim(
+        unconverted_claim(
             "C1",
             "Conditional rating: user mean rating is random on CROC",
             "reduces to a random recommender on CROC (Figure 5b)",
@@ -591,7 +591,7 @@ fn claims(
             (user_mean.croc - random_conditional).abs() <= 0.02
                 || (user_mean.croc - 0.5).abs() <= 0.02,
         ),
-        claim(
+        unconverted_claim(
             "C2",
             "Conditional rating: naive Bayes' CROC AUC is above user mean rating's",
             "naive Bayes superior on CROC (Figure 5b)",
@@ -601,7 +601,7 @@ fn claims(
             ),
             naive_bayes.croc > user_mean.croc,
         ),
-        claim(
+        unconverted_claim(
             "C3",
             "Conditional rating: on ROC user mean rating is at least as good as naive Bayes",
             "mean rating outperforms all other methods by ROC (§6.3)",
@@ -644,7 +644,7 @@ fn e1(fig3: &Results, fig4: &Results) -> Result<Claim> {
             all(other)?
         ));
     }
-    Ok(claim(
+    Ok(unconverted_claim(
         "E1",
         "MAE (eq. 11, on the models' probabilities, over the test events) ranks each aspect \
          model below a model it beats on CROC",
@@ -693,7 +693,7 @@ fn e2(runs: &[&Results]) -> Result<Claim> {
             parts.len()
         )
     };
-    Ok(claim(
+    Ok(unconverted_claim(
         "E2",
         "Where ROC and CROC order two models oppositely, half-life utility R (α = 5) orders \
          them as CROC does",

@@ -10,7 +10,9 @@ use crate::error::{BenchError, Result};
 use crate::output::{Extras, Figure};
 use crate::plan::{Plan, ProtocolChoice};
 use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
-use crate::report::{Claim, DatasetEntry, Experiment, FileEntry, Report, Table};
+use crate::report::{
+    Claim, DatasetEntry, Effect, Experiment, FileEntry, Quote, Reading, Report, Rule, Table, Test,
+};
 
 /// Turns the splits of a run into its results, report entry, figures and claims.
 pub(crate) fn experiment(
@@ -470,6 +472,8 @@ impl View<'_> {
         figures
     }
 
+    /// The configuration's claims, judged by the common decision rule on the paired
+    /// difference of the two models over the run's splits ([`Results::paired_effect`]).
     fn claims(&self) -> Vec<Claim> {
         let plan = self.plan;
         let models = &self.results.models;
@@ -478,36 +482,42 @@ impl View<'_> {
             .map(|claim| {
                 let key = &self.results.keys[claim.key];
                 let (better, worse) = (&models[claim.better], &models[claim.worse]);
-                let (b, _) = better.summary(claim.key);
-                let (w, _) = worse.summary(claim.key);
-                let show =
-                    |v: Option<f64>| v.map_or("undefined".to_string(), |v| format!("{v:.4}"));
                 let lower = plan.lower_is_better(key);
-                let holds = match (b, w) {
-                    (Some(b), Some(w)) if lower => w - b > claim.margin,
-                    (Some(b), Some(w)) => b - w > claim.margin,
-                    _ => false,
+                // A negative margin states "no worse than by |margin|".
+                let (m, no_worse) = (claim.margin.abs(), claim.margin < 0.0);
+                let rule = match (lower, no_worse) {
+                    (false, false) => Rule::above(m),
+                    (false, true) => Rule::not_below(m),
+                    (true, false) => Rule::below(m),
+                    (true, true) => Rule::not_above(m),
                 };
-                Claim {
-                    id: claim.id.clone(),
-                    statement: claim.statement.clone(),
-                    paper: format!(
-                        "mean {key} of {} is {} that of {} by more than {}",
-                        better.label,
-                        if lower { "below" } else { "above" },
-                        worse.label,
-                        claim.margin
-                    ),
-                    measured: format!(
-                        "{} {} vs {} {} over {} split(s)",
-                        better.label,
-                        show(b),
-                        worse.label,
-                        show(w),
-                        self.results.n_splits()
-                    ),
-                    holds,
-                }
+                let effect = self
+                    .results
+                    .paired_effect(&better.label, &worse.label, key)
+                    .unwrap_or_else(|| Effect::mean_of(&[], true, false));
+                let subject = format!("{key}: {} − {}", better.label, worse.label);
+                let measured = format!(
+                    "{key} {} − {}: {} over {} split(s)",
+                    better.label,
+                    worse.label,
+                    effect.describe(4),
+                    self.results.n_splits()
+                );
+                Claim::new(
+                    claim.id.clone(),
+                    claim.statement.clone(),
+                    Quote {
+                        section: "the configuration".into(),
+                        words: format!(
+                            "{key}: {} − {} {}",
+                            better.label,
+                            worse.label,
+                            rule.short()
+                        ),
+                    },
+                    measured,
+                    vec![Reading::new("as configured", vec![Test::new(subject, rule, effect)])],
+                )
             })
             .collect()
     }

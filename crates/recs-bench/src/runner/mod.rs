@@ -19,6 +19,7 @@
 
 mod assemble;
 mod assess;
+mod effects;
 mod load;
 mod select;
 mod split;

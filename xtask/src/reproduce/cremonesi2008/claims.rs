@@ -4,7 +4,7 @@ use recs_bench::report::Claim;
 
 use super::recall::Cell;
 use super::roc::{Averaged, MARKED_N};
-use crate::reproduce::claim;
+use crate::reproduce::unconverted_claim;
 
 /// T1's "far above": head recall at least this many times tail recall.
 pub(crate) const FAR_ABOVE: f64 = 2.0;
@@ -17,7 +17,7 @@ pub(crate) const HALF: std::ops::RangeInclusive<f64> = 0.495..=0.505;
 /// G1: MovieLens 100K's groups [1..99] / [100..199] / [200..] hold exactly 579 / 215 /
 /// 149 users.
 pub(crate) fn g1(users: &[usize]) -> Claim {
-    claim(
+    unconverted_claim(
         "G1",
         "MovieLens 100K's profile-length groups [1..99] / [100..199] / [200..] hold 579 / 215 / 149 users",
         "§5.1: 579 / 215 / 149 users",
@@ -29,7 +29,7 @@ pub(crate) fn g1(users: &[usize]) -> Claim {
 /// G2: "the top 210 items account for 50% of the ratings": holds when the 210 most rated
 /// items hold 49.5%–50.5% of the ratings; our exact head is reported beside it.
 pub(crate) fn g2(head_items: usize, share_of_210: f64) -> Claim {
-    claim(
+    unconverted_claim(
         "G2",
         "The 210 most rated MovieLens 100K items hold 50% of the ratings (to a whole percent)",
         "§5.1: the top 210 items account for 50% of the ratings",
@@ -70,7 +70,7 @@ pub(crate) fn r1(svd: &[Averaged]) -> Claim {
     let values: Vec<(String, Option<f64>)> =
         svd.iter().map(|c| (c.label.clone(), Some(c.closed_area()))).collect();
     let (top, holds) = best(&values, "PureSVD L=15");
-    claim(
+    unconverted_claim(
         "R1",
         "ROC1 on MovieLens (users with at most 99 ratings): PureSVD with L = 15 has the largest area under the mean curve",
         "§5.2, Figure 5: the best curve is obtained with L = 15",
@@ -116,7 +116,7 @@ pub(crate) fn r2(per_dataset: &[(&str, &[Averaged])]) -> Claim {
     let named: Vec<(&str, &[Averaged], &str)> =
         per_dataset.iter().map(|&(name, curves)| (name, curves, "PureSVD L=15")).collect();
     let (text, holds) = best_at_marks_on_each(&named);
-    claim(
+    unconverted_claim(
         "R2",
         "ROC2 on binary data, users with 2–9 ratings: PureSVD with L = 15 has the highest TPR at N = 5 and N = 20 (on both binary datasets)",
         "§5.2, Figure 6(a): the model with a latent size of 15 is the best one",
@@ -129,7 +129,7 @@ pub(crate) fn r2(per_dataset: &[(&str, &[Averaged])]) -> Claim {
 /// at N = 5 and at N = 20 among the PureSVD ranks.
 pub(crate) fn r3(svd: &[Averaged]) -> Claim {
     let (text, holds) = best_at_marks(svd, "PureSVD L=15");
-    claim(
+    unconverted_claim(
         "R3",
         "ROC2 on MovieLens, users with at most 99 ratings: PureSVD with L = 15 has the highest TPR at N = 5 and N = 20",
         "§5.2, Figure 6(b): 15 is again the best value for L",
@@ -142,7 +142,7 @@ pub(crate) fn r3(svd: &[Averaged]) -> Claim {
 /// N = 20 is the highest of the three groups, on both binary datasets.
 pub(crate) fn r4(per_dataset: &[(&str, &[Averaged], &str)]) -> Claim {
     let (text, holds) = best_at_marks_on_each(per_dataset);
-    claim(
+    unconverted_claim(
         "R4",
         "ROC2 of NBN by user group: the group with 2–9 ratings has the highest TPR at N = 5 and N = 20 (on both binary datasets)",
         "§5.2, Figure 6(c): the best prediction is obtained for users with 2–9 ratings",
@@ -172,7 +172,7 @@ pub(crate) fn t1(blocks: &[(String, Vec<[Cell; 3]>)]) -> Claim {
             .collect();
         texts.push(format!("{name}: {}", ratios.join(", ")));
     }
-    claim(
+    unconverted_claim(
         "T1",
         "Recall@20 on head items is at least twice recall@20 on tail items in every user group (Tables 1–2, every model and dataset)",
         "Table 1: 22.2%/6.9%, 24.1%/0.1%, 25.7%/10.1% (head/tail by group); Table 2 likewise",
@@ -205,7 +205,7 @@ pub(crate) fn t2(per_dataset: &[(&str, [Vec<[Cell; 3]>; 3])]) -> Claim {
         texts
             .push(format!("{name}: gains in points (≥10 by group, then ≥20) {}", gains.join(", ")));
     }
-    claim(
+    unconverted_claim(
         "T2",
         "Training NBN only on users with ≥ 10 or ≥ 20 ratings gains at most 2 points of recall@20 in every group",
         "§5.3, Table 2: a richer, more compact model does not clearly improve recommendations",
@@ -231,19 +231,19 @@ mod tests {
 
     #[test]
     fn g1_and_g2_read_the_published_numbers() {
-        assert!(g1(&[579, 215, 149]).holds);
-        assert!(!g1(&[579, 216, 148]).holds);
-        assert!(g2(211, 0.5004).holds);
-        assert!(!g2(190, 0.52).holds);
+        assert!(g1(&[579, 215, 149]).verdict == recs_bench::verdict::Verdict::Holds);
+        assert!(g1(&[579, 216, 148]).verdict != recs_bench::verdict::Verdict::Holds);
+        assert!(g2(211, 0.5004).verdict == recs_bench::verdict::Verdict::Holds);
+        assert!(g2(190, 0.52).verdict != recs_bench::verdict::Verdict::Holds);
     }
 
     #[test]
     fn t1_needs_twice_the_tail_in_every_group() {
         let c = |r| Cell { withheld: 1, recall: Some(r) };
         let good = vec![[c(0.2), c(0.05), c(0.1)]; 3];
-        assert!(t1(&[("m".into(), good.clone())]).holds);
+        assert!(t1(&[("m".into(), good.clone())]).verdict == recs_bench::verdict::Verdict::Holds);
         let mut bad = good;
         bad[1] = [c(0.2), c(0.15), c(0.18)];
-        assert!(!t1(&[("m".into(), bad)]).holds);
+        assert!(t1(&[("m".into(), bad)]).verdict != recs_bench::verdict::Verdict::Holds);
     }
 }

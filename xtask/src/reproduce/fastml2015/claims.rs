@@ -19,8 +19,8 @@
 use recs_bench::report::Claim;
 
 use super::curves::{Curve, crossover, mandcg, means};
-use crate::reproduce::claim;
 use crate::reproduce::ignatov2010::claims::rises;
+use crate::reproduce::unconverted_claim;
 
 /// The share of the best held-out NDCG@10 that is still "close to the best" (F1).
 pub(crate) const CLOSE: f64 = 0.95;
@@ -82,7 +82,7 @@ pub(crate) fn f1(rows: &[RankingRow]) -> Claim {
         (Some(a), Some((b, _))) if b > 0.0 => format!("{:.3}", a / b),
         _ => "-".into(),
     };
-    claim(
+    unconverted_claim(
         "F1",
         "The RMSE-trained factorization orders held-out ratings close to the best model but \
          chooses from all items worse than item popularity",
@@ -125,7 +125,7 @@ pub(crate) fn f2(rows: &[RankingRow]) -> Claim {
         .iter()
         .map(|(l, rmse, ndcg)| format!("{l} RMSE {rmse:.4}, NDCG@10 {ndcg:.4}"))
         .collect();
-    claim(
+    unconverted_claim(
         "F2",
         "A lower RMSE does not mean a better ranking of all items",
         "RMSE doesn't tell a true story, and we need metrics specifically crafted for ranking",
@@ -158,7 +158,7 @@ pub(crate) fn f3(curves: &[(String, Curve)]) -> Claim {
             if up { "" } else { " (no rise)" }
         ));
     }
-    claim(
+    unconverted_claim(
         "F3",
         "NDCG@50 rises with the number L of a new user's ratings, for every personalised model",
         "ideally the quality of recommendations should improve as a system sees more ratings \
@@ -195,7 +195,7 @@ pub(crate) fn f4(curves: &[(String, Curve)], complete: f64) -> Claim {
     };
     let last = curves.iter().filter_map(|(_, c)| c.last()).map(|p| p.0).fold(0.0, f64::max);
     let complete = complete.min(last);
-    claim(
+    unconverted_claim(
         "F4",
         "Some curves of NDCG@50 against L cross: the crossover L is the switch point of a hybrid",
         "Either one is better than the other across the board, or at some point the curves \
@@ -233,7 +233,7 @@ pub(crate) fn f5(rows: &[Generalization]) -> Claim {
             ratio.map_or("-".into(), |v| format!("{v:.3}"))
         ));
     }
-    claim(
+    unconverted_claim(
         "F5",
         "Folded in by least squares, new users reach at least 90% of the weak-generalization \
          NDCG@50",
@@ -282,13 +282,24 @@ mod tests {
                 row(POPULARITY, None, 0.88, [0.20, 0.25]),
                 row("PureSVD", None, 0.90, [0.40, 0.45]),
             ];
-            assert_eq!(f1(&rows).holds, holds, "{held_out} {all_items:?}");
+            assert_eq!(
+                f1(&rows).verdict == recs_bench::verdict::Verdict::Holds,
+                holds,
+                "{held_out} {all_items:?}"
+            );
             let mut reversed = rows.clone();
             reversed.reverse();
-            assert_eq!(f1(&reversed).holds, holds, "reversed: {held_out} {all_items:?}");
+            assert_eq!(
+                f1(&reversed).verdict == recs_bench::verdict::Verdict::Holds,
+                holds,
+                "reversed: {held_out} {all_items:?}"
+            );
         }
         // Without the RMSE model or popularity there is nothing to hold.
-        assert!(!f1(&[row(POPULARITY, None, 0.88, [0.20, 0.25])]).holds);
+        assert!(
+            f1(&[row(POPULARITY, None, 0.88, [0.20, 0.25])]).verdict
+                != recs_bench::verdict::Verdict::Holds
+        );
     }
 
     #[test]
@@ -304,7 +315,7 @@ mod tests {
             (vec![a.clone(), worse, unrated], false),
             (vec![a], false),
         ] {
-            assert_eq!(f2(&rows).holds, holds, "{rows:?}");
+            assert_eq!(f2(&rows).verdict == recs_bench::verdict::Verdict::Holds, holds, "{rows:?}");
         }
         assert!(f2(&[better, row("a", Some(0.9), 0.9, [0.05, 0.1])]).measured.contains(
             "a has the lower RMSE (0.9000 < 1.0000) but the lower NDCG@10 (0.0500 < 0.1000) than b"
@@ -321,22 +332,26 @@ mod tests {
         let others = g("PureSVD", 0.5, 0.1);
         for (als, ials, holds) in [(0.91, 0.95, true), (0.89, 0.95, false), (1.2, 0.5, false)] {
             let rows = [g(ALS, 0.2, 0.2 * als), others.clone(), g(IALS, 0.4, 0.4 * ials)];
-            assert_eq!(f5(&rows).holds, holds, "{als} {ials}");
+            assert_eq!(
+                f5(&rows).verdict == recs_bench::verdict::Verdict::Holds,
+                holds,
+                "{als} {ials}"
+            );
         }
         // A folded model missing, or undefined, fails.
-        assert!(!f5(&[g(ALS, 0.2, 0.2)]).holds);
+        assert!(f5(&[g(ALS, 0.2, 0.2)]).verdict != recs_bench::verdict::Verdict::Holds);
         let undefined = Generalization { label: IALS.into(), weak: Some(0.0), strong: Some(0.1) };
-        assert!(!f5(&[g(ALS, 0.2, 0.2), undefined]).holds);
+        assert!(f5(&[g(ALS, 0.2, 0.2), undefined]).verdict != recs_bench::verdict::Verdict::Holds);
     }
 
     #[test]
     fn f3_needs_every_personalised_curve_to_rise_beyond_the_intervals() {
         let pop = (POPULARITY.to_string(), curve(&[0.3, 0.2]));
         let up = ("a".to_string(), curve(&[0.1, 0.2]));
-        assert!(f3(&[pop.clone(), up.clone()]).holds);
+        assert!(f3(&[pop.clone(), up.clone()]).verdict == recs_bench::verdict::Verdict::Holds);
         // Popularity may fall; a personalised curve rising by less than 0.02 does not count.
         let flat = ("b".to_string(), curve(&[0.1, 0.115]));
-        assert!(!f3(&[pop, up, flat]).holds);
+        assert!(f3(&[pop, up, flat]).verdict != recs_bench::verdict::Verdict::Holds);
     }
 
     #[test]
@@ -344,12 +359,18 @@ mod tests {
         let a = ("a".to_string(), curve(&[0.3, 0.3, 0.3]));
         let b = ("b".to_string(), curve(&[0.1, 0.2, 0.4]));
         let c = ("c".to_string(), curve(&[0.0, 0.0, 0.0]));
-        assert!(f4(&[a.clone(), b.clone(), c.clone()], 2.0).holds);
-        assert!(f4(&[c.clone(), b.clone(), a.clone()], 2.0).holds);
+        assert!(
+            f4(&[a.clone(), b.clone(), c.clone()], 2.0).verdict
+                == recs_bench::verdict::Verdict::Holds
+        );
+        assert!(
+            f4(&[c.clone(), b.clone(), a.clone()], 2.0).verdict
+                == recs_bench::verdict::Verdict::Holds
+        );
         let claim = f4(&[a.clone(), b], 2.0);
         assert!(claim.measured.contains("a / b: L=3"), "{}", claim.measured);
         assert!(claim.measured.contains("1..3: a 0.3000, b 0.2333;"), "{}", claim.measured);
         assert!(claim.measured.contains("L): a 0.3000, b 0.1500"), "{}", claim.measured);
-        assert!(!f4(&[a, c], 2.0).holds);
+        assert!(f4(&[a, c], 2.0).verdict != recs_bench::verdict::Verdict::Holds);
     }
 }

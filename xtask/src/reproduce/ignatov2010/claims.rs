@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 use recs_bench::report::Claim;
 
 use super::sweep::{Estimate, Sweep};
-use crate::reproduce::claim;
+use crate::reproduce::unconverted_claim;
 
 /// Largest difference that is still "slight" (absolute, on a 0..1 measure).
 pub(crate) const SLIGHTLY: f64 = 0.05;
@@ -123,7 +123,7 @@ fn i1(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
         parts.push(format!("{}: {}", point.x, d.signed_text(4)));
         plain.push(difference(keys.plain_recall)?.signed_text(4));
     }
-    Ok(claim(
+    Ok(unconverted_claim(
         "I1",
         "MovieLens: user-based recall is slightly above item-based for 1 to 10 hidden items",
         "almost identical, the user-based recall a bit higher from 1 to 10 hidden items (§5, Figure 2)",
@@ -154,7 +154,7 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
         .difference([ITEM, USER], keys.recall, x0)
         .with_context(|| format!("I2: no recall difference at {x0}%"))?;
     let item_drop = i0.mean - i1.mean;
-    Ok(claim(
+    Ok(unconverted_claim(
         "I2",
         "MovieLens: item-based is better near 1% hidden and degrades as the fraction grows, while user-based stays stable",
         "item-based better at about 1% hidden; its quality drastically decreases for more; user-based quite stable (§5)",
@@ -210,7 +210,7 @@ fn rising_claim(
     at: impl Fn(f64) -> String,
 ) -> Result<Claim> {
     let (measured, holds) = every_series_rises(sweep, keys, id, at)?;
-    Ok(claim(
+    Ok(unconverted_claim(
         id,
         title,
         quote,
@@ -237,7 +237,7 @@ fn i4(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
             show(reached.1)
         ));
     }
-    Ok(claim(
+    Ok(unconverted_claim(
         "I4",
         "Synthetic data: user-based needs fewer neighbours than item-based for the same quality",
         "the user-based method needs less neighbours than item-based for gaining the same quality (§5)",

@@ -1,0 +1,53 @@
+//! Effects for the verdict model read from a run's results: a model's value, or the paired
+//! difference of two models, over the run's splits, with an interval that says whether
+//! its repetitions are independent.
+
+use std::collections::BTreeMap;
+
+use crate::verdict::Effect;
+
+use super::Results;
+
+impl Results {
+    /// The mean of report key `key` for model `label` with its 95% interval
+    /// ([`Results::paired_effect`]'s rules, against zero); `None` for an unknown label or
+    /// key.
+    pub fn effect(&self, label: &str, key: &str) -> Option<Effect> {
+        let values = self.per_split(label, key)?;
+        Some(self.over_repetitions(values.iter().map(|v| v.unwrap_or(f64::NAN))))
+    }
+
+    /// The difference `a − b` of report key `key` between two models, paired split by
+    /// split, with its 95% interval; `None` for an unknown label or key.
+    ///
+    /// The folds of one repetition share their data, so they are not independent: with
+    /// two or more repetitions the interval is Student t over the repetitions' means
+    /// (independent draws); with one repetition of several folds it is Student t over
+    /// the folds, marked dependent; one split alone has no interval (one draw).
+    pub fn paired_effect(&self, a: &str, b: &str, key: &str) -> Option<Effect> {
+        let (a, b) = (self.per_split(a, key)?, self.per_split(b, key)?);
+        let differences = a.iter().zip(&b).map(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => x - y,
+            _ => f64::NAN,
+        });
+        Some(self.over_repetitions(differences))
+    }
+
+    /// `values` (one per split, in split order) as an effect over the run's repetitions.
+    fn over_repetitions(&self, values: impl Iterator<Item = f64>) -> Effect {
+        let mut by_repetition: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+        for (id, value) in self.split_ids.iter().zip(values) {
+            if !value.is_nan() {
+                by_repetition.entry(id.repetition).or_default().push(value);
+            }
+        }
+        if by_repetition.len() >= 2 {
+            let means: Vec<f64> =
+                by_repetition.values().map(|v| v.iter().sum::<f64>() / v.len() as f64).collect();
+            Effect::mean_of(&means, true, false)
+        } else {
+            let folds = by_repetition.into_values().next().unwrap_or_default();
+            Effect::mean_of(&folds, false, false)
+        }
+    }
+}

@@ -1,0 +1,512 @@
+//! The verdict model: how a claim is judged on measured results.
+//!
+//! A claim is judged under one or more *readings* (the choices a paper leaves open, or
+//! fixes, named). Under each reading it is one or more *tests*; a test compares a measured
+//! [`Effect`] (a difference, with its 95% interval and the repetitions behind it) with a
+//! [`Rule`] fixed before the result: a [`Direction`] and a tolerance. The one decision
+//! rule ([`Rule::decide`]) is written here and nowhere else:
+//!
+//! - **holds** when the whole interval lies beyond the tolerance on the claimed side;
+//! - **fails** when the whole interval excludes the claimed effect (it lies on the other
+//!   side of the tolerance);
+//! - **inconclusive** otherwise: the data cannot decide at that tolerance.
+//!
+//! A reading may instead be **untestable**: the measure sits at a bound, or the set-up
+//! makes the claim true or false by construction ([`Untestable`] says which). A claim's
+//! verdict is its primary reading's when one reading is the paper's own; otherwise the
+//! readings' common verdict, or **depends on reading** when they differ.
+//!
+//! An effect measured once has no interval. When the computation is deterministic on
+//! fixed data the point is exact ([`IntervalKind::Exact`]) and the rule applies to it;
+//! one draw of a random computation ([`IntervalKind::Single`]) decides nothing, so the
+//! rule calls it inconclusive rather than read a bare value.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The five verdicts a claim (or one reading or test of it) can have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The interval lies beyond the tolerance on the claimed side.
+    Holds,
+    /// The interval excludes the claimed effect.
+    Fails,
+    /// The data cannot decide at the stated tolerance.
+    Inconclusive,
+    /// The measure sits at a bound, or the set-up decides the claim by construction.
+    Untestable,
+    /// The paper leaves a choice open and the readings' verdicts differ.
+    DependsOnReading,
+}
+
+impl Verdict {
+    /// The verdict as a page writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Fails => "fails",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::Untestable => "untestable",
+            Verdict::DependsOnReading => "depends on reading",
+        }
+    }
+
+    /// The verdict of a claim that asserts every one of `parts`: fails if one fails,
+    /// holds if all hold, untestable if all are, inconclusive otherwise. An empty list
+    /// is untestable (nothing was tested).
+    pub fn all(parts: impl IntoIterator<Item = Verdict>) -> Verdict {
+        let parts: Vec<Verdict> = parts.into_iter().collect();
+        if parts.is_empty() || parts.iter().all(|v| *v == Verdict::Untestable) {
+            Verdict::Untestable
+        } else if parts.contains(&Verdict::Fails) {
+            Verdict::Fails
+        } else if parts.iter().all(|v| *v == Verdict::Holds) {
+            Verdict::Holds
+        } else {
+            Verdict::Inconclusive
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Which side of zero a claim puts an effect, with the tolerance `τ` of its [`Rule`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// The effect exceeds `+τ` ("A is above B").
+    Above,
+    /// The effect is below `−τ` ("A is below B").
+    Below,
+    /// The effect lies in `[−τ, +τ]` ("A and B are equal within tolerance").
+    Within,
+    /// The effect is not below `−τ` ("A is at least as good as B").
+    NotBelow,
+    /// The effect is not above `+τ` ("A is at most as good as B").
+    NotAbove,
+}
+
+/// How an effect's interval was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IntervalKind {
+    /// One measurement of a computation with no random choice on fixed data: the
+    /// interval is the point, and exact.
+    Exact,
+    /// One draw of a computation that has random choices: no interval; a rule decides
+    /// nothing from it.
+    Single,
+    /// Student t (95%) over independent repetitions (independent draws of the split, the
+    /// hidden items or the model's random choices).
+    Independent,
+    /// Student t (95%) over dependent repetitions (folds of one split, nested draws): the
+    /// interval is too narrow by an unknown amount, and says so.
+    Dependent,
+    /// The central 95% of independent draws: where a single draw falls, not where their
+    /// mean lies.
+    Range,
+}
+
+impl IntervalKind {
+    /// The kind in words, for a page.
+    pub fn describe(self) -> &'static str {
+        match self {
+            IntervalKind::Exact => "exact (deterministic on fixed data)",
+            IntervalKind::Single => "one draw, no interval",
+            IntervalKind::Independent => "95% t over independent repetitions",
+            IntervalKind::Dependent => "95% t over dependent repetitions (too narrow)",
+            IntervalKind::Range => "central 95% of independent draws",
+        }
+    }
+}
+
+/// A measured effect: its estimate, its 95% interval and what stands behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Effect {
+    /// The estimate (a mean over repetitions, or the one measurement).
+    pub estimate: f64,
+    /// Lower end of the 95% interval.
+    pub low: f64,
+    /// Upper end of the 95% interval.
+    pub high: f64,
+    /// Number of repetitions behind the estimate.
+    pub repetitions: usize,
+    /// How the interval was obtained.
+    pub interval: IntervalKind,
+}
+
+impl Effect {
+    /// One exact measurement of a deterministic computation.
+    pub fn exact(value: f64) -> Effect {
+        Effect {
+            estimate: value,
+            low: value,
+            high: value,
+            repetitions: 1,
+            interval: IntervalKind::Exact,
+        }
+    }
+
+    /// The mean of `values` with its 95% Student t interval; `independent` says whether
+    /// the repetitions are independent draws or dependent ones (folds of one split). A
+    /// single value gives an effect of kind [`IntervalKind::Single`], or
+    /// [`IntervalKind::Exact`] when `deterministic` says no random choice entered it.
+    ///
+    /// # Panics
+    /// Never: `NaN` values are left out, and no values at all give a `NaN` estimate that
+    /// every rule calls inconclusive.
+    pub fn mean_of(values: &[f64], independent: bool, deterministic: bool) -> Effect {
+        let finite: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+        match finite.as_slice() {
+            [] => Effect {
+                estimate: f64::NAN,
+                low: f64::NAN,
+                high: f64::NAN,
+                repetitions: 0,
+                interval: IntervalKind::Single,
+            },
+            [one] if deterministic => Effect::exact(*one),
+            [one] => Effect { interval: IntervalKind::Single, ..Effect::exact(*one) },
+            many => match recs_metrics::t_interval(many) {
+                Ok(i) => Effect {
+                    estimate: i.mean,
+                    low: i.lower,
+                    high: i.upper,
+                    repetitions: i.n,
+                    interval: if independent {
+                        IntervalKind::Independent
+                    } else {
+                        IntervalKind::Dependent
+                    },
+                },
+                Err(_) => Effect::exact(many[0]),
+            },
+        }
+    }
+
+    /// The paired difference `a − b` over repetitions (entries at the same index come
+    /// from the same repetition); as [`Effect::mean_of`] on the differences.
+    ///
+    /// # Panics
+    /// If `a` and `b` differ in length.
+    pub fn paired(a: &[f64], b: &[f64], independent: bool, deterministic: bool) -> Effect {
+        assert_eq!(a.len(), b.len(), "paired effects need one value of each side per repetition");
+        let differences: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+        Effect::mean_of(&differences, independent, deterministic)
+    }
+
+    /// The central 95% of `draws` (2.5% and 97.5% quantiles, linear interpolation) around
+    /// their mean: where one draw falls.
+    pub fn range_of(draws: &[f64]) -> Effect {
+        let mut sorted: Vec<f64> = draws.iter().copied().filter(|v| !v.is_nan()).collect();
+        sorted.sort_by(f64::total_cmp);
+        if sorted.is_empty() {
+            return Effect::mean_of(&[], true, false);
+        }
+        let quantile = |q: f64| {
+            let at = q * (sorted.len() - 1) as f64;
+            let (i, frac) = (at.floor() as usize, at - at.floor());
+            let next = sorted[(i + 1).min(sorted.len() - 1)];
+            sorted[i] + frac * (next - sorted[i])
+        };
+        Effect {
+            estimate: sorted.iter().sum::<f64>() / sorted.len() as f64,
+            low: quantile(0.025),
+            high: quantile(0.975),
+            repetitions: sorted.len(),
+            interval: IntervalKind::Range,
+        }
+    }
+
+    /// `self` shifted by `offset` (an effect against a reference value).
+    pub fn minus(self, offset: f64) -> Effect {
+        Effect {
+            estimate: self.estimate - offset,
+            low: self.low - offset,
+            high: self.high - offset,
+            ..self
+        }
+    }
+
+    /// `estimate [low, high] (n, kind)` with `digits` decimals.
+    pub fn describe(&self, digits: usize) -> String {
+        match self.interval {
+            IntervalKind::Exact => format!("{:+.digits$} (exact)", self.estimate),
+            IntervalKind::Single => format!("{:+.digits$} (one draw, no interval)", self.estimate),
+            kind => format!(
+                "{:+.digits$} [{:+.digits$}, {:+.digits$}] ({} repetitions; {})",
+                self.estimate,
+                self.low,
+                self.high,
+                self.repetitions,
+                kind.describe()
+            ),
+        }
+    }
+
+    /// Whether the effect is well formed: finite ends in order around the estimate, and
+    /// repetitions that fit its kind.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.estimate.is_nan() {
+            // An undefined effect (nothing measured) is allowed; its rule is inconclusive.
+            return out;
+        }
+        if !(self.low.is_finite() && self.high.is_finite() && self.estimate.is_finite()) {
+            out.push("an end of the interval is not finite".into());
+        } else if !(self.low <= self.estimate + 1e-12 && self.estimate <= self.high + 1e-12) {
+            out.push(format!(
+                "the estimate {} lies outside its interval [{}, {}]",
+                self.estimate, self.low, self.high
+            ));
+        }
+        let fits = match self.interval {
+            IntervalKind::Exact | IntervalKind::Single => {
+                self.repetitions == 1 && self.low == self.high
+            }
+            IntervalKind::Independent | IntervalKind::Dependent | IntervalKind::Range => {
+                self.repetitions >= 2
+            }
+        };
+        if !fits {
+            out.push(format!(
+                "{} repetition(s) do not fit an interval of kind {:?}",
+                self.repetitions, self.interval
+            ));
+        }
+        out
+    }
+}
+
+/// A decision rule fixed before the result: the claimed side and the tolerance.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    /// The side the claim puts the effect.
+    pub direction: Direction,
+    /// The tolerance `τ ≥ 0`: differences within it are not differences.
+    pub tolerance: f64,
+}
+
+impl Rule {
+    /// "The effect exceeds `+tolerance`."
+    pub fn above(tolerance: f64) -> Rule {
+        Rule { direction: Direction::Above, tolerance }
+    }
+
+    /// "The effect is below `−tolerance`."
+    pub fn below(tolerance: f64) -> Rule {
+        Rule { direction: Direction::Below, tolerance }
+    }
+
+    /// "The effect lies within `±tolerance`."
+    pub fn within(tolerance: f64) -> Rule {
+        Rule { direction: Direction::Within, tolerance }
+    }
+
+    /// "The effect is not below `−tolerance`."
+    pub fn not_below(tolerance: f64) -> Rule {
+        Rule { direction: Direction::NotBelow, tolerance }
+    }
+
+    /// "The effect is not above `+tolerance`."
+    pub fn not_above(tolerance: f64) -> Rule {
+        Rule { direction: Direction::NotAbove, tolerance }
+    }
+
+    /// The verdict of `effect` under this rule: [`Verdict::Holds`], [`Verdict::Fails`] or
+    /// [`Verdict::Inconclusive`] (see the module documentation). An effect of one draw of
+    /// a random computation, or an undefined one, is inconclusive.
+    pub fn decide(&self, effect: &Effect) -> Verdict {
+        if effect.interval == IntervalKind::Single || effect.estimate.is_nan() {
+            return Verdict::Inconclusive;
+        }
+        let (low, high, t) = (effect.low, effect.high, self.tolerance);
+        let (holds, fails) = match self.direction {
+            Direction::Above => (low > t, high < t),
+            Direction::Below => (high < -t, low > -t),
+            Direction::Within => (-t <= low && high <= t, low > t || high < -t),
+            Direction::NotBelow => (low >= -t, high < -t),
+            Direction::NotAbove => (high <= t, low > t),
+        };
+        if holds {
+            Verdict::Holds
+        } else if fails {
+            Verdict::Fails
+        } else {
+            Verdict::Inconclusive
+        }
+    }
+
+    /// The rule in numbers: `holds when the interval lies above +0.001`.
+    pub fn describe(&self) -> String {
+        let t = self.tolerance;
+        match self.direction {
+            Direction::Above => {
+                format!("holds when the interval lies above +{t}, fails when below it")
+            }
+            Direction::Below => {
+                format!("holds when the interval lies below −{t}, fails when above it")
+            }
+            Direction::Within => {
+                format!("holds when the interval lies within ±{t}, fails when wholly outside it")
+            }
+            Direction::NotBelow => {
+                format!("holds when the interval lies at or above −{t}, fails when below it")
+            }
+            Direction::NotAbove => {
+                format!("holds when the interval lies at or below +{t}, fails when above it")
+            }
+        }
+    }
+
+    /// The rule in short: `above +0.001`, `within ±0.02`.
+    pub fn short(&self) -> String {
+        let t = self.tolerance;
+        match self.direction {
+            Direction::Above => format!("above +{t}"),
+            Direction::Below => format!("below −{t}"),
+            Direction::Within => format!("within ±{t}"),
+            Direction::NotBelow => format!("not below −{t}"),
+            Direction::NotAbove => format!("not above +{t}"),
+        }
+    }
+
+    /// Why `effect` got its verdict, in words (where the interval lies against `±τ`).
+    pub fn reason(&self, effect: &Effect) -> String {
+        if effect.estimate.is_nan() {
+            return "nothing was measured".into();
+        }
+        if effect.interval == IntervalKind::Single {
+            return "one draw of a random computation decides nothing".into();
+        }
+        let t = self.tolerance;
+        let (low, high) = (effect.low, effect.high);
+        if -t <= low && high <= t {
+            format!("the interval lies within ±{t}: equal within tolerance")
+        } else if low > t {
+            format!("the interval lies above +{t}")
+        } else if high < -t {
+            format!("the interval lies below −{t}")
+        } else {
+            format!("the interval straddles ±{t}")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn interval(low: f64, high: f64) -> Effect {
+        Effect {
+            estimate: (low + high) / 2.0,
+            low,
+            high,
+            repetitions: 10,
+            interval: IntervalKind::Independent,
+        }
+    }
+
+    /// The decision rule on intervals above, below, inside and straddling the tolerance,
+    /// and exactly at its bound, for every direction.
+    #[test]
+    fn the_decision_rule_table() {
+        use Verdict::{Fails as F, Holds as H, Inconclusive as I};
+        let t = 0.01;
+        // (interval, above, below, within, not below, not above)
+        let table = [
+            ((0.02, 0.05), [H, F, F, H, F]),    // beyond +τ
+            ((-0.05, -0.02), [F, H, F, F, H]),  // beyond −τ
+            ((-0.005, 0.005), [F, F, H, H, H]), // inside ±τ
+            ((0.0, 0.03), [I, F, I, H, I]),     // straddles +τ
+            ((-0.03, 0.0), [F, I, I, I, H]),    // straddles −τ
+            ((-0.03, 0.03), [I, I, I, I, I]),   // straddles both
+            ((0.01, 0.02), [I, F, I, H, I]),    // at the bound +τ from above
+            ((-0.01, 0.01), [I, I, H, H, H]),   // exactly ±τ
+            ((-0.02, -0.01), [F, I, I, I, H]),  // at the bound −τ from below
+        ];
+        let rules = [
+            Rule::above(t),
+            Rule::below(t),
+            Rule::within(t),
+            Rule::not_below(t),
+            Rule::not_above(t),
+        ];
+        for ((low, high), expected) in table {
+            for (rule, want) in rules.iter().zip(expected) {
+                assert_eq!(
+                    rule.decide(&interval(low, high)),
+                    want,
+                    "{:?} on [{low}, {high}]",
+                    rule.direction
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn one_draw_decides_nothing_and_an_exact_value_decides() {
+        let rule = Rule::above(0.001);
+        assert_eq!(rule.decide(&Effect::mean_of(&[0.5], true, false)), Verdict::Inconclusive);
+        assert_eq!(rule.decide(&Effect::mean_of(&[0.5], true, true)), Verdict::Holds);
+        assert_eq!(rule.decide(&Effect::exact(0.0005)), Verdict::Fails);
+        assert_eq!(rule.decide(&Effect::mean_of(&[], true, true)), Verdict::Inconclusive);
+        assert!(rule.reason(&Effect::exact(0.0005)).contains("equal within tolerance"));
+    }
+
+    #[test]
+    fn paired_effects_use_the_t_interval_of_the_differences() {
+        let a = [0.70, 0.72, 0.69, 0.71, 0.73];
+        let b = [0.68, 0.69, 0.69, 0.70, 0.70];
+        let e = Effect::paired(&a, &b, true, false);
+        assert_eq!(e.repetitions, 5);
+        assert_eq!(e.interval, IntervalKind::Independent);
+        assert!((e.estimate - 0.018).abs() < 1e-12);
+        // sd of (0.02, 0.03, 0, 0.01, 0.03) = 0.013038; t(0.975, 4) = 2.776445
+        let half = 2.776_445 * 0.013_038_4 / 5f64.sqrt();
+        assert!((e.high - e.estimate - half).abs() < 1e-5, "{e:?}");
+        assert!(e.problems().is_empty());
+        let dependent = Effect::paired(&a, &b, false, false);
+        assert_eq!(dependent.interval, IntervalKind::Dependent);
+        assert!(dependent.describe(3).contains("too narrow"));
+    }
+
+    #[test]
+    fn the_range_holds_the_central_draws() {
+        let draws: Vec<f64> = (0..=200).map(|i| f64::from(i) / 200.0).collect();
+        let e = Effect::range_of(&draws);
+        assert_eq!(e.repetitions, 201);
+        assert!((e.low - 0.025).abs() < 1e-12 && (e.high - 0.975).abs() < 1e-12, "{e:?}");
+        assert!((e.minus(0.5).estimate).abs() < 1e-12);
+    }
+
+    #[test]
+    fn combining_parts() {
+        use Verdict::*;
+        assert_eq!(Verdict::all([Holds, Holds]), Holds);
+        assert_eq!(Verdict::all([Holds, Inconclusive]), Inconclusive);
+        assert_eq!(Verdict::all([Holds, Inconclusive, Fails]), Fails);
+        assert_eq!(Verdict::all([Untestable, Untestable]), Untestable);
+        assert_eq!(Verdict::all([Untestable, Holds]), Inconclusive);
+        assert_eq!(Verdict::all([]), Untestable);
+    }
+
+    #[test]
+    fn malformed_effects_are_named() {
+        let mut e = interval(0.0, 0.1);
+        e.estimate = 0.2;
+        assert!(e.problems()[0].contains("outside its interval"));
+        let single = Effect { repetitions: 3, ..Effect::exact(0.1) };
+        assert!(single.problems()[0].contains("do not fit"));
+        assert_eq!(
+            serde_json::to_string(&Verdict::DependsOnReading).unwrap(),
+            "\"depends-on-reading\""
+        );
+    }
+}
