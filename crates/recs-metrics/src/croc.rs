@@ -269,6 +269,9 @@ pub struct SimulatedCroc {
     pub upper: Vec<[f64; 2]>,
     /// Number of runs.
     pub runs: usize,
+    /// Each run's CROC AUC (trapezoid area of its curve), in run order: where the area of
+    /// one random recommender falls.
+    pub aucs: Vec<f64>,
 }
 
 /// Simulates `runs` random recommenders (each user's candidates in a uniformly random
@@ -312,6 +315,7 @@ pub fn simulated_croc(
         })
         .collect();
     let curves: Vec<Vec<[f64; 2]>> = curves.into_iter().collect::<Result<_>>()?;
+    let aucs = curves.iter().map(|c| crate::trapezoid(c)).collect();
     let len = curves[0].len();
     let mut mean = Vec::with_capacity(len);
     let mut lower = Vec::with_capacity(len);
@@ -334,7 +338,7 @@ pub fn simulated_croc(
         lower.push(lo);
         upper.push(hi);
     }
-    Ok(SimulatedCroc { mean, lower, upper, runs })
+    Ok(SimulatedCroc { mean, lower, upper, runs, aucs })
 }
 
 /// Quantile `q` of sorted `values` by linear interpolation between order statistics
@@ -436,6 +440,12 @@ mod tests {
         for ((lo, hi), m) in a.lower.iter().zip(&a.upper).zip(&a.mean) {
             assert!(lo[1] <= m[1] && m[1] <= hi[1]);
         }
+        // Each run's area; their mean is the area of the mean curve (the area is linear in
+        // the curve when every run has the same false-alarm rates at each k).
+        assert_eq!(a.aucs.len(), 400);
+        let mean_auc = a.aucs.iter().sum::<f64>() / 400.0;
+        assert!((mean_auc - crate::trapezoid(&a.mean)).abs() < 0.02, "{mean_auc}");
+        assert!(a.aucs.iter().any(|&x| (x - mean_auc).abs() > 1e-9), "runs differ");
     }
 
     fn rows() -> impl Strategy<Value = Vec<Vec<(u8, bool)>>> {

@@ -586,7 +586,8 @@ impl Split {
     /// fits on) and targets, exactly as [`Protocol::Strong`] deals them. Breese et al.
     /// (1998)'s *all-but-1* on MS Web is `Given::AllBut(1)`. The test users are those left
     /// with a target and at least one visible event (nothing else can be folded in); `seed`
-    /// draws which events stay visible.
+    /// and `repetition` draw which events stay visible: each repetition is an independent
+    /// draw of the same shipped parts.
     ///
     /// ```
     /// use recs_core::{DuplicatePolicy, Event, Interactions};
@@ -601,6 +602,7 @@ impl Split {
     ///     m(&[(2, 0), (2, 1), (2, 3)])?,
     ///     Given::AllBut(1),
     ///     7,
+    ///     0,
     /// )?;
     /// assert_eq!(split.history().map(|h| h.n_events()), Some(2));
     /// assert_eq!(split.test().n_events(), 1);
@@ -616,6 +618,7 @@ impl Split {
         test: Interactions,
         given: Given,
         seed: u64,
+        repetition: u32,
     ) -> Result<Split> {
         given.validate()?;
         let shaped = Split::predefined(train, test)?;
@@ -630,7 +633,8 @@ impl Split {
         }
         let offsets = row_offsets(test);
         let mut parts = vec![Part::Test; test.n_events()];
-        let given_events = GivenEvents { offsets: &offsets, seed, rep: 0, given };
+        let given_events =
+            GivenEvents { offsets: &offsets, seed, rep: u64::from(repetition), given };
         let mut tested = given_events.mark(&users, Part::History, &mut parts);
         // A new person with nothing visible cannot be folded in, so is not judged.
         tested.retain(|&u| given.visible(test.user_items(u).len()) > 0);
@@ -733,7 +737,8 @@ mod tests {
         // User 2 has four visits, user 3 one: all-but-1 leaves user 3 nothing to fold in.
         let test = m(&[(2, 0), (2, 1), (2, 2), (2, 4), (3, 3)]);
         let split =
-            Split::predefined_new_users(train.clone(), test.clone(), Given::AllBut(1), 3).unwrap();
+            Split::predefined_new_users(train.clone(), test.clone(), Given::AllBut(1), 3, 0)
+                .unwrap();
         assert_eq!(split.train().n_events(), 3);
         let history = split.history().unwrap();
         assert_eq!((history.user_items(2).len(), split.test().user_items(2).len()), (3, 1));
@@ -741,10 +746,19 @@ mod tests {
         // Every test event is in exactly one of history and targets.
         assert_eq!(history.n_events() + split.test().n_events(), test.n_events());
         // The same seed deals the same way; a test user with training events is refused.
-        let again = Split::predefined_new_users(train.clone(), test, Given::AllBut(1), 3).unwrap();
+        let again =
+            Split::predefined_new_users(train.clone(), test.clone(), Given::AllBut(1), 3, 0)
+                .unwrap();
         assert_eq!(again.test().user_items(2), split.test().user_items(2));
+        // Another repetition is another draw: some of them hold out another visit.
+        let held_out = |rep| {
+            let s =
+                Split::predefined_new_users(train.clone(), test.clone(), Given::AllBut(1), 3, rep);
+            s.unwrap().test().user_items(2).to_vec()
+        };
+        assert!((1..20).any(|rep| held_out(rep) != held_out(0)));
         let known = m(&[(1, 3)]);
-        assert!(Split::predefined_new_users(train, known, Given::N(1), 3).is_err());
+        assert!(Split::predefined_new_users(train, known, Given::N(1), 3, 0).is_err());
     }
 
     /// Two users; user 0 has items 0..4 at times 10, 40, 20, 30; user 1 has item 1 at 5.

@@ -31,13 +31,15 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Context, Result, ensure};
-use recs_bench::report::{Claim, CurveKind, Table};
-use recs_bench::{ExperimentRun, ModelCurve, ModelResults, Results, Session};
+use recs_bench::report::{CurveKind, Table};
+use recs_bench::{ExperimentRun, ModelCurve, ModelResults, ProtocolChoice, Results, Session};
 use recs_core::Judgments;
+use recs_split::Given;
 use serde_json::json;
 
-use super::{Lines, Options, finish, unconverted_claim, unevaluated_claims};
+use super::{Lines, Options, finish, unevaluated_claims};
 
+mod claims;
 mod random;
 mod side;
 
@@ -93,11 +95,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         Ok(run)
     };
     let mut fig3 = experiment("fig3-msweb", false)?;
-    let separate = separate_people(options, &session, &lines, &fig3.results)?;
+    let separate = SEPARATE
+        .iter()
+        .map(|reading| separate_people(options, &session, &lines, &fig3.results, reading))
+        .collect::<Result<Vec<_>>>()?;
     let mut fig4 = experiment("fig4-ml-implicit", true)?;
     let mut fig5 = experiment("fig5-ml-conditional", true)?;
     for (run, expected) in
-        [(&fig3, FIG3_CANDIDATES), (&separate, SEPARATE_CANDIDATES), (&fig4, FIG4_CANDIDATES)]
+        [(&fig3, FIG3_CANDIDATES), (&separate[0], SEPARATE_CANDIDATES), (&fig4, FIG4_CANDIDATES)]
     {
         ensure!(
             run.experiment.candidates == expected,
@@ -107,8 +112,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         );
     }
     add_paper_tables(&mut fig3, &[(LPCA, "dims", 0), (ASPECT, "classes", 4)]);
-    let mut separate = separate;
-    separate.experiment.tables.push(readings_table(&fig3.results, &separate.results)?);
+    let mut readings = vec![(SAME_PEOPLE, &fig3.results)];
+    readings.extend(SEPARATE.iter().zip(&separate).map(|(r, run)| (r.name, &run.results)));
+    let table = readings_table(&readings)?;
+    fig3.experiment.tables.push(table);
     add_paper_tables(&mut fig4, &[(ASPECT_ATTR, "classes", 6)]);
     let classes = class_counts(options, &session, &lines)?;
     ensure!(
@@ -119,19 +126,64 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     add_paper_tables(&mut fig5, &[]);
 
     let implicit = fig4.results.judgments().context("fig4 kept no judgments")?;
-    let (thm1, thm1_figure) = random::check_case(options, &lines, &random::EVEN, implicit)?;
+    let (thm1, thm1_figure, random_runs) =
+        random::check_case(options, &lines, &random::EVEN, implicit)?;
     let conditional = fig5.results.judgments().context("fig5 kept no judgments")?;
-    let (uneven, uneven_figure) =
+    let (uneven, uneven_figure, _) =
         random::check_case(options, &lines, &random::UNEVEN, conditional)?;
     let random_conditional = recs_metrics::random_croc(conditional, 1.0)?.auc();
-    let claims = claims(&fig3.results, &fig4.results, &fig5.results, random_conditional)?;
+    let user_mean_conditional = exact_auc(
+        fig5.results.model(USER_MEAN).context("fig5 has no user mean rating")?,
+        CurveKind::Croc,
+    );
+    let mut msweb = vec![ms_web_reading(SAME_PEOPLE, true, false, &fig3.results)?];
+    for (r, run) in SEPARATE.iter().zip(&separate) {
+        msweb.push(ms_web_reading(r.name, false, r.one_positive_each, &run.results)?);
+    }
+    let cold = claims::ColdStart {
+        fig4: &fig4.results,
+        fig5: &fig5.results,
+        random_runs: &random_runs,
+        conditional_random: (random_conditional, user_mean_conditional),
+    };
+    let claims = claims::claims(&msweb, &cold)?;
     let notes = notes(options, implicit, lines.seconds())?;
 
-    let (mut report, mut extras) =
-        session.report(PAPER, options.seed, vec![fig3, separate, fig4, fig5], claims, &notes)?;
+    let mut runs = vec![fig3];
+    runs.extend(separate);
+    runs.extend([fig4, fig5]);
+    let (mut report, mut extras) = session.report(PAPER, options.seed, runs, claims, &notes)?;
     report.experiments.extend([thm1, uneven]);
     extras.figures.extend([thm1_figure, uneven_figure]);
     finish(options, &report, &extras, &report.validate(), &lines)
+}
+
+/// The paper's reading of MS Web's test cases: the same people as the training cases (its
+/// 9,256,692 candidates show it).
+const SAME_PEOPLE: &str = "same people (the paper's reading)";
+
+/// One reading of MS Web's test cases for the claims, with the CROC gap S3 reads.
+fn ms_web_reading<'a>(
+    name: &'static str,
+    primary: bool,
+    one_positive_each: bool,
+    results: &'a Results,
+) -> Result<claims::MsWebReading<'a>> {
+    let croc = |label: &str| {
+        results
+            .model(label)
+            .and_then(ModelResults::croc)
+            .with_context(|| format!("`{label}` has no CROC curve"))
+    };
+    let gap = crocs_gap(croc(LPCA)?, croc(REGRESSION)?);
+    let deterministic = results.model(LPCA).and_then(|m| m.param("dims")) == Some("0");
+    Ok(claims::MsWebReading {
+        name,
+        primary,
+        one_positive_each,
+        results,
+        croc_gap: (gap, deterministic),
+    })
 }
 
 fn params_text(model: &ModelResults) -> String {
@@ -163,16 +215,67 @@ fn add_paper_tables(run: &mut ExperimentRun, tuned: &[(&str, &str, usize)]) {
     run.experiment.tables.extend(tables);
 }
 
-/// `fig3-msweb-separate-people`: `fig3-msweb`'s models on the test cases read as new
-/// people, each model with the parameters `fig3-msweb` chose by validation (the training
-/// people, and so the validation data, are the same in both readings).
+/// MS Web's test cases read as new people: which of each case's visits stay visible to
+/// fold it in from, the rest being its positives.
+pub(crate) struct Separate {
+    /// Experiment id.
+    id: &'static str,
+    /// The reading's name in claims and tables.
+    name: &'static str,
+    given: Given,
+    /// Every judged case has exactly one positive.
+    one_positive_each: bool,
+}
+
+/// The readings of MS Web's test cases as new people: all-but-1 (Breese et al. 1998's
+/// protocol on this data, one positive per case), and three hold-outs whose positives
+/// grow with a case's activity.
+pub(crate) const SEPARATE: [Separate; 4] = [
+    Separate {
+        id: "fig3-msweb-separate-people",
+        name: "new people, all visits but one visible",
+        given: Given::AllBut(1),
+        one_positive_each: true,
+    },
+    Separate {
+        id: "fig3-msweb-separate-half",
+        name: "new people, half of each case's visits held out",
+        given: Given::Fraction(0.5),
+        one_positive_each: false,
+    },
+    Separate {
+        id: "fig3-msweb-separate-given-1",
+        name: "new people, one visit visible",
+        given: Given::N(1),
+        one_positive_each: false,
+    },
+    Separate {
+        id: "fig3-msweb-separate-given-2",
+        name: "new people, two visits visible",
+        given: Given::N(2),
+        one_positive_each: false,
+    },
+];
+
+/// `fig3-msweb`'s models on the test cases read as new people (`reading`), each model with
+/// the parameters `fig3-msweb` chose by validation on its first repetition (the training
+/// people, and so the validation data, are the same in every reading).
 fn separate_people(
     options: &Options,
     session: &Session,
     lines: &Lines,
     fig3: &Results,
+    reading: &Separate,
 ) -> Result<ExperimentRun> {
     let (mut config, source) = options.config(PAPER, "fig3-msweb-separate-people")?;
+    config.name = reading.id.to_string();
+    config.protocol = ProtocolChoice::PredefinedNewUsers(reading.given);
+    config.description = format!(
+        "UCI MS Web training/test files; the test cases are read as people absent from \
+         training (ids `test:<id>`), folded in from their visible visits ({}) and judged on \
+         the others: every vroot not among its visible visits is a candidate.",
+        reading.name
+    );
     for model in &mut config.models {
         let label = model.label().to_string();
         let chosen = fig3.model(&label).with_context(|| format!("fig3-msweb has no `{label}`"))?;
@@ -186,11 +289,12 @@ fn separate_people(
         }
     }
     let plan = options.checked(&config, &source)?;
-    lines.say("fig3-msweb-separate-people: running");
+    lines.say(format!("{}: running", reading.id));
     let run = session.run(&plan, lines)?;
     for model in run.results.models() {
         lines.say(format!(
-            "fig3-msweb-separate-people: {}: ROC AUC {:.4}, CROC AUC {:.4}",
+            "{}: {}: ROC AUC {:.4}, CROC AUC {:.4}",
+            reading.id,
             model.label(),
             exact_auc(model, CurveKind::Roc),
             exact_auc(model, CurveKind::Croc)
@@ -199,37 +303,37 @@ fn separate_people(
     Ok(run)
 }
 
-/// Each model's areas under the two readings of MS Web's test cases.
-fn readings_table(same: &Results, separate: &Results) -> Result<Table> {
-    let rows = same
-        .models()
-        .iter()
-        .map(|m| {
-            let other = separate
-                .model(m.label())
-                .with_context(|| format!("the separate-people run has no `{}`", m.label()))?;
-            Ok(vec![
-                json!(m.label()),
-                json!(params_text(m)),
-                json!(exact_auc(m, CurveKind::Roc)),
-                json!(exact_auc(m, CurveKind::Croc)),
-                json!(exact_auc(other, CurveKind::Roc)),
-                json!(exact_auc(other, CurveKind::Croc)),
-            ])
-        })
-        .collect::<Result<Vec<_>>>()?;
+/// Each model's mean areas over the repetitions under every reading of MS Web's test
+/// cases, with their 95% intervals.
+fn readings_table(readings: &[(&str, &Results)]) -> Result<Table> {
+    let mut rows = Vec::new();
+    for (name, results) in readings {
+        for m in results.models() {
+            let mut row = vec![json!(name), json!(m.label())];
+            for key in ["roc_auc", "croc_auc"] {
+                let e = results
+                    .effect(m.label(), key)
+                    .with_context(|| format!("`{}` has no {key}", m.label()))?;
+                row.extend([json!(e.estimate), json!(e.low), json!(e.high)]);
+            }
+            row.push(json!(results.n_splits()));
+            rows.push(row);
+        }
+    }
     Ok(Table {
-        name: "The two readings of the test cases: the same people as the training cases \
-               (fig3-msweb, the paper's reading) or new people folded in from all their visits \
-               but one (this experiment)"
+        name: "MS Web's test cases under each reading: mean areas over the repetitions with \
+               95% t intervals (one repetition: no interval)"
             .into(),
         columns: [
+            "reading",
             "model",
-            "params",
-            "ROC AUC, same people",
-            "CROC AUC, same people",
-            "ROC AUC, new people",
-            "CROC AUC, new people",
+            "ROC AUC",
+            "ROC low",
+            "ROC high",
+            "CROC AUC",
+            "CROC low",
+            "CROC high",
+            "repetitions",
         ]
         .map(String::from)
         .to_vec(),
@@ -439,271 +543,6 @@ fn movies_without_actors(
     (all, candidates.into_iter().filter(|&i| bare(i)).count())
 }
 
-fn ranking(models: &[(&str, f64)]) -> Vec<String> {
-    let mut sorted: Vec<(&str, f64)> = models.to_vec();
-    sorted.sort_by(|a, b| b.1.total_cmp(&a.1));
-    sorted.into_iter().map(|(name, _)| name.to_string()).collect()
-}
-
-/// A model's exact areas and CROC curve, read from a run's results.
-struct Areas<'a> {
-    roc: f64,
-    croc: f64,
-    croc_curve: &'a ModelCurve,
-}
-
-fn areas<'a>(results: &'a Results, label: &str) -> Result<Areas<'a>> {
-    let model = results.model(label).with_context(|| format!("no model `{label}`"))?;
-    let roc = model.roc().with_context(|| format!("`{label}` has no ROC curve"))?;
-    let croc = model.croc().with_context(|| format!("`{label}` has no CROC curve"))?;
-    Ok(Areas { roc: roc.exact_auc, croc: croc.exact_auc, croc_curve: croc })
-}
-
-/// Differences below this are ties wherever a claim compares two models (areas, MAE, R):
-/// fixed before any result was read, the same for every claim.
-const TIE: f64 = 0.001;
-
-/// A model's name with its ROC and CROC AUC.
-type NamedAreas<'a> = (&'a str, f64, f64);
-
-/// Pairs that one curve puts strictly ahead (by more than `tie`) and the other strictly
-/// behind.
-fn reversed_pairs<'a, 'b>(
-    models: &'b [NamedAreas<'a>],
-    tie: f64,
-) -> Vec<(&'b NamedAreas<'a>, &'b NamedAreas<'a>)> {
-    let mut out = Vec::new();
-    for (i, a) in models.iter().enumerate() {
-        for b in &models[i + 1..] {
-            let (roc, croc) = (a.1 - b.1, a.2 - b.2);
-            if (roc > tie && croc < -tie) || (roc < -tie && croc > tie) {
-                out.push((a, b));
-            }
-        }
-    }
-    out
-}
-
-/// The pairs of [`reversed_pairs`], written `a/b`.
-fn strict_reversals(models: &[NamedAreas<'_>], tie: f64) -> Vec<String> {
-    reversed_pairs(models, tie).into_iter().map(|(a, b)| format!("{}/{}", a.0, b.0)).collect()
-}
-
-fn claims(
-    fig3: &Results,
-    fig4: &Results,
-    fig5: &Results,
-    random_conditional: f64,
-) -> Result<Vec<Claim>> {
-    let (lpca, aspect) = (areas(fig3, LPCA)?, areas(fig3, ASPECT)?);
-    let (regression, random) = (areas(fig3, REGRESSION)?, areas(fig3, RANDOM)?);
-    let lpca_dims = fig3.model(LPCA).and_then(|m| m.param("dims")).unwrap_or("?");
-    let (aspect_attr, user_pop) = (areas(fig4, ASPECT_ATTR)?, areas(fig4, USER_POP)?);
-    let (naive_bayes, user_mean) = (areas(fig5, NAIVE_BAYES)?, areas(fig5, USER_MEAN)?);
-    let fig3_models = [
-        ("lpca", lpca.roc, lpca.croc),
-        ("aspect", aspect.roc, aspect.croc),
-        ("regression", regression.roc, regression.croc),
-        ("random", random.roc, random.croc),
-    ];
-    let by_roc = ranking(&fig3_models.iter().map(|m| (m.0, m.1)).collect::<Vec<_>>());
-    let by_croc = ranking(&fig3_models.iter().map(|m| (m.0, m.2)).collect::<Vec<_>>());
-    let s1_reversals = strict_reversals(&fig3_models, TIE);
-    let s2: Vec<String> = fig3_models[..3]
-        .iter()
-        .map(|m| format!("{} ROC {:.4} / CROC {:.4}", m.0, m.1, m.2))
-        .collect();
-    let s3_gap = crocs_gap(lpca.croc_curve, regression.croc_curve);
-    let user_pop_croc = user_pop.croc;
-    let mut out = vec![
-        unconverted_claim(
-            "S1",
-            "MS Web: the ranking of methods is the same under ROC and CROC",
-            "same order under both curves (Figure 3)",
-            format!(
-                "by ROC AUC: {}; by CROC AUC: {}; AUC differences below {TIE} count as ties; strict reversals: {}",
-                by_roc.join(" > "),
-                by_croc.join(" > "),
-                if s1_reversals.is_empty() { "none".to_string() } else { s1_reversals.join(", ") }
-            ),
-            s1_reversals.is_empty(),
-        ),
-        unconverted_claim(
-            "S2",
-            "MS Web: every method's CROC AUC is above its ROC AUC",
-            "CROC curves lie above ROC curves (Figure 3)",
-            s2.join("; "),
-            fig3_models[..3].iter().all(|m| m.2 > m.1),
-        ),
-        unconverted_claim(
-            "S3",
-            "MS Web: LPCA (|L| = 0) and the user/item regression have the same CROC curve",
-            "identical CROC curves",
-            format!(
-                "LPCA with |L| = {} chosen by validation; CROC AUC {:.4} vs {:.4}; largest hit-rate gap at equal false-alarm rate {:.4}",
-                lpca_dims, lpca.croc, regression.croc, s3_gap
-            ),
-            s3_gap < 0.01,
-        ),
-        unconverted_claim(
-            "S4",
-            "MS Web: on ROC the user/item regression is below LPCA",
-            "regression below LPCA on ROC (overfitting remark, §6.1)",
-            format!("ROC AUC regression {:.4} vs LPCA {:.4}", regression.roc, lpca.roc),
-            regression.roc < lpca.roc,
-        ),
-        unconverted_claim(
-            "M1",
-            "MovieLens cold start: user popularity is a random recommender on CROC",
-            "CROC AUC 0.5 (Theorem 1: every user has the same 331 candidates)",
-            format!(
-                "CROC AUC {user_pop_croc:.9}: user popularity gives all of a user's candidates one score, so every \
-                 user's ranking is one tie group and the expected CROC is the random one, exactly"
-            ),
-            (user_pop_croc - 0.5).abs() <= 0.01,
-        ),
-        unconverted_claim(
-            "M2",
-            "MovieLens cold start: the aspect model's CROC AUC is clearly above user popularity's",
-            "aspect model the clear winner on CROC (Figure 4b)",
-            format!(
-                "CROC AUC aspect {:.4} vs user popularity {:.4}",
-                aspect_attr.croc, user_pop_croc
-            ),
-            aspect_attr.croc > user_pop_croc + 0.02,
-        ),
-        unconverted_claim(
-            "M3",
-            "MovieLens cold start: the ROC AUCs of the aspect model and user popularity are close",
-            "nearly identical ROC performance (Figure 4a)",
-            format!("ROC AUC aspect {:.4} vs user popularity {:.4}", aspect_attr.roc, user_pop.roc),
-            (aspect_attr.roc - user_pop.roc).abs() <= 0.03,
-        ),
-        unconverted_claim(
-            "C1",
-            "Conditional rating: user mean rating is random on CROC",
-            "reduces to a random recommender on CROC (Figure 5b)",
-            format!(
-                "CROC AUC {:.4}; the exact expected random CROC AUC on these judgments is {:.4} (users have \
-                 different numbers of candidates, so it need not be 0.5)",
-                user_mean.croc, random_conditional
-            ),
-            (user_mean.croc - random_conditional).abs() <= 0.02
-                || (user_mean.croc - 0.5).abs() <= 0.02,
-        ),
-        unconverted_claim(
-            "C2",
-            "Conditional rating: naive Bayes' CROC AUC is above user mean rating's",
-            "naive Bayes superior on CROC (Figure 5b)",
-            format!(
-                "CROC AUC naive Bayes {:.4} vs user mean {:.4}",
-                naive_bayes.croc, user_mean.croc
-            ),
-            naive_bayes.croc > user_mean.croc,
-        ),
-        unconverted_claim(
-            "C3",
-            "Conditional rating: on ROC user mean rating is at least as good as naive Bayes",
-            "mean rating outperforms all other methods by ROC (§6.3)",
-            format!("ROC AUC user mean {:.4} vs naive Bayes {:.4}", user_mean.roc, naive_bayes.roc),
-            user_mean.roc >= naive_bayes.roc,
-        ),
-    ];
-    out.push(e1(fig3, fig4)?);
-    out.push(e2(&[fig3, fig4, fig5])?);
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    Ok(out)
-}
-
-/// The mean of report key `key` for model `label`.
-fn mean(results: &Results, label: &str, key: &str) -> Result<f64> {
-    results.mean(label, key).with_context(|| format!("`{label}` has no value of `{key}`"))
-}
-
-/// E1 (§7.3): MAE misjudges the aspect models, whose probabilities are tiny by
-/// construction: on the test events each has a larger MAE than a model it clearly beats
-/// on CROC (MS Web: random, also beaten on ROC; MovieLens: user popularity, which M3
-/// finds about as good on ROC).
-fn e1(fig3: &Results, fig4: &Results) -> Result<Claim> {
-    let mut parts = Vec::new();
-    let mut holds = true;
-    for (results, aspect, other) in [(fig3, ASPECT, RANDOM), (fig4, ASPECT_ATTR, USER_POP)] {
-        let (a, o) = (areas(results, aspect)?, areas(results, other)?);
-        let events = |label| mean(results, label, side::MAE_EVENTS);
-        let all = |label| mean(results, label, side::MAE_ALL);
-        let (mae_a, mae_o) = (events(aspect)?, events(other)?);
-        holds &= a.croc > o.croc + TIE && mae_a > mae_o + TIE;
-        parts.push(format!(
-            "{aspect} vs {other}: ROC AUC {:.4} vs {:.4}, CROC AUC {:.4} vs {:.4}, MAE on the \
-             test events {mae_a:.4} vs {mae_o:.4} (on all candidates {:.4} vs {:.4})",
-            a.roc,
-            o.roc,
-            a.croc,
-            o.croc,
-            all(aspect)?,
-            all(other)?
-        ));
-    }
-    Ok(unconverted_claim(
-        "E1",
-        "MAE (eq. 11, on the models' probabilities, over the test events) ranks each aspect \
-         model below a model it beats on CROC",
-        "the aspect model \"would incorrectly suffer from MAE evaluation\": its outputs sum \
-         to one over all pairs (§7.3)",
-        format!("{}; differences below {TIE} count as ties", parts.join("; ")),
-        holds,
-    ))
-}
-
-/// E2 (§7.3): half-life utility R, an average over users, sides with CROC where ROC and
-/// CROC disagree about a pair of models.
-fn e2(runs: &[&Results]) -> Result<Claim> {
-    let mut parts = Vec::new();
-    let mut agree = 0;
-    for results in runs {
-        let mut models = Vec::new();
-        for m in results.models() {
-            if let (Some(roc), Some(croc)) = (m.roc(), m.croc()) {
-                models.push((m.label(), roc.exact_auc, croc.exact_auc));
-            }
-        }
-        for (a, b) in reversed_pairs(&models, TIE) {
-            let r = mean(results, a.0, HALF_LIFE_KEY)? - mean(results, b.0, HALF_LIFE_KEY)?;
-            let croc = a.2 - b.2;
-            let sides_with_croc = r.abs() > TIE && r.signum() == croc.signum();
-            agree += usize::from(sides_with_croc);
-            parts.push(format!(
-                "{} vs {}: ROC {:+.4}, CROC {:+.4}, R {:+.4} ({})",
-                a.0,
-                b.0,
-                a.1 - b.1,
-                croc,
-                r,
-                if sides_with_croc { "as CROC" } else { "not as CROC" }
-            ));
-        }
-    }
-    let measured = if parts.is_empty() {
-        "no pair of models is ordered oppositely by ROC and CROC, so nothing is tested".into()
-    } else {
-        format!(
-            "pairs ordered oppositely by ROC and CROC AUC (differences below {TIE} are ties): \
-             {}; R sides with CROC in {agree} of {}",
-            parts.join("; "),
-            parts.len()
-        )
-    };
-    Ok(unconverted_claim(
-        "E2",
-        "Where ROC and CROC order two models oppositely, half-life utility R (α = 5) orders \
-         them as CROC does",
-        "R \"bears similarities to the area under the CROC curve, essentially compressing the \
-         performance of all users into one value\" (§7.3)",
-        measured,
-        !parts.is_empty() && agree == parts.len(),
-    ))
-}
-
 /// Largest difference in hit rate between two CROC curves at the same false-alarm rate,
 /// evaluated at the stored points of both (linear interpolation in between).
 fn crocs_gap(a: &ModelCurve, b: &ModelCurve) -> f64 {
@@ -762,14 +601,6 @@ mod tests {
     use recs_bench::report::Report;
 
     #[test]
-    fn ties_do_not_reverse_and_clear_swaps_do() {
-        let tied = [("a", 0.9, 0.9143), ("b", 0.88, 0.91432), ("c", 0.5, 0.5)];
-        assert!(strict_reversals(&tied, 0.001).is_empty());
-        let swapped = [("a", 0.9, 0.80), ("b", 0.88, 0.85)];
-        assert_eq!(strict_reversals(&swapped, 0.001), vec!["a/b".to_string()]);
-    }
-
-    #[test]
     fn identical_curves_have_no_gap_and_shifted_ones_do() {
         let a =
             ModelCurve::from_points(CurveKind::Croc, "a", vec![[0.0, 0.0], [0.5, 0.8], [1.0, 1.0]]);
@@ -782,11 +613,6 @@ mod tests {
         let c =
             ModelCurve::from_points(CurveKind::Croc, "c", vec![[0.0, 0.0], [0.5, 0.6], [1.0, 1.0]]);
         assert!((crocs_gap(&a, &c) - 0.2).abs() < 1e-12);
-    }
-
-    #[test]
-    fn ranking_orders_by_decreasing_value() {
-        assert_eq!(ranking(&[("a", 0.6), ("b", 0.9), ("c", 0.7)]), ["b", "c", "a"]);
     }
 
     #[test]

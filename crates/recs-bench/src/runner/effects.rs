@@ -25,7 +25,14 @@ impl Results {
     /// (independent draws); with one repetition of several folds it is Student t over
     /// the folds, marked dependent; one split alone has no interval (one draw).
     pub fn paired_effect(&self, a: &str, b: &str, key: &str) -> Option<Effect> {
-        let (a, b) = (self.per_split(a, key)?, self.per_split(b, key)?);
+        self.difference((a, key), (b, key))
+    }
+
+    /// The difference of two (model label, report key) values, paired split by split, as
+    /// [`Results::paired_effect`]: `(m, "croc_auc")` against `(m, "roc_auc")` compares one
+    /// model's two areas.
+    pub fn difference(&self, a: (&str, &str), b: (&str, &str)) -> Option<Effect> {
+        let (a, b) = (self.per_split(a.0, a.1)?, self.per_split(b.0, b.1)?);
         let differences = a.iter().zip(&b).map(|(x, y)| match (x, y) {
             (Some(x), Some(y)) => x - y,
             _ => f64::NAN,

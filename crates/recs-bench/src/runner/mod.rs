@@ -245,6 +245,15 @@ impl ModelResults {
         self.params.first().map_or(&[], Vec::as_slice)
     }
 
+    /// The value of parameter `key` on every split, in [`Results::split_ids`] order (what
+    /// validation chose on each).
+    pub fn param_per_split(&self, key: &str) -> Vec<Option<&str>> {
+        self.params
+            .iter()
+            .map(|p| p.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str()))
+            .collect()
+    }
+
     /// The value of parameter `key` used on the first split.
     pub fn param(&self, key: &str) -> Option<&str> {
         self.params().iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())

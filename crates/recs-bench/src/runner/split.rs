@@ -98,10 +98,10 @@ impl Candidates {
 
 /// The splits to run, in report order.
 pub(crate) fn split_ids(plan: &Plan, quick: bool) -> Vec<SplitId> {
+    // A predefined split has one fold; its repetitions draw the validation partition,
+    // the models' random choices and (for new users) the visible events afresh.
     let folds = match &plan.protocol {
-        ProtocolChoice::Predefined | ProtocolChoice::PredefinedNewUsers(_) => {
-            return vec![SplitId::new(0, 0)];
-        }
+        ProtocolChoice::Predefined | ProtocolChoice::PredefinedNewUsers(_) => 1,
         ProtocolChoice::Generated(p) => p.n_folds() as u32,
     };
     let repetitions = if quick { 1 } else { plan.repetitions };
@@ -164,6 +164,7 @@ impl Context<'_> {
                 self.shipped_test()?,
                 *given,
                 self.plan.seed,
+                id.repetition,
             )?),
             ProtocolChoice::Generated(p) => Ok(p.split(data, self.plan.seed, id)?),
         }

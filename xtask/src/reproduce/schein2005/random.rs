@@ -48,14 +48,14 @@ pub(super) const UNEVEN: Case = Case {
 };
 
 /// The exact expected random CROC curve of `judgments` against `runs` simulated random
-/// recommenders (mean and pointwise 95% band) and one single run: the report entry and
-/// its figure.
+/// recommenders (mean and pointwise 95% band) and one single run: the report entry, its
+/// figure, and each simulated run's CROC AUC.
 pub(super) fn check_case(
     options: &Options,
     lines: &Lines,
     case: &Case,
     judgments: &Judgments,
-) -> Result<(Experiment, Figure)> {
+) -> Result<(Experiment, Figure, Vec<f64>)> {
     let exact = recs_metrics::random_croc(judgments, 1.0)?;
     let runs = if options.quick { 20 } else { 200 };
     let seed = recs_core::mix64(options.seed ^ SIMULATION_PURPOSE ^ (case.stream << 32));
@@ -78,6 +78,7 @@ pub(super) fn check_case(
         case.id,
         exact.auc()
     ));
+    let run_range = recs_bench::verdict::Effect::range_of(&simulated.aucs);
     let exact_curve = ModelCurve::new(CurveKind::Croc, "random (exact expected)", &exact, 15.0);
     let simulated_curve =
         ModelCurve::from_points(CurveKind::Croc, "random (simulated mean)", simulated.mean.clone());
@@ -124,6 +125,8 @@ pub(super) fn check_case(
                 "max |TPR − FPR| (exact)",
                 "max gap exact vs simulated mean",
                 "exact inside the pointwise 95% band at every k",
+                "one-run AUC, 2.5% of runs",
+                "one-run AUC, 97.5% of runs",
             ]
             .map(String::from)
             .to_vec(),
@@ -134,8 +137,10 @@ pub(super) fn check_case(
                 json!(diagonal_gap),
                 json!(simulation_gap),
                 json!(inside_band),
+                json!(run_range.low),
+                json!(run_range.high),
             ]],
         }],
     };
-    Ok((experiment, figure))
+    Ok((experiment, figure, simulated.aucs))
 }
