@@ -721,3 +721,238 @@ fn the_page_builds_a_model_crate_that_keeps_the_contract() {
         panic!("the crate of docs/adding-a-model.md does not pass its checks:\n{e}");
     }
 }
+
+/// A module of a crate as the path below its root: `src/lib.rs` → `[]`, `src/a.rs` and
+/// `src/a/mod.rs` → `[a]`, `src/a/b.rs` → `[a, b]`.
+type ModulePath = Vec<String>;
+
+/// The module a source file under `src/` holds.
+fn module_path(relative: &Path) -> ModulePath {
+    let mut parts: Vec<String> = relative
+        .with_extension("")
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if matches!(parts.last().map(String::as_str), Some("lib" | "main" | "mod")) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The code of a file whose imports count: comments removed, and the file cut where its
+/// test module begins (tests may use any module of their crate).
+fn code_of(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut code = String::new();
+    for (k, line) in lines.iter().enumerate() {
+        let next = lines.get(k + 1).map_or("", |l| l.trim_start());
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("#[cfg(") && trimmed.contains("test") && next.starts_with("mod ") {
+            break;
+        }
+        code.push_str(line.split("//").next().unwrap_or_default());
+        code.push('\n');
+    }
+    code
+}
+
+/// The paths of the tree that starts at `code[at..]` (after `crate::` or `super::`):
+/// `a::B` gives `[a, B]`; a group `a::{b::C, d}` gives `[a, b, C]` and `[a, d]`.
+fn use_tree(code: &[u8], mut at: usize, prefix: &[String], out: &mut Vec<Vec<String>>) -> usize {
+    let mut path = prefix.to_vec();
+    loop {
+        while code.get(at).is_some_and(u8::is_ascii_whitespace) {
+            at += 1;
+        }
+        let start = at;
+        while code.get(at).is_some_and(|&b| b.is_ascii_alphanumeric() || b == b'_') {
+            at += 1;
+        }
+        if at > start {
+            path.push(String::from_utf8_lossy(&code[start..at]).into_owned());
+        } else if code.get(at) == Some(&b'{') {
+            at += 1;
+            loop {
+                at = use_tree(code, at, &path, out);
+                while code.get(at).is_some_and(u8::is_ascii_whitespace) {
+                    at += 1;
+                }
+                match code.get(at) {
+                    Some(b',') => at += 1,
+                    Some(b'}') => return at + 1,
+                    _ => return at,
+                }
+                while code.get(at).is_some_and(u8::is_ascii_whitespace) {
+                    at += 1;
+                }
+                if code.get(at) == Some(&b'}') {
+                    return at + 1;
+                }
+            }
+        }
+        if code[at..].starts_with(b"::") {
+            at += 2;
+        } else {
+            out.push(path);
+            return at;
+        }
+    }
+}
+
+/// The modules of `modules` that the file of `module` names through `crate::` and
+/// `super::` paths, in `use` declarations and in code: for each path, the longest prefix
+/// that is a module.
+fn imports(module: &[String], code: &str, modules: &[ModulePath]) -> Vec<ModulePath> {
+    let bytes = code.as_bytes();
+    let mut found = Vec::new();
+    for (at, _) in code.match_indices("crate::").chain(code.match_indices("super::")) {
+        let boundary = at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        if !boundary || bytes[..at].ends_with(b"super::") {
+            continue;
+        }
+        let mut base = module.to_vec();
+        let mut rest = at;
+        if code[at..].starts_with("crate::") {
+            base.clear();
+            rest += "crate::".len();
+        } else {
+            while code[rest..].starts_with("super::") {
+                base.pop();
+                rest += "super::".len();
+            }
+        }
+        let mut paths = Vec::new();
+        use_tree(bytes, rest, &base, &mut paths);
+        for path in paths {
+            let path: Vec<String> = path.into_iter().filter(|s| s != "self").collect();
+            let target =
+                (0..=path.len()).rev().map(|k| &path[..k]).find(|p| modules.contains(&p.to_vec()));
+            if let Some(target) = target.filter(|t| *t != module) {
+                found.push(target.to_vec());
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
+/// A circle in the import graph of one crate's files (`(path below src/, text)`), as the
+/// files along it, the first repeated at the end; `None` when the arrows run one way.
+fn import_circle(files: &[(PathBuf, String)]) -> Option<Vec<String>> {
+    let modules: Vec<ModulePath> = files.iter().map(|(p, _)| module_path(p)).collect();
+    let edges: Vec<Vec<usize>> = files
+        .iter()
+        .zip(&modules)
+        .map(|((_, text), module)| {
+            let targets = imports(module, &code_of(text), &modules);
+            targets.iter().filter_map(|t| modules.iter().position(|m| m == t)).collect()
+        })
+        .collect();
+    // Depth-first search; a file met again while still on the stack closes a circle.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        OnStack,
+        Done,
+    }
+    fn visit(v: usize, edges: &[Vec<usize>], marks: &mut [Mark], stack: &mut Vec<usize>) -> bool {
+        marks[v] = Mark::OnStack;
+        stack.push(v);
+        for &w in &edges[v] {
+            if marks[w] == Mark::OnStack {
+                stack.push(w);
+                return true;
+            }
+            if marks[w] == Mark::New && visit(w, edges, marks, stack) {
+                return true;
+            }
+        }
+        stack.pop();
+        marks[v] = Mark::Done;
+        false
+    }
+    let mut marks = vec![Mark::New; files.len()];
+    for start in 0..files.len() {
+        let mut stack = Vec::new();
+        if marks[start] == Mark::New && visit(start, &edges, &mut marks, &mut stack) {
+            let last = *stack.last().unwrap();
+            let from = stack.iter().position(|&v| v == last).unwrap();
+            return Some(stack[from..].iter().map(|&v| files[v].0.display().to_string()).collect());
+        }
+    }
+    None
+}
+
+/// The `.rs` files under `src`, as paths below it with their text.
+fn source_files(src: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut stack = vec![src.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let relative = path.strip_prefix(src).unwrap().to_path_buf();
+                files.push((relative, read(&path)));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn imports_between_the_files_of_a_crate_run_one_way() {
+    // A name shared by two files has one home; the other file imports it, never both ways.
+    let root = workspace_root();
+    let patterns = workspace_list(&root_manifest(), "members");
+    let mut circles = Vec::new();
+    for dir in member_dirs(&root, &patterns).into_iter().chain([root.clone()]) {
+        if let Some(circle) = import_circle(&source_files(&dir.join("src"))) {
+            circles.push(format!("{}: {}", dir.display(), circle.join(" → ")));
+        }
+    }
+    assert!(circles.is_empty(), "import circles between files:\n{}", circles.join("\n"));
+}
+
+fn files_of(list: &[(&str, &str)]) -> Vec<(PathBuf, String)> {
+    list.iter().map(|(p, t)| (PathBuf::from(p), t.to_string())).collect()
+}
+
+#[test]
+fn import_circle_finder_follows_use_groups_super_and_inline_paths() {
+    let one_way = [
+        ("lib.rs", "mod a;\nmod b;\nmod run;\npub use a::A;\n"),
+        ("a.rs", "use crate::{b::{self, B}, error::E};\n"),
+        ("b.rs", "//! Uses [`crate::a::A`] in docs only.\npub struct B;\n"),
+        ("run/mod.rs", "mod assess;\nmod split;\npub(crate) struct Timing;\n"),
+        ("run/assess.rs", "use super::Timing;\nuse super::split::Judged;\n"),
+        (
+            "run/split.rs",
+            "pub(crate) fn judged() {}\n#[cfg(test)]\nmod tests {\n    use crate::run::assess::X;\n}\n",
+        ),
+    ];
+    assert_eq!(import_circle(&files_of(&one_way)), None);
+    // The same files with a path in code, or a `use` in a group, pointing back.
+    let mut inline = one_way;
+    inline[2].1 = "pub fn b() { crate::a::run() }\n";
+    assert_eq!(import_circle(&files_of(&inline)).unwrap(), ["a.rs", "b.rs", "a.rs"]);
+    let mut grouped = one_way;
+    grouped[5].1 = "use super::{Timing, assess::{Assessment}};\n";
+    let circle = import_circle(&files_of(&grouped)).unwrap();
+    assert_eq!(circle, ["run/assess.rs", "run/split.rs", "run/assess.rs"]);
+}
+
+#[test]
+fn import_circle_finder_catches_a_circle_injected_into_the_tree() {
+    let src = workspace_root().join("crates/recs-data/src");
+    let mut files = source_files(&src);
+    assert_eq!(import_circle(&files), None);
+    let delimited = files.iter_mut().find(|(p, _)| p == Path::new("delimited.rs")).unwrap();
+    // Above the test module, where imports count.
+    delimited.1.insert_str(0, "use crate::columnar::read_events;\n");
+    let circle = import_circle(&files).expect("a circle");
+    assert!(circle.contains(&"delimited.rs".to_string()), "{circle:?}");
+}

@@ -90,7 +90,8 @@ pub(crate) struct Args {
     compare: Option<PathBuf>,
     /// Where the evaluation runs: `in-process` (the files read into memory here) or
     /// `datafusion` (Parquet qrels and run, planned and run by Apache DataFusion on every
-    /// core; `--candidates qrels`, expected ties; the same numbers, bit for bit).
+    /// core; `--candidates qrels`, expected ties; the same numbers, bit for bit; needs a
+    /// `recs` built with the `datafusion` feature).
     #[arg(long, value_enum, default_value_t = Engine::InProcess)]
     engine: Engine,
     /// With `--engine datafusion`: run on the Apache Ballista cluster whose scheduler is at
@@ -538,21 +539,45 @@ fn on_ballista(
     Ok(evaluate_parquet_remote(url, &args.qrels, &args.run, metrics, options, args.max_fpr)?)
 }
 
-#[cfg(not(feature = "ballista"))]
+#[cfg(all(feature = "datafusion", not(feature = "ballista")))]
 fn on_ballista(
     _url: &str,
     _args: &Args,
     _metrics: &[Metric],
     _options: recs_metrics::Options,
 ) -> anyhow::Result<recs_datafusion::Evaluated> {
-    anyhow::bail!(
-        "--ballista: this `recs` was built without Ballista; rebuild it with \
-         `cargo install --path crates/recs-cli --features ballista`"
+    anyhow::bail!(without_feature("--ballista", "Apache Ballista", "ballista"))
+}
+
+/// The refusal of an engine this `recs` was built without, naming the cargo feature
+/// that adds it.
+#[cfg(not(feature = "ballista"))]
+fn without_feature(flag: &str, engine: &str, feature: &str) -> String {
+    format!(
+        "{flag}: this `recs` was built without {engine}; build it with \
+         `cargo build --release -p recs-cli --features {feature}` \
+         (or `cargo install --path crates/recs-cli --features {feature}`)"
     )
+}
+
+/// `recs eval --engine datafusion` in a `recs` built without the `datafusion` feature:
+/// refused, saying how to build it with the engine.
+#[cfg(not(feature = "datafusion"))]
+fn run_on_datafusion(
+    args: &Args,
+    _metrics: &[Metric],
+    _cremonesi: &[Cremonesi],
+    _policy: Candidates,
+) -> anyhow::Result<()> {
+    if args.ballista.is_some() {
+        anyhow::bail!(without_feature("--ballista", "Apache Ballista", "ballista"))
+    }
+    anyhow::bail!(without_feature("--engine datafusion", "Apache DataFusion", "datafusion"))
 }
 
 /// `recs eval --engine datafusion`: the evaluation planned and run by DataFusion over the
 /// Parquet files, printed as the in-process engine prints it.
+#[cfg(feature = "datafusion")]
 fn run_on_datafusion(
     args: &Args,
     metrics: &[Metric],

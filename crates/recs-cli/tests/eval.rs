@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use arrow_array::types::{Float32Type, Float64Type};
+use arrow_array::types::Float64Type;
 use assert_cmd::Command;
 use recs_testkit::real_data_dir;
 
@@ -436,6 +436,7 @@ fn parquet_files_give_the_numbers_of_their_text_equivalents() {
     assert!(!output.status.success() && err.contains("r.parquet: no column `score`"), "{err}");
 }
 
+#[cfg(feature = "datafusion")]
 #[test]
 fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
     let Some(data) = real_data_dir() else { return };
@@ -460,7 +461,7 @@ fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
         run.to_str().unwrap(),
     ]);
     let qrels_text = std::fs::read_to_string(&qrels).unwrap();
-    write_parquet::<Float32Type>(&path("qrels.parquet"), &qrels_text, "grade");
+    write_parquet::<arrow_array::types::Float32Type>(&path("qrels.parquet"), &qrels_text, "grade");
     // Every metric the engine computes: the pooled ROC, CROC and the per-user metrics.
     let metrics = ["--metrics", "roc,croc,user_auc,p@5,r@10,ndcg@10,ap@10,map,mrr,hit@5"];
     let args = [&metrics[..], &["--json"]].concat();
@@ -479,6 +480,7 @@ fn the_datafusion_engine_prints_the_in_process_report_on_msweb() {
     );
 }
 
+#[cfg(feature = "datafusion")]
 #[test]
 fn the_datafusion_engine_refuses_what_it_does_not_compute_and_names_the_flag() {
     let (_dir, q, r) = inputs(QRELS, "r.tsv", "u1\ta\t0.5\n");
@@ -491,4 +493,29 @@ fn the_datafusion_engine_refuses_what_it_does_not_compute_and_names_the_flag() {
     refused(&["--engine", "datafusion", "--intervals"], "--intervals");
     refused(&["--engine", "datafusion", "--ties", "item-ascending"], "--ties");
     refused(&["--ballista", "df://localhost:50050"], "--engine datafusion");
+}
+
+/// Built without the `datafusion` feature, `recs` refuses the engine and its cluster mode
+/// with the command that builds them in; the flags parse as in a build with the feature.
+#[cfg(not(feature = "datafusion"))]
+#[test]
+fn without_the_datafusion_feature_the_engine_is_refused_with_how_to_build_it() {
+    let (_dir, q, r) = inputs(QRELS, "r.tsv", "u1\ta\t0.5\n");
+    let refused = |extra: &[&str], message: &str| {
+        let out = eval(&q, &r, extra);
+        assert!(!out.status.success(), "{extra:?} should fail");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{extra:?}: {stderr}");
+    };
+    refused(
+        &["--engine", "datafusion"],
+        "--engine datafusion: this `recs` was built without Apache DataFusion; build it with \
+         `cargo build --release -p recs-cli --features datafusion`",
+    );
+    refused(
+        &["--engine", "datafusion", "--ballista", "df://localhost:50050"],
+        "`cargo build --release -p recs-cli --features ballista`",
+    );
+    refused(&["--ballista", "df://localhost:50050"], "add --engine datafusion");
+    refused(&["--engine", "spark"], "invalid value 'spark' for '--engine <ENGINE>'");
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use derive_setters::Setters;
 use recs_core::{DuplicatePolicy, Event, IdMap, Interactions, RecsError};
 
-use crate::dataset::{Dataset, Feedback, SourceFile};
+use crate::dataset::{Dataset, Feedback};
 use crate::error::{DataError, Result};
 use crate::lines::{Lines, split_into, trim};
 
@@ -233,36 +233,6 @@ impl DelimitedFormat {
     }
 }
 
-/// Reads a delimited interaction file. The id maps are canonical: numeric order when
-/// every id is an integer, byte order otherwise.
-///
-/// A Parquet or Arrow IPC file (recognised from its first bytes; the `columnar` feature)
-/// is read by column name instead: `user` and `item` (any integer or string type), and
-/// optionally `rating` (any numeric type; without it, or when `format` reads no rating,
-/// the feedback is implicit) and `timestamp` (an integer). `format`'s scale and duplicate
-/// policy apply; row `n` is line `n` in errors.
-///
-/// # Errors
-/// Unreadable file, a malformed line (field count, non-UTF-8 or empty id, non-numeric or
-/// out-of-scale rating, non-integer timestamp), no data line, or a duplicate pair under
-/// [`DuplicatePolicy::Error`] — each naming the file and line.
-pub fn load_delimited(path: &Path, format: &DelimitedFormat) -> Result<Dataset> {
-    let columnar =
-        recs_core::columnar::columnar_format(path).map_err(|e| DataError::io(path, e))?;
-    let mut dataset = match columnar {
-        Some(kind) => {
-            let (parsed, held) = crate::columnar::read_events(path, kind, format)?;
-            parsed.into_dataset(name_of(path), &held)?
-        }
-        None => read_events(&|| crate::lines::open(path), path, format, None, None)?
-            .into_dataset(name_of(path), format)?,
-    };
-    dataset
-        .sources
-        .push(SourceFile { path: path.to_path_buf(), sha256: crate::sha256_file(path)? });
-    Ok(dataset)
-}
-
 /// Parses delimited interaction lines held in memory; `label` names them in errors.
 ///
 /// # Errors
@@ -284,7 +254,7 @@ pub(crate) struct Parsed {
 }
 
 impl Parsed {
-    fn into_dataset(self, name: String, format: &DelimitedFormat) -> Result<Dataset> {
+    pub(crate) fn into_dataset(self, name: String, format: &DelimitedFormat) -> Result<Dataset> {
         Dataset::new(name, self.interactions, self.users, self.items, format.feedback())
     }
 }

@@ -33,6 +33,7 @@ mod columnar;
 mod dataset;
 mod delimited;
 mod error;
+mod interaction_file;
 mod lines;
 mod movielens;
 mod msweb;
@@ -49,8 +50,9 @@ use std::path::Path;
 pub use attribute_file::{AttributeFilter, load_item_attributes, parse_item_attributes};
 pub use cache::{CacheStatus, DatasetCache, load_named_cached};
 pub use dataset::{Dataset, Feedback, ItemInfo, SourceFile, UserInfo};
-pub use delimited::{DelimitedFormat, load_delimited, parse_delimited};
+pub use delimited::{DelimitedFormat, parse_delimited};
 pub use error::{DataError, Result};
+pub use interaction_file::load_delimited;
 pub use movielens::{
     GENRES_100K, MovieLensRelease, load_movielens, load_movielens_100k, parse_movielens_items,
 };

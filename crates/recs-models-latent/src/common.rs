@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use recs_core::{RecsError, Result, check_index, check_items, check_len};
+use recs_core::{GOLDEN_GAMMA, RecsError, Result, check_index, check_items, check_len, mix64};
 
 use crate::kernel::ItemPanels;
 
@@ -21,10 +21,10 @@ pub(crate) enum Stream {
     StartVector = 3,
 }
 
-/// A generator for `seed` and `stream`: the seed is mixed with the stream id so streams
-/// are independent.
+/// A generator for `seed` and `stream`: the seed and the stream id go through
+/// [`recs_core::mix64`], the workspace's one seed mixer, so streams are independent.
 pub(crate) fn rng(seed: u64, stream: Stream) -> Xoshiro256PlusPlus {
-    let mixed = seed ^ (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mixed = mix64(seed ^ (stream as u64).wrapping_mul(GOLDEN_GAMMA));
     Xoshiro256PlusPlus::seed_from_u64(mixed)
 }
 

@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
+use super::assess::SplitResult;
 use super::load::Loaded;
-use super::split::SplitResult;
 use super::{ExperimentRun, ModelResults, Results};
 use crate::curves::{ModelCurve, References};
 use crate::error::{BenchError, Result};

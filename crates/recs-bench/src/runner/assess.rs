@@ -9,7 +9,7 @@ use recs_split::{Split, SplitId};
 
 use super::Timing;
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
-use crate::curves::ModelCurve;
+use crate::curves::{ModelCurve, References};
 use crate::error::{BenchError, Result};
 use crate::plan::{MeasureInput, ModelPlan, Params, Plan};
 use crate::report::CurveKind;
@@ -35,6 +35,68 @@ pub(crate) struct Assessment {
     /// `user<TAB>item<TAB>score` lines of the first split, when saving scores.
     pub(crate) saved: Option<String>,
     pub(crate) timing: Timing,
+}
+
+/// What one split produced.
+#[derive(Debug)]
+pub(crate) struct SplitResult {
+    pub(crate) id: SplitId,
+    pub(crate) train_events: usize,
+    pub(crate) test_events: usize,
+    pub(crate) judged_users: usize,
+    pub(crate) candidates: usize,
+    pub(crate) positives: usize,
+    /// One assessment per model, in plan order.
+    pub(crate) models: Vec<Assessment>,
+    /// References of the first split (when curves are computed).
+    pub(crate) references: Option<References>,
+    /// qrels lines of the first split, when saving scores.
+    pub(crate) qrels: Option<String>,
+    /// The first split's judgments, when the plan keeps them.
+    pub(crate) judgments: Option<Judgments>,
+}
+
+impl Context<'_> {
+    /// Draws and judges split `id` and assesses every model of the plan on it.
+    pub(crate) fn run_split(&self, id: SplitId, first: bool) -> Result<SplitResult> {
+        let plan = self.plan;
+        let test = self.judged(id)?;
+        let validation = self.validation(&test.split, id)?;
+        let scoring = Scoring { context: self, id, first };
+        let models = plan
+            .models
+            .iter()
+            .map(|model| scoring.assess(model, &test, validation.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        let threshold = plan.options.threshold;
+        let curves = first && plan.wants_curves();
+        let references = if curves {
+            Some(crate::curves::references(&test.candidates.shapes(threshold))?)
+        } else {
+            None
+        };
+        let qrels = match test.candidates.listed() {
+            Some(judgments) if first && plan.save_scores => Some(self.data.qrels_lines(judgments)?),
+            _ => None,
+        };
+        let shapes = test.candidates.shapes(threshold);
+        let Judged { split, candidates, .. } = test;
+        Ok(SplitResult {
+            id,
+            train_events: split.train().n_events(),
+            test_events: split.test().n_events(),
+            judged_users: candidates.n_judged_users(),
+            candidates: candidates.n_candidates(),
+            positives: shapes.iter().map(|&(_, s)| s).sum(),
+            models,
+            references,
+            qrels,
+            judgments: match candidates {
+                Candidates::Listed(judgments) if first && plan.keep_judgments => Some(judgments),
+                _ => None,
+            },
+        })
+    }
 }
 
 /// Scores of one model on listed candidates, one per candidate in the judgments' order.

@@ -352,7 +352,7 @@ impl Session {
             .sum();
         progress.begin((ids.len() * fits_per_split) as u64);
         let context = split::Context { plan, data: &data, quick: self.quick, progress };
-        let splits: Vec<split::SplitResult> = ids
+        let splits: Vec<assess::SplitResult> = ids
             .par_iter()
             .enumerate()
             .map(|(n, &id)| context.run_split(id, n == 0))

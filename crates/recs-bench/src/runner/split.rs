@@ -1,12 +1,11 @@
-//! One split of a plan: draw it, judge it, and run every model on it.
+//! One split of a plan: draw it and judge it (with the validation split inside its
+//! training part); `assess` runs the models on it.
 
 use recs_core::{Interactions, Judgments};
 use recs_split::{CatalogJudgments, Split, SplitId};
 
 use super::Progress;
-use super::assess::{Assessment, Scoring};
 use super::load::Loaded;
-use crate::curves::References;
 use crate::error::{BenchError, Result};
 use crate::plan::{ModelPlan, Params, Plan, ProtocolChoice};
 
@@ -118,25 +117,6 @@ pub(crate) fn combinations(model: &ModelPlan, quick: bool) -> &[Params] {
     if quick { &model.quick_combinations } else { &model.combinations }
 }
 
-/// What one split produced.
-#[derive(Debug)]
-pub(crate) struct SplitResult {
-    pub(crate) id: SplitId,
-    pub(crate) train_events: usize,
-    pub(crate) test_events: usize,
-    pub(crate) judged_users: usize,
-    pub(crate) candidates: usize,
-    pub(crate) positives: usize,
-    /// One assessment per model, in plan order.
-    pub(crate) models: Vec<Assessment>,
-    /// References of the first split (when curves are computed).
-    pub(crate) references: Option<References>,
-    /// qrels lines of the first split, when saving scores.
-    pub(crate) qrels: Option<String>,
-    /// The first split's judgments, when the plan keeps them.
-    pub(crate) judgments: Option<Judgments>,
-}
-
 /// Everything a split needs from its run.
 pub(crate) struct Context<'a> {
     pub(crate) plan: &'a Plan,
@@ -181,7 +161,8 @@ impl Context<'_> {
         })
     }
 
-    pub(crate) fn run_split(&self, id: SplitId, first: bool) -> Result<SplitResult> {
+    /// Split `id` drawn and judged.
+    pub(crate) fn judged(&self, id: SplitId) -> Result<Judged> {
         let plan = self.plan;
         let split = self.draw(&self.data.dataset.interactions, id)?;
         let candidates = judge(plan, &split)?;
@@ -191,46 +172,11 @@ impl Context<'_> {
                 id.repetition, id.fold, plan.mode
             )));
         }
-        let test = Judged { split, candidates, cold: plan.protocol.is_cold_start() };
-        let validation = self.validation(&test.split, id)?;
-        let scoring = Scoring { context: self, id, first };
-        let models = plan
-            .models
-            .iter()
-            .map(|model| scoring.assess(model, &test, validation.as_ref()))
-            .collect::<Result<Vec<_>>>()?;
-        let threshold = plan.options.threshold;
-        let curves = first && plan.wants_curves();
-        let references = if curves {
-            Some(crate::curves::references(&test.candidates.shapes(threshold))?)
-        } else {
-            None
-        };
-        let qrels = match test.candidates.listed() {
-            Some(judgments) if first && plan.save_scores => Some(self.data.qrels_lines(judgments)?),
-            _ => None,
-        };
-        let shapes = test.candidates.shapes(threshold);
-        let Judged { split, candidates, .. } = test;
-        Ok(SplitResult {
-            id,
-            train_events: split.train().n_events(),
-            test_events: split.test().n_events(),
-            judged_users: candidates.n_judged_users(),
-            candidates: candidates.n_candidates(),
-            positives: shapes.iter().map(|&(_, s)| s).sum(),
-            models,
-            references,
-            qrels,
-            judgments: match candidates {
-                Candidates::Listed(judgments) if first && plan.keep_judgments => Some(judgments),
-                _ => None,
-            },
-        })
+        Ok(Judged { split, candidates, cold: plan.protocol.is_cold_start() })
     }
 
     /// The validation split drawn inside the training part, when a model has a grid.
-    fn validation(&self, split: &Split, id: SplitId) -> Result<Option<Judged>> {
+    pub(crate) fn validation(&self, split: &Split, id: SplitId) -> Result<Option<Judged>> {
         let plan = self.plan;
         let needs = plan.models.iter().any(|m| combinations(m, self.quick).len() > 1);
         let Some(selection) = plan.selection.as_ref().filter(|_| needs) else {
