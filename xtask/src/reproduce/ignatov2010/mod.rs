@@ -120,7 +120,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         plain_recall: &ml.recall_plain,
         synthetic: [&synthetic.recall, &synthetic.precision],
     };
-    let claims = claims::claims(&count, &fraction, &neighbours, &test_size, &claim_keys)?;
+    let sweeps = claims::ClaimSweeps {
+        hidden_count: &count,
+        hidden_fraction: &fraction,
+        hidden_only: &hidden_only,
+        neighbours: &neighbours,
+        test_size: &test_size,
+    };
+    let claims = claims::claims(&sweeps, &claim_keys)?;
 
     let ratings = recs_data::load_named("ml-100k", &options.resolver())?.interactions;
     let mut experiments = Vec::new();

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{Result, ensure};
-use recs_bench::report::{DatasetEntry, Table};
+use recs_bench::report::{DatasetEntry, Effect, Table};
 use recs_bench::{Figure, Line, Results};
 use serde_json::{Value, json};
 
@@ -22,18 +22,9 @@ pub(crate) struct Estimate {
 impl Estimate {
     /// `mean ± half-width` (or the mean alone), with three decimals.
     pub(crate) fn text(&self) -> String {
-        self.text_with(3)
-    }
-
-    /// `mean ± half-width` with `decimals` decimals and a sign (for differences).
-    pub(crate) fn signed_text(&self, decimals: usize) -> String {
-        format!("{}{}", if self.mean >= 0.0 { "+" } else { "" }, self.text_with(decimals))
-    }
-
-    fn text_with(&self, decimals: usize) -> String {
         match self.half_width {
-            Some(h) => format!("{:.decimals$} ± {h:.decimals$}", self.mean),
-            None => format!("{:.decimals$}", self.mean),
+            Some(h) => format!("{:.3} ± {h:.3}", self.mean),
+            None => format!("{:.3}", self.mean),
         }
     }
 
@@ -52,15 +43,7 @@ impl Estimate {
 /// interval (repetitions are independent draws). Undefined fold values are skipped;
 /// `None` when every value is undefined.
 pub(crate) fn estimate(values: &[(u32, Option<f64>)]) -> Option<Estimate> {
-    let mut by_repetition: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
-    for &(repetition, value) in values {
-        if let Some(v) = value {
-            let entry = by_repetition.entry(repetition).or_default();
-            entry.0 += v;
-            entry.1 += 1;
-        }
-    }
-    let means: Vec<f64> = by_repetition.values().map(|&(sum, n)| sum / n as f64).collect();
+    let means: Vec<f64> = repetition_means(values).into_values().collect();
     if means.is_empty() {
         return None;
     }
@@ -71,17 +54,23 @@ pub(crate) fn estimate(values: &[(u32, Option<f64>)]) -> Option<Estimate> {
     Some(Estimate { mean, half_width })
 }
 
+/// The mean of each repetition's defined fold values, by repetition; a repetition without
+/// a defined value is left out.
+fn repetition_means(values: &[(u32, Option<f64>)]) -> BTreeMap<u32, f64> {
+    let mut sums: BTreeMap<u32, (f64, usize)> = BTreeMap::new();
+    for &(repetition, value) in values {
+        if let Some(v) = value {
+            let entry = sums.entry(repetition).or_default();
+            entry.0 += v;
+            entry.1 += 1;
+        }
+    }
+    sums.into_iter().map(|(r, (sum, n))| (r, sum / n as f64)).collect()
+}
+
 /// The estimate of report key `key` for model `label` in `results`.
 pub(crate) fn estimate_of(results: &Results, label: &str, key: &str) -> Option<Estimate> {
     estimate(&by_repetition(results, results.per_split(label, key)?))
-}
-
-/// The estimate of the difference `a − b` of report key `key`, paired split by split (the
-/// two models saw the same splits), so the interval is that of the difference itself.
-pub(crate) fn difference_of(results: &Results, [a, b]: [&str; 2], key: &str) -> Option<Estimate> {
-    let (a, b) = (results.per_split(a, key)?, results.per_split(b, key)?);
-    let differences = a.iter().zip(&b).map(|(x, y)| Some((*x)? - (*y)?)).collect();
-    estimate(&by_repetition(results, differences))
 }
 
 /// The number of repetitions in `results`.
@@ -136,10 +125,62 @@ impl Sweep {
             .collect()
     }
 
-    /// The paired estimate of `key` of `labels[0]` minus that of `labels[1]` at `x`.
-    pub(crate) fn difference(&self, labels: [&str; 2], key: &str, x: f64) -> Option<Estimate> {
-        let point = self.points.iter().find(|p| p.x == x)?;
-        difference_of(&point.results, labels, key)
+    /// The results at the point `x`.
+    fn at(&self, x: f64) -> Option<&Results> {
+        self.points.iter().find(|p| p.x == x).map(|p| &p.results)
+    }
+
+    /// The difference of `key` between `labels[0]` and `labels[1]` at `x`, paired split by
+    /// split ([`Results::paired_effect`]: over the repetitions' means when there are two or
+    /// more, which are independent draws).
+    pub(crate) fn difference(&self, labels: [&str; 2], key: &str, x: f64) -> Option<Effect> {
+        self.at(x)?.paired_effect(labels[0], labels[1], key)
+    }
+
+    /// The mean of `key` for `label` in each repetition (folds averaged) at every point,
+    /// as `(x, value)` series by repetition; a point where a repetition has no defined
+    /// value is left out of its series.
+    pub(crate) fn repetition_series(
+        &self,
+        label: &str,
+        key: &str,
+    ) -> BTreeMap<u32, Vec<(f64, f64)>> {
+        let mut series: BTreeMap<u32, Vec<(f64, f64)>> = BTreeMap::new();
+        for point in &self.points {
+            let Some(values) = point.results.per_split(label, key) else { continue };
+            for (r, mean) in repetition_means(&by_repetition(&point.results, values)) {
+                series.entry(r).or_default().push((point.x, mean));
+            }
+        }
+        series
+    }
+
+    /// The change of `key` for `label` from the point `from` to the point `to` (`to`'s
+    /// value minus `from`'s), paired repetition by repetition: each repetition's folds are
+    /// averaged at both points, and the repetitions are independent draws (the points of
+    /// one repetition share its draw, which the pairing uses). One repetition gives one
+    /// draw, without an interval; `None` where either point is missing.
+    pub(crate) fn change(&self, label: &str, key: &str, [from, to]: [f64; 2]) -> Option<Effect> {
+        let means = |x: f64| -> Option<BTreeMap<u32, f64>> {
+            let results = self.at(x)?;
+            Some(repetition_means(&by_repetition(results, results.per_split(label, key)?)))
+        };
+        let (before, after) = (means(from)?, means(to)?);
+        let (a, b): (Vec<f64>, Vec<f64>) =
+            after.iter().filter_map(|(r, v)| Some((*v, *before.get(r)?))).unzip();
+        Some(Effect::paired(&a, &b, true, false))
+    }
+
+    /// Whether every split gives `label` the same value of `key` at every point ([`same`]):
+    /// the swept setting changes nothing for it.
+    pub(crate) fn constant(&self, label: &str, key: &str) -> bool {
+        let values = |p: &Point| p.results.per_split(label, key);
+        let Some(first) = self.points.first().and_then(values) else { return false };
+        self.points.iter().all(|p| {
+            values(p).is_some_and(|v| {
+                v.len() == first.len() && v.iter().zip(&first).all(|(a, b)| same(*a, *b))
+            })
+        })
     }
 
     /// Repetitions of the cross-validation run at each point (the same everywhere).
@@ -204,13 +245,8 @@ pub(crate) fn ensure_equal(sweep: &Sweep, ours: &str, theirs: &str) -> Result<()
             let b = point.results.per_split(label, theirs).unwrap_or_default();
             ensure!(a.len() == b.len() && !a.is_empty(), "{}: no `{ours}` or `{theirs}`", sweep.id);
             for (x, y) in a.iter().zip(&b) {
-                let same = match (x, y) {
-                    (Some(x), Some(y)) => (x - y).abs() <= 1e-9,
-                    (None, None) => true,
-                    _ => false,
-                };
                 ensure!(
-                    same,
+                    same(*x, *y),
                     "{} at {}: {label} `{ours}` {x:?} differs from `{theirs}` {y:?}",
                     sweep.id,
                     point.x
@@ -219,6 +255,15 @@ pub(crate) fn ensure_equal(sweep: &Sweep, ours: &str, theirs: &str) -> Result<()
         }
     }
     Ok(())
+}
+
+/// Whether two per-split values agree: both undefined, or within 1e-9.
+fn same(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= 1e-9,
+        (None, None) => true,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -242,7 +287,7 @@ mod tests {
         assert_eq!(estimate(&[(0, None), (1, None)]), None);
         assert_eq!(e.text(), "0.400");
         let d = Estimate { mean: -0.0125, half_width: Some(0.01) };
-        assert_eq!((d.signed_text(3), e.signed_text(2)), ("-0.013 ± 0.010".into(), "+0.40".into()));
+        assert_eq!(d.text(), "-0.013 ± 0.010");
     }
 
     #[test]
