@@ -31,6 +31,10 @@ pub struct Report {
     pub quick: bool,
     /// Version of the crates that wrote the report.
     pub version: String,
+    /// The source commit that wrote the report, when it was written from a checkout
+    /// (`git describe`'s hash, with `-modified` when tracked files differed from it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
     /// The datasets read, with checksums of their files.
     pub datasets: Vec<DatasetEntry>,
     /// One entry per experiment (figure or table of the paper).
@@ -362,6 +366,7 @@ impl Report {
             seed,
             quick,
             version: env!("CARGO_PKG_VERSION").to_string(),
+            commit: None,
             datasets: Vec::new(),
             experiments: Vec::new(),
             claims: Vec::new(),
@@ -458,8 +463,9 @@ impl Report {
         }
         let _ = writeln!(
             md,
-            "recs {} · seed {} · {} run\n",
+            "recs {}{} · seed {} · {} run\n",
             self.version,
+            self.commit.as_ref().map_or(String::new(), |c| format!(" (commit {c})")),
             self.seed,
             if self.quick { "quick" } else { "full" }
         );

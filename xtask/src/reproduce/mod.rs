@@ -208,7 +208,8 @@ pub(crate) fn finish(
 ) -> Result<()> {
     ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
     let dir = options.out.join(&report.paper);
-    write_outputs(&dir, report, extras)?;
+    let report = Report { commit: source_commit(), ..report.clone() };
+    write_outputs(&dir, &report, extras)?;
     lines.say(format!("wrote {}", dir.display()));
     Ok(())
 }
@@ -229,6 +230,23 @@ pub(crate) fn experiment_problems(
         }
     }
     problems
+}
+
+/// The commit of the checkout the reproduction runs from (`-modified` when tracked files
+/// differ from it), or `None` outside a git checkout.
+pub(crate) fn source_commit() -> Option<String> {
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .ok()
+            .filter(|o| o.status.success())?;
+        Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+    };
+    let hash = git(&["rev-parse", "--short=12", "HEAD"])?;
+    let modified = git(&["status", "--porcelain", "--untracked-files=no"])?;
+    Some(if modified.is_empty() { hash } else { format!("{hash}-modified") })
 }
 
 /// Writes the report folder `dir` and prints the claims.

@@ -479,11 +479,14 @@ fn validation_table(
             vec![json!(setting), value(values, roc), value(values, croc)]
         })
         .collect();
+    let per_repetition: Vec<&str> =
+        model.param_per_split(param).into_iter().map(|v| v.unwrap_or("?")).collect();
     Table {
         name: format!(
-            "Validation of {} `{param}` on a partition of the training data, chosen by CROC AUC (chosen: {}; paper: {paper_choice})",
+            "Validation of {} `{param}` on a partition of the training data (first repetition), \
+             chosen by CROC AUC (chosen on each repetition: {}; paper: {paper_choice})",
             model.label(),
-            model.param(param).unwrap_or("?")
+            per_repetition.join(", ")
         ),
         columns: vec![param.to_string(), "validation ROC AUC".into(), "validation CROC AUC".into()],
         rows,
