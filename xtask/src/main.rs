@@ -1,9 +1,10 @@
-//! Project automation: `cargo xtask reproduce <paper>|all|--list` and
-//! `cargo xtask check-report <paper> <report.json>`.
+//! Project automation: `cargo xtask reproduce <paper>|all|--list`,
+//! `cargo xtask check-report <paper> <report.json>` and `cargo xtask page <paper>`.
 //!
 //! One `match` dispatches the subcommands; each reproduction lives in its own module
 //! under `reproduce/` and has a documentation page under `docs/reproductions/`.
 
+mod page;
 mod reproduce;
 
 use std::path::Path;
@@ -47,6 +48,7 @@ fn run(args: &[String]) -> Result<()> {
     match args.first().map(String::as_str) {
         Some("reproduce") => reproduce(&args[1..]),
         Some("check-report") => check_report(&args[1..]),
+        Some("page") => page::command(&args[1..]),
         Some("help" | "--help" | "-h") | None => {
             println!("{}", usage());
             Ok(())
@@ -58,7 +60,8 @@ fn run(args: &[String]) -> Result<()> {
 fn usage() -> &'static str {
     "usage: cargo xtask reproduce <paper>|all [--quick] [--out DIR] [--seed N] [--data-dir DIR]\n       \
      cargo xtask reproduce --list\n       \
-     cargo xtask check-report <paper> <report.json>"
+     cargo xtask check-report <paper> <report.json>\n       \
+     cargo xtask page <paper> [--report DIR | --check]   (docs/reproductions/<paper>.md from its full run)"
 }
 
 fn known() -> String {
@@ -95,17 +98,22 @@ fn check_report(args: &[String]) -> Result<()> {
         std::fs::read_to_string(Path::new(path)).with_context(|| format!("reading {path}"))?;
     let report: recs_bench::report::Report = serde_json::from_str(&text)
         .with_context(|| format!("{path} does not follow the report contract"))?;
-    let problems = match paper.as_str() {
-        "schein2005" => reproduce::schein2005::check(&report),
-        "ignatov2010" => reproduce::ignatov2010::check(&report),
-        "fastml2015" => reproduce::fastml2015::check(&report),
-        "cremonesi2008" => reproduce::cremonesi2008::check(&report),
-        other => bail!("unknown paper `{other}` (known: {})", known()),
-    };
+    let problems = check_paper(paper, &report)?;
     if problems.is_empty() {
         println!("{path}: report contract and {paper} expectations hold");
         Ok(())
     } else {
         bail!("{path}:\n  {}", problems.join("\n  "))
     }
+}
+
+/// The contract problems of `report` and its paper's expectations, one line each.
+fn check_paper(paper: &str, report: &recs_bench::report::Report) -> Result<Vec<String>> {
+    Ok(match paper {
+        "schein2005" => reproduce::schein2005::check(report),
+        "ignatov2010" => reproduce::ignatov2010::check(report),
+        "fastml2015" => reproduce::fastml2015::check(report),
+        "cremonesi2008" => reproduce::cremonesi2008::check(report),
+        other => bail!("unknown paper `{other}` (known: {})", known()),
+    })
 }
