@@ -8,21 +8,40 @@ use crate::reproduce::ignatov2010::sweep::{Estimate, estimate};
 /// One model's curve: `(L, estimate over repetitions)` for every L where it is defined.
 pub(crate) type Curve = Vec<(f64, Estimate)>;
 
-/// The curve of report key `key` for model `label` in a `given-l` run: split fold `f` is
-/// `L = f + 1`; each L's value is estimated over the repetitions (95% t interval).
-pub(crate) fn curve(results: &Results, label: &str, key: &str) -> Curve {
+/// One model's values against L: for every L, one value per repetition, indexed by
+/// repetition (`NaN` where that split has no value), so that draws at two L, or of two
+/// models at one L, pair up repetition by repetition.
+pub(crate) type Draws = Vec<(f64, Vec<f64>)>;
+
+/// The draws of report key `key` for model `label` in a `given-l` run: split fold `f` is
+/// `L = f + 1`, one split per repetition and L.
+pub(crate) fn draws(results: &Results, label: &str, key: &str) -> Draws {
     let Some(values) = results.per_split(label, key) else { return Vec::new() };
-    let max_fold = results.split_ids().iter().map(|id| id.fold).max().unwrap_or(0);
+    let ids = results.split_ids();
+    let max_fold = ids.iter().map(|id| id.fold).max().unwrap_or(0);
+    let repetitions = ids.iter().map(|id| id.repetition as usize + 1).max().unwrap_or(0);
     (0..=max_fold)
-        .filter_map(|fold| {
-            let at: Vec<(u32, Option<f64>)> = results
-                .split_ids()
-                .iter()
-                .zip(&values)
-                .filter(|(id, _)| id.fold == fold)
-                .map(|(id, v)| (id.repetition, *v))
+        .map(|fold| {
+            let mut at = vec![f64::NAN; repetitions];
+            for (id, value) in ids.iter().zip(&values).filter(|(id, _)| id.fold == fold) {
+                at[id.repetition as usize] = value.unwrap_or(f64::NAN);
+            }
+            (f64::from(fold) + 1.0, at)
+        })
+        .collect()
+}
+
+/// The curve of `draws`: at every L with a value, the mean over repetitions with its 95%
+/// t interval.
+pub(crate) fn curve(draws: &[(f64, Vec<f64>)]) -> Curve {
+    draws
+        .iter()
+        .filter_map(|(l, values)| {
+            let tagged: Vec<(u32, Option<f64>)> = (0u32..)
+                .zip(values)
+                .map(|(repetition, v)| (repetition, (!v.is_nan()).then_some(*v)))
                 .collect();
-            Some((f64::from(fold) + 1.0, estimate(&at)?))
+            Some((*l, estimate(&tagged)?))
         })
         .collect()
 }

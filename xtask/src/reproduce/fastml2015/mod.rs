@@ -18,6 +18,8 @@ mod check;
 mod claims;
 mod curves;
 
+use std::collections::BTreeSet;
+
 use anyhow::{Result, bail, ensure};
 use recs_bench::report::Table;
 use recs_bench::{Config, ExperimentRun, Figure, ProtocolChoice, Results, Session};
@@ -25,7 +27,7 @@ use recs_split::{Amount, Protocol};
 use serde_json::{Value, json};
 
 pub(crate) use self::check::check;
-use self::curves::Curve;
+use self::curves::{Curve, Draws};
 use super::ignatov2010::sweep::line;
 use super::{Lines, Options, finish};
 
@@ -84,31 +86,27 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         );
     }
 
-    let rows = ranking_rows(&held_out.results, &all_items.results);
-    let generalization: Vec<claims::Generalization> = labels_of(&weak.results)
-        .into_iter()
-        .map(|label| claims::Generalization {
-            weak: weak.results.mean(&label, "ndcg@50"),
-            strong: strong.results.mean(&label, "ndcg@50"),
-            label,
-        })
-        .collect();
-    let curves: Vec<(String, Curve)> = labels_of(&more.results)
+    let (held_out_splits, all_items_splits) =
+        (splits_of(&held_out.results)?, splits_of(&all_items.results)?);
+    let (weak_splits, strong_splits) = (splits_of(&weak.results)?, splits_of(&strong.results)?);
+    let models: Vec<(String, Draws)> = labels_of(&more.results)
         .into_iter()
         .map(|l| {
-            let c = curves::curve(&more.results, &l, CURVE_KEY);
-            (l, c)
+            let d = curves::draws(&more.results, &l, CURVE_KEY);
+            (l, d)
         })
         .collect();
+    let curves: Vec<(String, Curve)> =
+        models.iter().map(|(l, d)| (l.clone(), curves::curve(d))).collect();
     let claims = vec![
-        claims::f1(&rows),
-        claims::f2(&rows),
-        claims::f3(&curves),
-        claims::f4(&curves, complete_l(options)?),
-        claims::f5(&generalization),
+        claims::f1(&held_out_splits, &all_items_splits),
+        claims::f2(&held_out_splits, &all_items_splits),
+        claims::f3(&models),
+        claims::f4(&models, complete_l(options)?),
+        claims::f5(&weak_splits, &strong_splits),
     ];
 
-    let rmse_table = rmse_vs_ranking_table(&rows);
+    let rmse_table = rmse_vs_ranking_table(&held_out.results, &all_items.results);
     merge(
         &mut held_out,
         "rmse-vs-ranking",
@@ -195,43 +193,43 @@ fn number(value: Option<f64>) -> Value {
     value.map_or(Value::Null, |v| json!(v))
 }
 
-/// The rows of `rmse-vs-ranking`, in file order: RMSE, then NDCG@10 and NDCG@50 on the
-/// held-out ratings only and on all items.
-fn ranking_rows(held_out: &Results, all_items: &Results) -> Vec<claims::RankingRow> {
-    let ndcg = |r: &Results, label: &str| ["ndcg@10", "ndcg@50"].map(|k| r.mean(label, k));
-    labels_of(held_out)
-        .into_iter()
-        .map(|label| claims::RankingRow {
-            rmse: held_out.mean(&label, "rmse"),
-            held_out: ndcg(held_out, &label),
-            all_items: ndcg(all_items, &label),
-            label,
-        })
-        .collect()
+/// The per-split values of `results` for the claims: independent draws when every split
+/// is a repetition of its own, dependent when they are the folds of one repetition (the
+/// claims pair splits index by index, so no other shape is read).
+fn splits_of(results: &Results) -> Result<claims::Splits> {
+    let ids = results.split_ids();
+    let repetitions = ids.iter().map(|id| id.repetition).collect::<BTreeSet<_>>().len();
+    ensure!(
+        repetitions == ids.len() || repetitions == 1,
+        "{} splits in {repetitions} repetitions: expected one split per repetition or one \
+         repetition",
+        ids.len()
+    );
+    let mut splits = claims::Splits::new(repetitions > 1);
+    for label in labels_of(results) {
+        for key in results.keys() {
+            if let Some(values) = results.per_split(&label, key) {
+                splits.insert(&label, key, values.iter().map(|v| v.unwrap_or(f64::NAN)).collect());
+            }
+        }
+    }
+    Ok(splits)
 }
 
-fn rmse_vs_ranking_table(rows: &[claims::RankingRow]) -> Table {
-    Table {
-        name: "RMSE beside graded NDCG on the held-out ratings only and on all items".into(),
-        columns: [
-            "model",
-            "RMSE",
-            "held-out ndcg@10",
-            "held-out ndcg@50",
-            "all-items ndcg@10",
-            "all-items ndcg@50",
-        ]
-        .map(String::from)
-        .to_vec(),
-        rows: rows
-            .iter()
-            .map(|r| {
-                let mut row = vec![json!(r.label), number(r.rmse)];
-                row.extend(r.held_out.iter().chain(&r.all_items).map(|&v| number(v)));
-                row
-            })
-            .collect(),
-    }
+/// RMSE beside graded NDCG@10/@50 on the held-out ratings only and on all items, one row
+/// per model in file order.
+fn rmse_vs_ranking_table(held_out: &Results, all_items: &Results) -> Table {
+    side_by_side(
+        "RMSE beside graded NDCG on the held-out ratings only and on all items",
+        &labels_of(held_out),
+        &[
+            ("RMSE", held_out, "rmse"),
+            ("held-out ndcg@10", held_out, "ndcg@10"),
+            ("held-out ndcg@50", held_out, "ndcg@50"),
+            ("all-items ndcg@10", all_items, "ndcg@10"),
+            ("all-items ndcg@50", all_items, "ndcg@50"),
+        ],
+    )
 }
 
 /// One row per model of `labels`; after the model, each column `(name, results, key)`
@@ -351,14 +349,18 @@ mod tests {
         let (held_out, all_items) =
             (run("rmse-vs-ranking-held-out"), run("rmse-vs-ranking-all-items"));
         assert_eq!(held_out.results.split_ids(), all_items.results.split_ids());
-        let rows = ranking_rows(&held_out.results, &all_items.results);
-        assert_eq!(rows.len(), 7);
-        for row in &rows {
-            for k in 0..2 {
-                let (h, a) = (row.held_out[k].unwrap(), row.all_items[k].unwrap());
-                assert!(a <= h + 1e-12, "{}: all items {a} > held out {h}", row.label);
+        let labels = labels_of(&held_out.results);
+        assert_eq!(labels.len(), 7);
+        for label in &labels {
+            for k in ["ndcg@10", "ndcg@50"] {
+                let h = held_out.results.mean(label, k).unwrap();
+                let a = all_items.results.mean(label, k).unwrap();
+                assert!(a <= h + 1e-12, "{label}: all items {a} > held out {h}");
             }
-            assert_eq!(row.rmse.is_some(), held_out.results.mean(&row.label, "mae").is_some());
+            assert_eq!(
+                held_out.results.mean(label, "rmse").is_some(),
+                held_out.results.mean(label, "mae").is_some()
+            );
         }
     }
 }
