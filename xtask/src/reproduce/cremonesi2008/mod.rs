@@ -24,7 +24,7 @@ mod intervals;
 mod recall;
 mod roc;
 
-use anyhow::{Result, ensure};
+use anyhow::{Context, Result, ensure};
 use recs_bench::Extras;
 use recs_bench::report::{Experiment, Report, Table};
 use recs_metrics::Confusion;
@@ -319,40 +319,41 @@ fn recall_tables(
     let mut t2_inputs = Vec::new();
     for d in binary {
         let RecallRuns { svd, nbn } = recall_runs(d, options.seed, &folds, lines)?;
-        let svd_cells = recall::by_group(d, &svd);
+        let svd_recall = recall::by_group(d, &svd);
         table1_rows.extend(recall::table_rows(
             d,
             "PureSVD L=15",
-            &svd_cells,
+            &svd_recall.pooled,
             (d.name == data::NEWMOVIES).then_some(&PAPER_TABLE1),
         ));
-        t1_blocks.push((format!("{} PureSVD L=15", d.name), svd_cells));
-        let mut nbn_cells = Vec::new();
-        for (k, (min, items)) in NBN_MIN_PROFILES.iter().zip(&nbn).enumerate() {
-            let cells = recall::by_group(d, items.as_deref().unwrap_or_default());
+        t1_blocks.push((format!("{} PureSVD L=15", d.name), svd_recall));
+        let mut nbn_recall = Vec::new();
+        for (k, (min, per_fold)) in NBN_MIN_PROFILES.iter().zip(&nbn).enumerate() {
+            let by_group = recall::by_group(d, per_fold.as_deref().unwrap_or_default());
             table2_rows.extend(recall::table_rows(
                 d,
                 &format!("NBN trained on ≥ {min}"),
-                &cells,
+                &by_group.pooled,
                 (d.name == data::NEWMOVIES).then_some(&PAPER_TABLE2[k]),
             ));
-            if items.is_some() {
-                t1_blocks.push((format!("{} NBN ≥ {min}", d.name), cells.clone()));
+            if per_fold.is_some() {
+                t1_blocks.push((format!("{} NBN ≥ {min}", d.name), by_group.clone()));
             }
-            nbn_cells.push(cells);
+            nbn_recall.push((*min, per_fold.is_some().then_some(by_group)));
         }
-        let [a, b, c]: [Vec<[recall::Cell; 3]>; 3] =
-            nbn_cells.try_into().map_err(|_| anyhow::anyhow!("three NBN models expected"))?;
-        t2_inputs.push((d.name.clone(), [a, b, c]));
+        let [(_, base), ten, twenty]: [(u32, Option<recall::ByGroup>); 3] =
+            nbn_recall.try_into().map_err(|_| anyhow::anyhow!("three NBN models expected"))?;
+        let base = base.with_context(|| format!("{}: NBN ≥ 2 has no training user", d.name))?;
+        t2_inputs.push(claims::NbnRecall { dataset: d.name.clone(), base, richer: [ten, twenty] });
         curve_tables.0.push(recall::curve_table(
             &format!("{}: recall@N by user group, PureSVD L=15", d.label),
             d,
-            &[("PureSVD L=15".to_string(), svd)],
+            &[("PureSVD L=15".to_string(), svd.concat())],
         ));
         let named: Vec<(String, Vec<Withheld>)> = NBN_MIN_PROFILES
             .iter()
             .zip(nbn)
-            .filter_map(|(min, items)| Some((format!("NBN ≥ {min}"), items?)))
+            .filter_map(|(min, per_fold)| Some((format!("NBN ≥ {min}"), per_fold?.concat())))
             .collect();
         curve_tables.1.push(recall::curve_table(
             &format!("{}: recall@N by user group, NBN", d.label),
@@ -361,9 +362,7 @@ fn recall_tables(
         ));
     }
     parts.claims.push(claims::t1(&t1_blocks));
-    parts.claims.push(claims::t2(
-        &t2_inputs.iter().map(|(n, c)| (n.as_str(), c.clone())).collect::<Vec<_>>(),
-    ));
+    parts.claims.push(claims::t2(&t2_inputs));
     let recall_protocol = format!(
         "users dealt into {} folds, {} as test users (never in the model); each test user's \
          items withheld one at a time and ranked among its unrated items, the user folded in \
@@ -486,13 +485,13 @@ fn binary_roc2(d: &Data, seed: u64, repetitions: u32, lines: &Lines) -> Result<B
     Ok(BinaryRoc2 { svd, groups, size: first })
 }
 
-/// The withheld items of Tables 1 and 2 on one dataset.
+/// The withheld items of Tables 1 and 2 on one dataset, fold by fold.
 struct RecallRuns {
     /// PureSVD L = 15 trained on the training users with at least two events.
-    svd: Vec<Withheld>,
+    svd: Vec<Vec<Withheld>>,
     /// NBN trained on the training users with at least 2, 10 and 20 events (`None` when a
     /// fold has no training user that rich).
-    nbn: Vec<Option<Vec<Withheld>>>,
+    nbn: Vec<Option<Vec<Vec<Withheld>>>>,
 }
 
 /// [`RecallRuns`] of `d` over the user folds `folds`.
@@ -506,7 +505,7 @@ fn recall_runs(d: &Data, seed: u64, folds: &[u32], lines: &Lines) -> Result<Reca
             roc::users_where(split.train(), |u| split.train().user_items(u).len() as u32 >= min)
         };
         let model = Model::puresvd(15).fit(&train_of(2)?, seed)?;
-        svd.extend(recall::withheld(model.as_ref(), &split, &head)?);
+        svd.push(recall::withheld(model.as_ref(), &split, &head)?);
         for (k, &min) in NBN_MIN_PROFILES.iter().enumerate() {
             let train = train_of(min)?;
             if train.n_events() == 0 {
@@ -515,13 +514,13 @@ fn recall_runs(d: &Data, seed: u64, folds: &[u32], lines: &Lines) -> Result<Reca
                 continue;
             }
             let model = Model::nbn(format!("NBN ≥ {min}")).fit(&train, seed)?;
-            if let Some(items) = &mut nbn[k] {
-                items.extend(recall::withheld(model.as_ref(), &split, &head)?);
+            if let Some(per_fold) = &mut nbn[k] {
+                per_fold.push(recall::withheld(model.as_ref(), &split, &head)?);
             }
         }
         lines.say(format!("{}: recall fold {} of {}", d.name, fold + 1, recall::FOLDS));
     }
-    ensure!(!svd.is_empty(), "{}: no withheld item to rank", d.name);
+    ensure!(svd.iter().any(|items| !items.is_empty()), "{}: no withheld item to rank", d.name);
     Ok(RecallRuns { svd, nbn })
 }
 

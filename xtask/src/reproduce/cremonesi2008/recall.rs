@@ -123,8 +123,30 @@ pub(crate) fn cell(items: &[Withheld], n: usize, keep: impl Fn(&Withheld) -> boo
     Cell { withheld: count, recall: (count > 0).then(|| hits / count as f64) }
 }
 
-/// Head and tail recall at [`RECALL_N`] of one model, per user group of `data`.
-pub(crate) fn by_group(data: &Data, items: &[Withheld]) -> Vec<[Cell; 3]> {
+/// Head, tail and all-item recall at [`RECALL_N`] of one model per user group of a
+/// dataset: pooled over the folds run (the tables), and fold by fold (the claims'
+/// repetitions).
+#[derive(Debug, Clone)]
+pub(crate) struct ByGroup {
+    /// The user groups' labels.
+    pub(crate) labels: [String; 3],
+    /// `[head, tail, all]` per group, over the withheld items of every fold.
+    pub(crate) pooled: Vec<[Cell; 3]>,
+    /// The same cells of each fold alone, in fold order.
+    pub(crate) folds: Vec<Vec<[Cell; 3]>>,
+}
+
+/// [`ByGroup`] of one model from its withheld items, fold by fold.
+pub(crate) fn by_group(data: &Data, folds: &[Vec<Withheld>]) -> ByGroup {
+    ByGroup {
+        labels: data.group_labels(),
+        pooled: cells(data, &folds.concat()),
+        folds: folds.iter().map(|items| cells(data, items)).collect(),
+    }
+}
+
+/// Head and tail recall at [`RECALL_N`] of `items`, per user group of `data`.
+fn cells(data: &Data, items: &[Withheld]) -> Vec<[Cell; 3]> {
     (0..data.groups.len())
         .map(|g| {
             let in_group = |w: &Withheld| data.group_of(w.profile) == Some(g);
