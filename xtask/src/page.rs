@@ -120,7 +120,9 @@ fn render(paper: &str, sources: &Sources) -> String {
     page.push_str("\n\n");
     page.push_str(&claims_markdown(&sources.report.claims, "##"));
     page.push_str("\n## Results of a full run\n\n");
-    for line in sources.report_md.lines().skip_while(|l| l.starts_with("# ") || l.is_empty()) {
+    for line in
+        without_claims(&sources.report_md).skip_while(|l| l.starts_with("# ") || l.is_empty())
+    {
         let line = if line.starts_with('#') { format!("#{line}") } else { line.to_string() };
         let line = match (line.strip_prefix("!["), line.find("](")) {
             (Some(_), Some(at)) => format!("{}]({paper}/{}", &line[..at], &line[at + 2..]),
@@ -137,6 +139,30 @@ fn render(paper: &str, sources: &Sources) -> String {
         sources.report.seed
     ));
     page
+}
+
+/// The lines of a `report.md` without its claims and their evidence table (the page
+/// renders them from `report.json`, above).
+fn without_claims(report_md: &str) -> impl Iterator<Item = &str> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum At {
+        Before,
+        Claims,
+        Evidence,
+        EvidenceTable,
+        After,
+    }
+    let mut at = At::Before;
+    report_md.lines().filter(move |line| {
+        at = match at {
+            At::Before if line.starts_with("## Claims") => At::Claims,
+            At::Claims if line.starts_with("### Evidence") => At::Evidence,
+            At::Evidence if line.starts_with('|') => At::EvidenceTable,
+            At::EvidenceTable if !line.starts_with('|') => At::After,
+            other => other,
+        };
+        matches!(at, At::Before | At::After)
+    })
 }
 
 /// Everything wrong with a paper's page sources, one line each.
@@ -300,6 +326,17 @@ mod tests {
         assert!(q("−0.014").found_in(&pool), "signs aside");
         assert!(q("93.7%").found_in(&pool));
         assert!(!q("93.8%").found_in(&pool));
+    }
+
+    #[test]
+    fn the_run_report_is_embedded_without_its_claims() {
+        let md = "# p — report\n\n## fig\n\nrow\n\n## Claims\n\n| id |\n|---|\n| S1 |\n\n\
+                  ### Evidence\n\ntext\n\n| claim |\n| S1 |\n\nCold-start split.\n\n## Run\n";
+        let kept: Vec<&str> = without_claims(md).collect();
+        assert_eq!(
+            kept,
+            ["# p — report", "", "## fig", "", "row", "", "", "Cold-start split.", "", "## Run"]
+        );
     }
 
     #[test]

@@ -365,15 +365,18 @@ impl Rule {
         }
     }
 
-    /// The rule in short: `above +0.001`, `within ±0.02`.
+    /// The rule in short: `above +0.001`, `within ±0.02` (`above 0`, `equal to 0` without
+    /// a tolerance).
     pub fn short(&self) -> String {
         let t = self.tolerance;
+        let signed = |sign: char| if t == 0.0 { "0".to_string() } else { format!("{sign}{t}") };
         match self.direction {
-            Direction::Above => format!("above +{t}"),
-            Direction::Below => format!("below −{t}"),
+            Direction::Above => format!("above {}", signed('+')),
+            Direction::Below => format!("below {}", signed('−')),
+            Direction::Within if t == 0.0 => "equal to 0".to_string(),
             Direction::Within => format!("within ±{t}"),
-            Direction::NotBelow => format!("not below −{t}"),
-            Direction::NotAbove => format!("not above +{t}"),
+            Direction::NotBelow => format!("not below {}", signed('−')),
+            Direction::NotAbove => format!("not above {}", signed('+')),
         }
     }
 
@@ -458,6 +461,9 @@ mod tests {
         assert_eq!(rule.decide(&Effect::exact(0.0005)), Verdict::Fails);
         assert_eq!(rule.decide(&Effect::mean_of(&[], true, true)), Verdict::Inconclusive);
         assert!(rule.reason(&Effect::exact(0.0005)).contains("equal within tolerance"));
+        assert_eq!(Rule::not_below(0.0).short(), "not below 0");
+        assert_eq!(Rule::within(0.0).short(), "equal to 0");
+        assert_eq!(Rule::below(0.02).short(), "below −0.02");
     }
 
     #[test]

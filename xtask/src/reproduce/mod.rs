@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use recs_bench::report::{Claim, Quote, Reading, Report, Rule, Table, Test};
+use recs_bench::report::{Report, Table};
 use recs_bench::{Config, Extras, Plan, RunOptions, Session};
 
 /// Command-line options shared by every reproduction.
@@ -145,30 +145,6 @@ impl recs_bench::Progress for Lines {
     fn step(&self, what: &str) {
         self.say(what);
     }
-}
-
-/// A claim still judged by a bare boolean, from before the verdict model. Its quote has
-/// no section and its one test no interval, so `check-report` refuses the report until
-/// the claim is re-expressed with its evidence ([`Claim::new`]).
-pub(crate) fn unconverted_claim(
-    id: &str,
-    statement: &str,
-    paper: &str,
-    measured: String,
-    holds: bool,
-) -> Claim {
-    let effect =
-        recs_bench::verdict::Effect::mean_of(&[if holds { 1.0 } else { -1.0 }], true, false);
-    Claim::new(
-        id,
-        statement,
-        Quote { section: String::new(), words: paper.into() },
-        measured,
-        vec![Reading::new(
-            "not yet re-expressed",
-            vec![Test::new("a boolean rule", Rule::above(0.0), effect)],
-        )],
-    )
 }
 
 /// One problem line per claim of `ids` that `report` does not evaluate (for a paper's
