@@ -30,9 +30,10 @@ pub(super) struct MsWebReading<'a> {
     pub(super) name: &'static str,
     /// The reading the paper's candidate count shows it used.
     pub(super) primary: bool,
-    /// Every judged person has exactly one positive (all-but-1): a person's activity then
-    /// carries no signal for the pooled ROC.
-    pub(super) one_positive_each: bool,
+    /// Why the reading cannot test S4 (the regression against LPCA on ROC), if it cannot:
+    /// all-but-1 gives every judged person exactly one positive, and given-k shows the
+    /// regression every judged person with the same k visits.
+    pub(super) s4_decided: Option<&'static str>,
     pub(super) results: &'a Results,
     /// The largest hit-rate gap between the CROC curves of LPCA and the regression on the
     /// first repetition, and whether LPCA chose |L| = 0 there (then both are deterministic).
@@ -203,17 +204,11 @@ fn s4(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
             Rule::below(TIE),
             pair(r.results, REGRESSION, LPCA, ROC)?,
         );
-        readings.push(if r.one_positive_each {
-            Reading::untestable(
-                r.name,
-                UntestableCause::Construction,
-                "every judged person has exactly one held-out visit, so a person's activity \
-                 carries no signal for the pooled ROC and the regression's user term can only \
-                 reorder people at random",
-                vec![test],
-            )
-        } else {
-            reading(r, vec![test])
+        readings.push(match r.s4_decided {
+            Some(why) => {
+                Reading::untestable(r.name, UntestableCause::Construction, why, vec![test])
+            }
+            None => reading(r, vec![test]),
         });
     }
     Ok(Claim::new(
