@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use recs_core::{GOLDEN_GAMMA, RecsError, Result, check_index, check_items, check_len, mix64};
+use recs_core::{GOLDEN_GAMMA, RecsError, Result, check_index, check_items, check_len, splitmix64};
 
 use crate::kernel::ItemPanels;
 
@@ -21,11 +21,18 @@ pub(crate) enum Stream {
     StartVector = 3,
 }
 
-/// A generator for `seed` and `stream`: the seed and the stream id go through
-/// [`recs_core::mix64`], the workspace's one seed mixer, so streams are independent.
+/// A generator for `seed` and `stream`: the stream id, spread by [`GOLDEN_GAMMA`], is
+/// folded into the seed, and the generator's state is drawn from it with
+/// [`recs_core::splitmix64`], the workspace's one seed mixer. This is the state
+/// `Xoshiro256PlusPlus::seed_from_u64` draws, so the streams (and every fitted model) are
+/// those of earlier versions.
 pub(crate) fn rng(seed: u64, stream: Stream) -> Xoshiro256PlusPlus {
-    let mixed = mix64(seed ^ (stream as u64).wrapping_mul(GOLDEN_GAMMA));
-    Xoshiro256PlusPlus::seed_from_u64(mixed)
+    let mut state = seed ^ (stream as u64).wrapping_mul(GOLDEN_GAMMA);
+    let mut bytes = [0u8; 32];
+    for chunk in bytes.chunks_exact_mut(8) {
+        chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
+    }
+    Xoshiro256PlusPlus::from_seed(bytes)
 }
 
 /// A uniform draw in `[0, 1)` with 53 random bits.
@@ -258,6 +265,22 @@ pub(crate) use factor_scoring;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Drawing the state through `recs_core::splitmix64` kept every stream, hence every
+    /// fitted model, as it was with `Xoshiro256PlusPlus::seed_from_u64`.
+    #[test]
+    fn streams_are_those_of_seed_from_u64() {
+        for seed in [0, 1, 42, u64::MAX] {
+            for stream in [Stream::Init, Stream::Holdout, Stream::StartVector] {
+                let before = seed ^ (stream as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let mut expected = Xoshiro256PlusPlus::seed_from_u64(before);
+                let mut ours = rng(seed, stream);
+                for _ in 0..4 {
+                    assert_eq!(ours.next_u64(), expected.next_u64(), "seed {seed}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn cholesky_solves_a_hand_computed_system() {
