@@ -177,13 +177,7 @@ fn ms_web_reading<'a>(
     };
     let gap = crocs_gap(croc(LPCA)?, croc(REGRESSION)?);
     let deterministic = results.model(LPCA).and_then(|m| m.param("dims")) == Some("0");
-    Ok(claims::MsWebReading {
-        name,
-        primary,
-        s4_decided,
-        results,
-        croc_gap: (gap, deterministic),
-    })
+    Ok(claims::MsWebReading { name, primary, s4_decided, results, croc_gap: (gap, deterministic) })
 }
 
 fn params_text(model: &ModelResults) -> String {
