@@ -12,7 +12,7 @@
 //! - **inconclusive** otherwise: the data cannot decide at that tolerance.
 //!
 //! A reading may instead be **untestable**: the measure sits at a bound, or the set-up
-//! makes the claim true or false by construction ([`Untestable`] says which). A claim's
+//! makes the claim true or false by construction ([`crate::report::Untestable`] says which). A claim's
 //! verdict is its primary reading's when one reading is the paper's own; otherwise the
 //! readings' common verdict, or **depends on reading** when they differ.
 //!
