@@ -58,3 +58,59 @@ impl Results {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use recs_split::SplitId;
+
+    use super::super::ModelResults;
+    use super::*;
+    use crate::verdict::IntervalKind;
+
+    fn model(label: &str, values: &[f64]) -> ModelResults {
+        let n = values.len();
+        ModelResults {
+            label: label.into(),
+            params: vec![Vec::new(); n],
+            values: values.iter().map(|v| vec![Some(*v)]).collect(),
+            validation: vec![Vec::new(); n],
+            item_scoring: vec![""; n],
+            timings: Vec::new(),
+            groups: vec![Vec::new(); n],
+            roc: None,
+            croc: None,
+        }
+    }
+
+    fn results(ids: &[(u32, u32)], a: &[f64], b: &[f64]) -> Results {
+        Results {
+            keys: vec!["ndcg@10".into()],
+            models: vec![model("a", a), model("b", b)],
+            split_ids: ids.iter().map(|&(r, f)| SplitId::new(r, f)).collect(),
+            judgments: None,
+        }
+    }
+
+    #[test]
+    fn repetitions_are_independent_and_folds_are_not() {
+        // Two repetitions of two folds: the folds are averaged, the repetitions give t.
+        let r = results(
+            &[(0, 0), (0, 1), (1, 0), (1, 1)],
+            &[0.5, 0.7, 0.6, 0.6],
+            &[0.4, 0.6, 0.6, 0.4],
+        );
+        let e = r.paired_effect("a", "b", "ndcg@10").unwrap();
+        assert_eq!((e.interval, e.repetitions), (IntervalKind::Independent, 2));
+        assert!((e.estimate - 0.1).abs() < 1e-12, "{e:?}");
+        // One repetition of three folds: t over the folds, marked dependent.
+        let r = results(&[(0, 0), (0, 1), (0, 2)], &[0.5, 0.6, 0.7], &[0.4, 0.6, 0.5]);
+        let e = r.paired_effect("a", "b", "ndcg@10").unwrap();
+        assert_eq!((e.interval, e.repetitions), (IntervalKind::Dependent, 3));
+        // One split: one draw.
+        let r = results(&[(0, 0)], &[0.5], &[0.4]);
+        assert_eq!(r.paired_effect("a", "b", "ndcg@10").unwrap().interval, IntervalKind::Single);
+        assert_eq!(r.effect("a", "ndcg@10").unwrap().estimate, 0.5);
+        assert!(r.paired_effect("a", "nobody", "ndcg@10").is_none());
+        assert!(r.difference(("a", "ndcg@10"), ("b", "mae")).is_none());
+    }
+}
