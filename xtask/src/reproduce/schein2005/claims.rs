@@ -9,7 +9,7 @@
 use anyhow::{Context, Result};
 use recs_bench::Results;
 use recs_bench::report::{Claim, Quote, Reading, Test, UntestableCause};
-use recs_bench::verdict::{Effect, Rule, Verdict};
+use recs_bench::verdict::{Effect, IntervalKind, Rule, Verdict};
 
 use super::{
     ASPECT, ASPECT_ATTR, HALF_LIFE_KEY, LPCA, NAIVE_BAYES, RANDOM, REGRESSION, USER_MEAN, USER_POP,
@@ -145,8 +145,12 @@ fn s1(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
     ))
 }
 
-/// An effect whose sign is not known: the union of its interval and its mirror image.
+/// An effect whose sign is not known: the union of its interval and its mirror image. A
+/// point (one draw, or an exact value) has no interval to widen and stays as it is.
 fn either_sign(e: Effect) -> Effect {
+    if matches!(e.interval, IntervalKind::Single | IntervalKind::Exact) {
+        return e;
+    }
     let reach = e.low.abs().max(e.high.abs());
     Effect { low: -reach, high: reach, ..e }
 }
@@ -514,12 +518,15 @@ mod tests {
             low: 0.01,
             high: 0.03,
             repetitions: 5,
-            interval: recs_bench::verdict::IntervalKind::Independent,
+            interval: IntervalKind::Independent,
         };
         let both = either_sign(e);
         assert_eq!((both.low, both.high), (-0.03, 0.03));
         assert_eq!(Rule::not_below(TIE).decide(&both), Verdict::Inconclusive);
         assert_eq!(Rule::not_below(TIE).decide(&either_sign(Effect::exact(0.0))), Verdict::Holds);
+        // A point keeps its kind, so the report stays well formed.
+        let one_draw = Effect::mean_of(&[0.02], true, false);
+        assert!(either_sign(one_draw).problems().is_empty());
     }
 
     #[test]
