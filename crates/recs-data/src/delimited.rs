@@ -236,7 +236,7 @@ impl DelimitedFormat {
 /// Parses delimited interaction lines held in memory; `label` names them in errors.
 ///
 /// # Errors
-/// As [`load_delimited`].
+/// As `load_delimited` (the file reader).
 pub fn parse_delimited(bytes: &[u8], label: &str, format: &DelimitedFormat) -> Result<Dataset> {
     let parsed = read_events(&|| Ok(bytes), Path::new(label), format, None, None)?;
     parsed.into_dataset(label.to_string(), format)
