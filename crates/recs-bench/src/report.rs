@@ -631,6 +631,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verdict::tests::interval;
 
     fn claim_with(readings: Vec<Reading>) -> Claim {
         Claim::new("S1", "s", Quote { section: "§1".into(), words: "p".into() }, "m", readings)
@@ -688,16 +689,6 @@ mod tests {
             md.contains("| S1 | r (the paper's) | a − b | above +0.01 | +0.2000 (exact) | holds"),
             "{md}"
         );
-    }
-
-    fn interval(low: f64, high: f64) -> Effect {
-        Effect {
-            estimate: (low + high) / 2.0,
-            low,
-            high,
-            repetitions: 5,
-            interval: IntervalKind::Independent,
-        }
     }
 
     #[test]

@@ -403,10 +403,11 @@ impl Rule {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn interval(low: f64, high: f64) -> Effect {
+    /// An effect with interval `[low, high]` over ten independent repetitions.
+    pub(crate) fn interval(low: f64, high: f64) -> Effect {
         Effect {
             estimate: (low + high) / 2.0,
             low,
