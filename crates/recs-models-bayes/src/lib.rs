@@ -13,10 +13,11 @@
 //!   is "the user will pick item i", the evidence is each item of the user's profile, and
 //!   the conditionals come from item co-occurrence counts.
 //!
-//! The design choice that shapes the crate: everything is computed **in logs, with an
-//! explicit and documented smoothing**, so no score is ever `NaN` or `-∞` and the
-//! smoothing is a parameter rather than an accident; each model documents its vocabulary
-//! and what happens with counts of zero. Errors are [`recs_core::RecsError`].
+//! The design choice that shapes the crate: everything is computed **in logs, and any
+//! smoothing is an explicit, documented parameter** rather than an accident, so no score is
+//! ever `NaN` or `-∞`; each model documents its vocabulary and what happens with counts of
+//! zero (the network's default is the published, unsmoothed formula, whose zero products
+//! score [`ZERO_PROBABILITY`], the lowest finite score). Errors are [`recs_core::RecsError`].
 //!
 //! ```
 //! use recs_core::{DuplicatePolicy, Event, Fit, IdMap, Interactions, ItemAttributes};
@@ -53,7 +54,10 @@ pub use naive_bayes::{
     MAX_CLASSES, NaiveBayes, NaiveBayesParams, NaiveBayesScore, NaiveBayesValidParams,
     UnseenAttributes,
 };
-pub use nbn::{NaiveBayesianNetwork, NaiveBayesianNetworkParams, NaiveBayesianNetworkValidParams};
+pub use nbn::{
+    NaiveBayesianNetwork, NaiveBayesianNetworkParams, NaiveBayesianNetworkValidParams,
+    ZERO_PROBABILITY,
+};
 
 fn naive_bayes_from(values: &ParamValues) -> Result<NaiveBayesParams> {
     let mut params = NaiveBayesParams::new();
@@ -129,12 +133,13 @@ pub fn catalog() -> Vec<ModelEntry> {
                       (cremonesi2008 §4.1).",
             params: &[ParamSpec {
                 name: "alpha",
-                default: "0.01",
-                help: "pseudo-count added to every count, > 0 (ours; the paper does not smooth)",
+                default: "0",
+                help: "pseudo-count added to every count, >= 0: 0 is the paper's formula (a \
+                       zero co-rating zeroes the product); > 0 a smoothed variant (ours)",
             }],
             needs_attributes: false,
             build: |values| {
-                let alpha = values.get_or("alpha", 0.01f64)?;
+                let alpha = values.get_or("alpha", 0.0f64)?;
                 let params: Box<dyn FitDyn> =
                     Box::new(NaiveBayesianNetworkParams::new().alpha(alpha).check()?);
                 Ok(params)
@@ -162,6 +167,7 @@ mod tests {
             assert!(bayes.build_checked(&values).is_err(), "{bad}");
         }
         let nbn = entries.iter().find(|e| e.name == "nbn").unwrap();
-        assert!(nbn.build_checked(&ParamValues::parse(["alpha=0"]).unwrap()).is_err());
+        assert!(nbn.build_checked(&ParamValues::parse(["alpha=-1"]).unwrap()).is_err());
+        assert!(nbn.build_checked(&ParamValues::parse(["alpha=0"]).unwrap()).is_ok());
     }
 }

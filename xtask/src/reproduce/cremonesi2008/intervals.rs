@@ -74,7 +74,11 @@ pub(crate) fn table(rows: &[Row]) -> Result<Table> {
         ]);
     }
     Ok(Table {
-        name: format!("PureSVD L=15 on MovieLens 100K: pooled TPR@{HEADLINE_N} over the splits"),
+        name: format!(
+            "PureSVD L=15 on MovieLens 100K: pooled TPR@{HEADLINE_N} over the splits (the \
+             intervals are Student t; the ten folds of one partition are dependent, so \
+             theirs understates the spread)"
+        ),
         columns: ["partitioning", "splits", "mean", "variance", "95% lower", "95% upper"]
             .map(String::from)
             .to_vec(),

@@ -94,6 +94,65 @@ pub(crate) fn roc1_counts(
     split: &Split,
     users: &[u32],
 ) -> Result<Vec<(f32, Confusion)>> {
+    let (predicted, actual) = withheld_predictions(model, split, users)?;
+    let points = roc1(&predicted, &actual, &thresholds())?;
+    Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
+}
+
+/// ROC1 with the pairs of the paper's Figure 1: every item `user` has no training rating
+/// with, its actual value the withheld rating or 0 ("not rated"), pooled over `users` at
+/// every threshold of [`thresholds`].
+pub(crate) fn roc1_counts_with_unrated(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+) -> Result<Vec<(f32, Confusion)>> {
+    let n_items = split.n_items() as u32;
+    let per_user: Vec<(Vec<f32>, Vec<f32>)> = users
+        .par_iter()
+        .map(|&user| -> Result<(Vec<f32>, Vec<f32>)> {
+            let known = split.train().user_items(user);
+            let withheld = split.test().user_row(user);
+            let candidates: Vec<u32> =
+                (0..n_items).filter(|i| known.binary_search(i).is_err()).collect();
+            let actual = candidates
+                .iter()
+                .map(|i| withheld.items.binary_search(i).map_or(0.0, |k| withheld.values[k]))
+                .collect();
+            let mut predicted = vec![0.0; candidates.len()];
+            model.score(user, &candidates, &mut predicted)?;
+            Ok((predicted, actual))
+        })
+        .collect::<Result<_>>()?;
+    let (predicted, actual): (Vec<Vec<f32>>, Vec<Vec<f32>>) = per_user.into_iter().unzip();
+    let points = roc1(&predicted.concat(), &actual.concat(), &thresholds())?;
+    Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
+}
+
+/// The rating from which a withheld rating counts as good in the scale-free check (§2.2:
+/// "this threshold could be set arbitrarily to 4").
+pub(crate) const GOOD_RATING: f32 = 4.0;
+
+/// The scale-free check of ROC1: the ROC AUC of `model`'s raw predictions of the withheld
+/// ratings of `users`, ratings ≥ [`GOOD_RATING`] against the others, pooled over users
+/// (ties count one half). `None` without both classes.
+pub(crate) fn withheld_auc(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+) -> Result<Option<f64>> {
+    let (predicted, actual) = withheld_predictions(model, split, users)?;
+    let good: Vec<bool> = actual.iter().map(|&v| v >= GOOD_RATING).collect();
+    Ok(recs_metrics::roc_auc(&predicted, &good).ok())
+}
+
+/// `model`'s predictions of the withheld ratings of `users`, and the ratings, in user
+/// then item order.
+fn withheld_predictions(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+) -> Result<(Vec<f32>, Vec<f32>)> {
     let (mut predicted, mut actual) = (Vec::new(), Vec::new());
     let mut out = Vec::new();
     for &user in users {
@@ -103,8 +162,7 @@ pub(crate) fn roc1_counts(
         predicted.extend_from_slice(&out);
         actual.extend_from_slice(row.values);
     }
-    let points = roc1(&predicted, &actual, &thresholds())?;
-    Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
+    Ok((predicted, actual))
 }
 
 /// Every user's ROC2 counts for `N = 1..=MAX_N`: candidates are the items the user has
@@ -205,13 +263,8 @@ impl Averaged {
             .unwrap_or_default()
     }
 
-    /// The area under the mean points sorted by false-alarm rate, closed by (0, 0) and
-    /// (1, 1): the summary ROC1's "best curve" is judged by.
-    pub(crate) fn closed_area(&self) -> f64 {
-        closed_area(self.means().iter().map(|m| [m.1, m.2]).collect())
-    }
-
-    /// The same area for each repetition's own points (its spread).
+    /// The area under each repetition's own points sorted by false-alarm rate, closed by
+    /// (0, 0) and (1, 1): the summary ROC1's "best curve" is judged by.
     pub(crate) fn closed_area_per_repetition(&self) -> Vec<f64> {
         let repetitions = self.per_position.first().map_or(0, |(_, p)| p.len());
         (0..repetitions)
@@ -331,7 +384,8 @@ mod tests {
         assert_eq!(a.means(), [(1.0, 0.25, 0.75)]);
         assert_eq!(a.tpr_per_repetition(1.0), [0.5, 1.0]);
         // (0,0) → (0.25, 0.75) → (1,1): 0.25·0.375 + 0.75·0.875.
-        assert!((a.closed_area() - (0.25 * 0.375 + 0.75 * 0.875)).abs() < 1e-12);
+        let mean_points = a.means().iter().map(|m| [m.1, m.2]).collect();
+        assert!((closed_area(mean_points) - (0.25 * 0.375 + 0.75 * 0.875)).abs() < 1e-12);
         // Per repetition, each with its own defined points: (0.5, 0.5) alone (area 0.5),
         // then (0, 1) and (0, 0.5) (the whole square).
         assert_eq!(a.closed_area_per_repetition(), [0.5, 1.0]);
