@@ -50,6 +50,12 @@ pub enum KnnError {
         /// The rejected name.
         name: String,
     },
+    /// An item neighbourhood direction other than `history` or `candidate`.
+    #[error("unknown neighbourhood `{name}`: expected `history` or `candidate`")]
+    UnknownNeighbourhood {
+        /// The rejected name.
+        name: String,
+    },
     /// An error of the shared vocabulary (bad index, empty data, unparsable text, ...).
     #[error(transparent)]
     Core(#[from] RecsError),
@@ -75,6 +81,9 @@ impl From<KnnError> for RecsError {
             ),
             KnnError::UnknownTies { name } => {
                 RecsError::invalid_parameter("ties", name, "`extend` or `cut`")
+            }
+            KnnError::UnknownNeighbourhood { name } => {
+                RecsError::invalid_parameter("neighbourhood", name, "`history` or `candidate`")
             }
             KnnError::Core(error) => error,
         }

@@ -52,7 +52,9 @@ mod similarity;
 
 pub use error::{KnnError, Result};
 pub use model::{ItemKnn, UserKnn};
-pub use params::{ItemKnnParams, KnnParams, KnnValidParams, Similarity, Ties, UserKnnParams};
+pub use params::{
+    ItemKnnParams, KnnParams, KnnValidParams, Neighbourhood, Similarity, Ties, UserKnnParams,
+};
 
 use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues};
 
@@ -96,6 +98,22 @@ pub const PARAMS: &[ParamSpec] = &[
     },
 ];
 
+/// [`PARAMS`] and the direction of item neighbourhoods: the parameters of `item-knn`.
+pub const ITEM_PARAMS: &[ParamSpec] = &[
+    PARAMS[0],
+    PARAMS[1],
+    PARAMS[2],
+    PARAMS[3],
+    PARAMS[4],
+    PARAMS[5],
+    PARAMS[6],
+    ParamSpec {
+        name: "neighbourhood",
+        default: "candidate",
+        help: "history: sum over the k-neighbourhoods of the user's items (ignatov2010 §2's N(i|u0); Deshpande & Karypis 2004); candidate: over the candidate's own k-neighbourhood (ours as default)",
+    },
+];
+
 fn build_user_knn(values: &ParamValues) -> recs_core::Result<Box<dyn FitDyn>> {
     let params = UserKnnParams::new(KnnParams::from_values(values)?)?;
     Ok(Box::new(params))
@@ -130,7 +148,7 @@ pub fn catalog() -> Vec<ModelEntry> {
         ModelEntry {
             name: "item-knn",
             summary: "item-based k-nearest neighbours (ignatov2010 §2; Sarwar et al. 2001; Deshpande & Karypis 2004)",
-            params: PARAMS,
+            params: ITEM_PARAMS,
             needs_attributes: false,
             build: build_item_knn,
         },
@@ -148,14 +166,21 @@ mod tests {
     fn the_catalog_lists_every_parameter_with_the_builder_defaults() {
         let every = params::EVERY_PARAMETER;
         let read: Vec<&str> = every.iter().map(|p| p.split('=').next().unwrap_or(p)).collect();
-        let listed: Vec<&str> = PARAMS.iter().map(|p| p.name).collect();
+        let listed: Vec<&str> = ITEM_PARAMS.iter().map(|p| p.name).collect();
         assert_eq!(read, listed);
+        assert_eq!(&ITEM_PARAMS[..PARAMS.len()], PARAMS);
+        let (user, item) = (&catalog()[0], &catalog()[1]);
+        assert!(item.build_checked(&ParamValues::parse(every).unwrap()).is_ok());
+        // The direction of item neighbourhoods means nothing to user-kNN.
+        assert!(user.build_checked(&ParamValues::parse(every).unwrap()).is_err());
+        assert!(user.build_checked(&ParamValues::parse(&every[..7]).unwrap()).is_ok());
+        assert!(item.build_checked(&ParamValues::parse(["neighbourhood=mine"]).unwrap()).is_err());
         for entry in catalog() {
-            assert!(entry.build_checked(&ParamValues::parse(every).unwrap()).is_ok());
             assert!(entry.build_checked(&ParamValues::parse(["min-support=0"]).unwrap()).is_err());
         }
         let defaults =
-            ParamValues::parse(PARAMS.iter().map(|p| format!("{}={}", p.name, p.default))).unwrap();
+            ParamValues::parse(ITEM_PARAMS.iter().map(|p| format!("{}={}", p.name, p.default)))
+                .unwrap();
         assert_eq!(KnnParams::from_values(&defaults).unwrap(), KnnParams::new());
     }
 }

@@ -8,7 +8,7 @@ use recs_core::{
 };
 use sprs::CsMatI;
 
-use crate::params::{ItemKnnParams, KnnValidParams, UserKnnParams};
+use crate::params::{ItemKnnParams, KnnValidParams, Neighbourhood, UserKnnParams};
 use crate::similarity::{Axis, Scratch, Vectors};
 
 /// Rating statistics used when no neighbour has evidence for an item.
@@ -28,6 +28,15 @@ impl Fallback {
         let low = values.iter().fold(f64::INFINITY, |m, &v| m.min(f64::from(v)));
         let high = values.iter().fold(f64::NEG_INFINITY, |m, &v| m.max(f64::from(v)));
         Fallback { global_mean: sum / values.len().max(1) as f64, low, high }
+    }
+
+    /// What `output` asks of the sums `num` (Σ s·r) and `den` (Σ |s|): the ranking score
+    /// `num`, or the prediction of [`Fallback::predict`].
+    fn output(&self, output: Output, num: f64, den: f64, history: &[f32]) -> f32 {
+        match output {
+            Output::Score => num as f32,
+            Output::Rating => self.predict(num, den, history),
+        }
     }
 
     /// The prediction `num / den`, or the mean of `history` (the global mean for an
@@ -168,25 +177,33 @@ macro_rules! knn_surface {
     };
 }
 
-/// Item-based kNN, fitted (ignatov2010 §2; Sarwar et al. 2001).
+/// Item-based kNN, fitted (ignatov2010 §2; Sarwar et al. 2001; Deshpande & Karypis 2004).
 ///
 /// Each item `i` keeps its neighbourhood `N(i)`: the `k` items most similar to it (ties
-/// extended or cut), computed once at fit time. For a user `u` with rated items `I_u`:
+/// extended or cut), computed once at fit time. For a user `u` with rated items `I_u`, a
+/// candidate `j` collects evidence from the pairs `(i, j)`, `i ∈ I_u`, that the
+/// [`Neighbourhood`](crate::Neighbourhood) parameter admits:
 ///
-/// - ranking score `score(u, i) = Σ_{j ∈ N(i) ∩ I_u} s(i, j) · r_uj`, the numerator of
-///   the prediction (on implicit data, the summed similarity of `i` to the history);
-/// - predicted rating `r̂(u, i) = Σ_{j ∈ N(i) ∩ I_u} s(i, j) r_uj / Σ_{j ∈ N(i) ∩ I_u} |s(i, j)|`
+/// - `history`, ignatov2010 §2's `N(i|u₀) = {j | j ∉ u₀ᴵ, i ∈ u₀ᴵ, j ∈ N(i)}` (Deshpande &
+///   Karypis 2004): the pairs with `j ∈ N(i)`, the neighbourhoods of the user's items;
+/// - `candidate` (the default): the pairs with `i ∈ N(j)`, the candidate's own
+///   neighbourhood (the prediction form of Sarwar et al. 2001).
+///
+/// Over those pairs `P(u, j)`:
+///
+/// - ranking score `score(u, j) = Σ_{(i, j) ∈ P(u, j)} s(i, j) · r_ui`, the numerator of
+///   the prediction (on implicit data, the summed similarity to the history);
+/// - predicted rating `r̂(u, j) = Σ s(i, j) r_ui / Σ |s(i, j)|` over the same pairs
 ///   (ignatov2010 §2 writes `Σ s` in the denominator; with negative similarities allowed
-///   `Σ |s|` keeps the value a weighted average). Without any such neighbour, the user's
-///   mean rating. Predictions are clamped to the training rating range.
+///   `Σ |s|` keeps the value a weighted average). Without any such pair, the user's mean
+///   rating. Predictions are clamped to the training rating range.
 ///
 /// Scores are not comparable across users (they grow with the history's length).
 ///
-/// The neighbourhood is the candidate's, `N(i)`, as in ignatov2010 §2 (Deshpande &
-/// Karypis 2004 keep instead the neighbourhoods of the history items). With measures that
-/// reach their maximum on tiny supports (Pearson, adjusted cosine, conditional), a rarely
-/// rated candidate then has a neighbourhood of perfect similarities and a high score;
-/// for top-N ranking prefer cosine, Jaccard or Tanimoto, or raise `min_support`.
+/// With `candidate` and measures that reach their maximum on tiny supports (Pearson,
+/// adjusted cosine, conditional), a rarely rated candidate has a neighbourhood of perfect
+/// similarities and a high score; for top-N ranking prefer cosine, Jaccard or Tanimoto,
+/// `history`, or raise `min_support`.
 #[derive(Debug, Clone)]
 pub struct ItemKnn(Fitted);
 
@@ -210,6 +227,44 @@ impl ItemKnn {
     }
 
     fn run(&self, history: (&[u32], &[f32]), items: &[u32], out: &mut [f32], output: Output) {
+        match self.0.params.neighbourhood() {
+            Neighbourhood::History => self.run_history(history, items, out, output),
+            Neighbourhood::Candidate => self.run_candidate(history, items, out, output),
+        }
+    }
+
+    /// The neighbourhoods of the history items, accumulated in history order.
+    fn run_history(
+        &self,
+        history: (&[u32], &[f32]),
+        items: &[u32],
+        out: &mut [f32],
+        output: Output,
+    ) {
+        let (rated, ratings) = history;
+        let n_items = self.n_items();
+        let (mut num, mut den) = (vec![0.0f64; n_items], vec![0.0f64; n_items]);
+        for (&i, &r) in rated.iter().zip(ratings) {
+            let (neighbours, sims) = row_of(&self.0.neighbours, i);
+            for (&j, &s) in neighbours.iter().zip(sims) {
+                num[j as usize] += f64::from(s) * f64::from(r);
+                den[j as usize] += f64::from(s).abs();
+            }
+        }
+        for (slot, &item) in out.iter_mut().zip(items) {
+            let (num, den) = (num[item as usize], den[item as usize]);
+            *slot = self.0.fallback.output(output, num, den, ratings);
+        }
+    }
+
+    /// Each candidate's own neighbourhood, in neighbour order.
+    fn run_candidate(
+        &self,
+        history: (&[u32], &[f32]),
+        items: &[u32],
+        out: &mut [f32],
+        output: Output,
+    ) {
         let (rated, ratings) = history;
         for (slot, &item) in out.iter_mut().zip(items) {
             let (neighbours, sims) = row_of(&self.0.neighbours, item);
@@ -220,10 +275,7 @@ impl ItemKnn {
                     den += f64::from(s).abs();
                 }
             }
-            *slot = match output {
-                Output::Score => num as f32,
-                Output::Rating => self.0.fallback.predict(num, den, ratings),
-            };
+            *slot = self.0.fallback.output(output, num, den, ratings);
         }
     }
 }
@@ -331,10 +383,7 @@ impl UserKnn {
             }
             for (slot, &item) in out.iter_mut().zip(items) {
                 let (n, d) = (num[item as usize], den[item as usize]);
-                *slot = match output {
-                    Output::Score => n as f32,
-                    Output::Rating => self.fitted.fallback.predict(n, d, history),
-                };
+                *slot = self.fitted.fallback.output(output, n, d, history);
             }
             for &v in neighbours.0 {
                 for &i in self.fitted.train.user_items(v) {
@@ -437,6 +486,39 @@ mod tests {
             ItemKnnParams::new(jaccard(1)).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
         model.score(0, &[2], &mut out[..1]).unwrap();
         close(&out[..1], &[2.5]);
+    }
+
+    /// ignatov2010 §2's direction: a candidate collects from the neighbourhoods of the
+    /// user's items, not from its own.
+    #[test]
+    fn item_knn_history_neighbourhoods_by_hand() {
+        let train = small();
+        // Jaccard over users: (0,1) 2/3, (0,2) 1/2, (1,2) 1/3, (1,3) 1/3. With k = 1: N(0) =
+        // {1}, N(1) = {0}, N(2) = {0}, N(3) = {1}.
+        let params = jaccard(1).neighbourhood(Neighbourhood::History);
+        let model = ItemKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        assert_eq!(model.neighbours(2), (&[0u32][..], &[0.5f32][..]));
+        // User 0 has items 0 (5) and 1 (3). Candidate 2 is in no history item's
+        // neighbourhood (N(0) = {1}, N(1) = {0}): score 0, prediction the user's mean. The
+        // candidate direction would give it s(2, 0) · 5 = 2.5 from its own N(2) = {0}.
+        let mut out = [0.0; 2];
+        model.score(0, &[2, 3], &mut out).unwrap();
+        close(&out, &[0.0, 0.0]);
+        model.predict(0, &[2, 3], &mut out).unwrap();
+        close(&out, &[4.0, 4.0]);
+        // k = 2: N(0) = {1, 2}, N(1) = {0, 2 and 3 tied at 1/3, extended}: candidate 2
+        // collects 1/2 · 5 from N(0) and 1/3 · 3 from N(1); candidate 3 collects 1/3 · 3.
+        let params = jaccard(2).neighbourhood(Neighbourhood::History);
+        let model = ItemKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        model.score(0, &[2, 3], &mut out).unwrap();
+        close(&out, &[0.5 * 5.0 + 3.0 / 3.0, 3.0 / 3.0]);
+        model.predict(0, &[2, 3], &mut out).unwrap();
+        close(&out, &[3.5 / (0.5 + 1.0 / 3.0), 3.0]);
+        // Fold-in scores a new user as a training user with the same history.
+        let mut folded = [0.0; 2];
+        model.score_history(train.user_row(0), &[2, 3], &mut folded).unwrap();
+        model.score(0, &[2, 3], &mut out).unwrap();
+        assert_eq!(folded, out);
     }
 
     #[test]
@@ -594,14 +676,18 @@ mod tests {
     fn item_knn_fold_in_equals_scoring_the_same_training_history() {
         let train = irregular(60, 40, 40);
         let items: Vec<u32> = (0..40).collect();
-        for similarity in Similarity::ALL {
-            let params = ItemKnnParams::new(KnnParams::new().k(5).similarity(similarity)).unwrap();
-            let model = params.fit(&TrainData::new(&train, 0)).unwrap();
+        for (similarity, direction) in Similarity::ALL
+            .into_iter()
+            .flat_map(|s| [(s, Neighbourhood::History), (s, Neighbourhood::Candidate)])
+        {
+            let params = KnnParams::new().k(5).similarity(similarity).neighbourhood(direction);
+            let model =
+                ItemKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
             for user in [0, 17, 59] {
                 let (mut fitted, mut folded) = (vec![0.0; 40], vec![0.0; 40]);
                 model.score(user, &items, &mut fitted).unwrap();
                 model.score_history(train.user_row(user), &items, &mut folded).unwrap();
-                assert_eq!(fitted, folded, "{similarity} user {user}");
+                assert_eq!(fitted, folded, "{similarity} {direction} user {user}");
             }
         }
     }

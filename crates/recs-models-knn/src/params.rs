@@ -144,6 +144,41 @@ impl FromStr for Ties {
     }
 }
 
+/// Whose neighbourhoods item-kNN sums over when it scores a candidate `j` for a user
+/// with history `I_u`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Neighbourhood {
+    /// The neighbourhoods of the user's items: `j` collects `s(i, j) r_ui` from every
+    /// history item `i` that has `j` among its `k` nearest, ignatov2010 §2's
+    /// `N(i|u₀) = {j | j ∉ u₀ᴵ, i ∈ u₀ᴵ, j ∈ N(i)}` (Deshpande & Karypis 2004).
+    History,
+    /// The candidate's own neighbourhood: `j` collects `s(j, i) r_ui` from the history
+    /// items among its `k` nearest (the prediction form of Sarwar et al. 2001).
+    #[default]
+    Candidate,
+}
+
+impl fmt::Display for Neighbourhood {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Neighbourhood::History => "history",
+            Neighbourhood::Candidate => "candidate",
+        })
+    }
+}
+
+impl FromStr for Neighbourhood {
+    type Err = KnnError;
+
+    fn from_str(text: &str) -> Result<Self> {
+        match text {
+            "history" => Ok(Neighbourhood::History),
+            "candidate" => Ok(Neighbourhood::Candidate),
+            _ => Err(KnnError::UnknownNeighbourhood { name: text.to_string() }),
+        }
+    }
+}
+
 /// Unchecked hyper-parameters of user- and item-kNN; [`KnnParams::check`] validates them.
 ///
 /// ```
@@ -174,6 +209,8 @@ pub struct KnnParams {
     positive_only: bool,
     /// Popularity exponent α of [`Similarity::Conditional`], in `[0, 1]`.
     alpha: f64,
+    /// Item-kNN only: whose neighbourhoods a candidate's score sums over.
+    neighbourhood: Neighbourhood,
 }
 
 impl Default for KnnParams {
@@ -191,7 +228,9 @@ impl KnnParams {
     /// - `min_support = 1` (every co-occurring pair may be a neighbour);
     /// - `positive_only = true` (ours: a negatively correlated neighbour is not evidence
     ///   for recommending what it liked);
-    /// - `alpha = 0.5` (ours, inside the range Deshpande & Karypis 2004 §5 explore).
+    /// - `alpha = 0.5` (ours, inside the range Deshpande & Karypis 2004 §5 explore);
+    /// - `neighbourhood = candidate` (item-kNN; kept as the default the runner's
+    ///   configurations were written with; ignatov2010 §2 is `history`).
     pub fn new() -> Self {
         KnnParams {
             k: 20,
@@ -201,6 +240,7 @@ impl KnnParams {
             min_support: 1,
             positive_only: true,
             alpha: 0.5,
+            neighbourhood: Neighbourhood::Candidate,
         }
     }
 
@@ -220,6 +260,10 @@ impl KnnParams {
             Some(text) => text.parse()?,
             None => defaults.ties,
         };
+        let neighbourhood = match values.raw("neighbourhood") {
+            Some(text) => text.parse()?,
+            None => defaults.neighbourhood,
+        };
         let min_similarity = match values.raw("min-similarity") {
             None | Some("none") => None,
             Some(_) => Some(values.get_or("min-similarity", 0.0f64)?),
@@ -232,6 +276,7 @@ impl KnnParams {
             min_support: values.get_or("min-support", defaults.min_support)?,
             positive_only: values.get_or("positive-only", defaults.positive_only)?,
             alpha: values.get_or("alpha", defaults.alpha)?,
+            neighbourhood,
         })
     }
 
@@ -301,6 +346,11 @@ impl KnnValidParams {
         self.inner.alpha
     }
 
+    /// Whose neighbourhoods item-kNN sums over.
+    pub fn neighbourhood(&self) -> Neighbourhood {
+        self.inner.neighbourhood
+    }
+
     /// True when a neighbour with similarity `s` passes the threshold and sign filters.
     pub(crate) fn admits(&self, s: f32) -> bool {
         (!self.inner.positive_only || s > 0.0)
@@ -360,7 +410,7 @@ impl From<KnnValidParams> for ItemKnnParams {
 
 /// A value other than the default for every parameter the models read, in catalog order.
 #[cfg(test)]
-pub(crate) const EVERY_PARAMETER: [&str; 7] = [
+pub(crate) const EVERY_PARAMETER: [&str; 8] = [
     "k=7",
     "similarity=adjusted-cosine",
     "ties=cut",
@@ -368,6 +418,7 @@ pub(crate) const EVERY_PARAMETER: [&str; 7] = [
     "min-support=4",
     "positive-only=false",
     "alpha=0.3",
+    "neighbourhood=history",
 ];
 
 #[cfg(test)]
@@ -433,6 +484,7 @@ mod tests {
         assert_eq!(params.similarity(), Similarity::AdjustedCosine);
         assert_eq!(params.ties(), Ties::Cut);
         assert_eq!(params.min_similarity(), Some(0.25));
+        assert_eq!(params.neighbourhood(), Neighbourhood::History);
         assert_eq!(params.min_support(), 4);
         assert!(!params.positive_only());
         assert_eq!(params.alpha(), 0.3);

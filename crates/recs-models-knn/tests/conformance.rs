@@ -1,7 +1,7 @@
 //! The shared conformance suite, run on both models under every similarity measure and
 //! both tie policies.
 
-use recs_models_knn::{ItemKnnParams, KnnParams, Similarity, Ties, UserKnnParams};
+use recs_models_knn::{ItemKnnParams, KnnParams, Neighbourhood, Similarity, Ties, UserKnnParams};
 
 fn params(similarity: Similarity, ties: Ties) -> KnnParams {
     KnnParams::new().k(3).similarity(similarity).ties(ties)
@@ -14,6 +14,10 @@ recs_testkit::conformance_test!(
 recs_testkit::conformance_test!(
     item_knn_conforms,
     ItemKnnParams::new(KnnParams::new()).expect("defaults are valid")
+);
+recs_testkit::conformance_test!(
+    item_knn_history_neighbourhoods_conform,
+    ItemKnnParams::new(KnnParams::new().neighbourhood(Neighbourhood::History)).expect("valid")
 );
 
 #[test]
