@@ -165,6 +165,8 @@ fn movielens_curves(
     let mut svd_models: Vec<Model> = RANKS.iter().map(|&r| Model::puresvd(r)).collect();
     let mut roc1_curves: Vec<Averaged> = Vec::new();
     let mut roc1_unrated: Vec<Averaged> = Vec::new();
+    let mut roc1_unseen_zero: Vec<Averaged> = Vec::new();
+    let mut roc2_ml_good: Vec<Averaged> = Vec::new();
     let mut auc: Vec<claims::Series> = Vec::new();
     let mut roc2_ml: Vec<Averaged> = Vec::new();
     svd_models.push(Model::average());
@@ -180,8 +182,17 @@ fn movielens_curves(
                 };
                 let counts = roc::roc1_counts(fitted.as_ref(), &split, &ml99_users)?;
                 slot(&mut roc1_curves, &model.label).push(&as_positions(counts));
-                let counts = roc::roc1_counts_with_unrated(fitted.as_ref(), &split, &ml99_users)?;
-                slot(&mut roc1_unrated, &model.label).push(&as_positions(counts));
+                for (zero_unseen, curves) in
+                    [(false, &mut roc1_unrated), (true, &mut roc1_unseen_zero)]
+                {
+                    let counts = roc::roc1_counts_with_unrated(
+                        fitted.as_ref(),
+                        &split,
+                        &ml99_users,
+                        zero_unseen,
+                    )?;
+                    slot(curves, &model.label).push(&as_positions(counts));
+                }
                 let value = roc::withheld_auc(fitted.as_ref(), &split, &ml99_users)?;
                 series_slot(&mut auc, &model.label).values.push(value.unwrap_or(f64::NAN));
             }
@@ -191,6 +202,10 @@ fn movielens_curves(
                 ml_size = size(&pooled);
             }
             slot(&mut roc2_ml, &model.label).push(&roc::by_list_length(pooled));
+            let good =
+                roc::roc2_per_user_from(fitted.as_ref(), &split, &ml99_users, roc::GOOD_RATING)?;
+            slot(&mut roc2_ml_good, &model.label)
+                .push(&roc::by_list_length(roc::pool(&good, |_| true)));
         }
         lines.say(format!("MovieLens ≤ 99 ratings: repetition {} of {repetitions}", rep + 1));
     }
@@ -202,6 +217,7 @@ fn movielens_curves(
     };
     let evidence = claims::Roc1Evidence {
         with_unrated: areas(&roc1_unrated),
+        with_unrated_unseen_zero: areas(&roc1_unseen_zero),
         withheld: areas(&roc1_curves),
         auc,
         repetitions: repetitions as usize,
@@ -209,8 +225,8 @@ fn movielens_curves(
     parts.claims.extend([
         claims::r1(&evidence),
         claims::b1(&evidence),
-        claims::r3(&roc2_ml),
-        claims::b3(&roc2_ml),
+        claims::r3(&roc2_ml, &roc2_ml_good),
+        claims::b3(&roc2_ml, &roc2_ml_good),
     ]);
     let ml99_protocol = format!(
         "MovieLens 100K users with at most 99 ratings ({} users, the model sees only them); \
@@ -233,6 +249,11 @@ fn movielens_curves(
     ];
     let roc2_tables = vec![
         roc::roc2_table("ROC2 at N = 5 and N = 20 (mean over repetitions)", &roc2_ml),
+        roc::roc2_table(
+            "ROC2 at N = 5 and N = 20 with only withheld ratings ≥ 4 positive (mean over \
+             repetitions)",
+            &roc2_ml_good,
+        ),
         roc::points_table("ROC2 points (mean over repetitions)", "N", &roc2_ml),
     ];
     let (roc1_marks, roc2_marks) = ([f64::from(MARKED_T)], roc2_marks());
@@ -361,38 +382,47 @@ fn recall_tables(
     for d in binary {
         let RecallRuns { svd, nbn, nbn_users, smoothed } =
             recall_runs(d, options.seed, &folds, lines)?;
-        let svd_recall = recall::by_group(d, &svd);
+        let n = recall::RECALL_N;
         table1_rows.extend(recall::table_rows(
             d,
             claims::TUNED,
-            &svd_recall.pooled,
+            &recall::by_group(d, &svd, n).pooled,
             (d.name == data::NEWMOVIES).then_some(&PAPER_TABLE1),
         ));
-        let mut nbn_recall = Vec::new();
         for (k, (min, per_fold)) in NBN_MIN_PROFILES.iter().zip(&nbn).enumerate() {
-            let by_group = recall::by_group(d, per_fold.as_deref().unwrap_or_default());
+            let by_group = recall::by_group(d, per_fold.as_deref().unwrap_or_default(), n);
             table2_rows.extend(recall::table_rows(
                 d,
                 &format!("NBN trained on ≥ {min}"),
                 &by_group.pooled,
                 (d.name == data::NEWMOVIES).then_some(&PAPER_TABLE2[k]),
             ));
-            nbn_recall.push((*min, nbn_users[k], per_fold.is_some().then_some(by_group)));
         }
         table2_rows.extend(recall::table_rows(
             d,
             &format!("NBN smoothed ({SMOOTHED_NBN_ALPHA}, not the paper's), trained on ≥ 2"),
-            &recall::by_group(d, &smoothed).pooled,
+            &recall::by_group(d, &smoothed, n).pooled,
             None,
         ));
-        let nbn_tables: [(u32, usize, Option<recall::ByGroup>); 3] =
-            nbn_recall.try_into().map_err(|_| anyhow::anyhow!("three NBN models expected"))?;
-        ensure!(nbn_tables[0].2.is_some(), "{}: NBN ≥ 2 has no training user", d.name);
-        recall_tables.push(claims::RecallTables {
-            dataset: d.name.clone(),
-            svd: svd_recall,
-            nbn: nbn_tables,
-        });
+        for n in recall::CLAIM_N {
+            let nbn_recall: Vec<(u32, usize, Option<recall::ByGroup>)> = NBN_MIN_PROFILES
+                .iter()
+                .zip(&nbn)
+                .zip(&nbn_users)
+                .map(|((&min, per_fold), &users)| {
+                    (min, users, per_fold.as_deref().map(|f| recall::by_group(d, f, n)))
+                })
+                .collect();
+            let nbn_tables: [(u32, usize, Option<recall::ByGroup>); 3] =
+                nbn_recall.try_into().map_err(|_| anyhow::anyhow!("three NBN models expected"))?;
+            ensure!(nbn_tables[0].2.is_some(), "{}: NBN ≥ 2 has no training user", d.name);
+            recall_tables.push(claims::RecallTables {
+                dataset: d.name.clone(),
+                n,
+                svd: recall::by_group(d, &svd, n),
+                nbn: nbn_tables,
+            });
+        }
         curve_tables.0.push(recall::curve_table(
             &format!("{}: recall@N by user group, PureSVD L=15", d.label),
             d,
@@ -661,14 +691,17 @@ fn roc1_table(curves: &[Averaged], evidence: &claims::Roc1Evidence) -> Table {
     };
     Table {
         name: "ROC1 read three ways: area under each repetition's curve over Figure 1's pairs \
-               (withheld and unrated items) and over withheld ratings only (closed by (0,0) and \
-               (1,1)), and the AUC of the predictions of withheld ratings, ≥ 4 against < 4; \
-               means and sd over repetitions; the point at t = 3 over Figure 1's pairs"
+               (withheld and unrated items, t from 1.0; also with every item that has no \
+               training rating predicted 0) and over withheld ratings only (t from 1.1), both \
+               closed by (0,0) and (1,1), and the AUC of the predictions of withheld ratings, \
+               ≥ 4 against < 4; means and sd over repetitions; the point at t = 3 over Figure \
+               1's pairs"
             .into(),
         columns: [
             "model",
             "area, Figure 1's pairs",
             "area sd, Figure 1's pairs",
+            "area, Figure 1's pairs, items unrated in training at 0",
             "area, withheld only",
             "area sd, withheld only",
             "auc ≥ 4 against < 4",
@@ -684,6 +717,7 @@ fn roc1_table(curves: &[Averaged], evidence: &claims::Roc1Evidence) -> Table {
                 let at = c.at(f64::from(MARKED_T));
                 let mut row = vec![json!(c.label)];
                 row.extend(stats(&evidence.with_unrated, &c.label));
+                row.push(stats(&evidence.with_unrated_unseen_zero, &c.label)[0].clone());
                 row.extend(stats(&evidence.withheld, &c.label));
                 row.extend(stats(&evidence.auc, &c.label));
                 row.extend([json!(at.map(|p| p[1])), json!(at.map(|p| p[0]))]);

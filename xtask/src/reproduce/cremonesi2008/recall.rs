@@ -22,6 +22,10 @@ pub(crate) const FOLDS: usize = 10;
 /// The list length of the tables (the paper does not state it; ours, the longer list
 /// Figure 6 marks).
 pub(crate) const RECALL_N: usize = 20;
+/// The list lengths the recall claims are read at: the tables' [`RECALL_N`], and 5, the
+/// shorter length Figure 6 marks (§3: "many applications show to the users only the
+/// highest 5 ranked items").
+pub(crate) const CLAIM_N: [usize; 2] = [RECALL_N, 5];
 /// The longest list of the recall@N curves.
 pub(crate) const CURVE_N: usize = 50;
 
@@ -123,7 +127,7 @@ pub(crate) fn cell(items: &[Withheld], n: usize, keep: impl Fn(&Withheld) -> boo
     Cell { withheld: count, recall: (count > 0).then(|| hits / count as f64) }
 }
 
-/// Head, tail and all-item recall at [`RECALL_N`] of one model per user group of a
+/// Head, tail and all-item recall at one list length of one model per user group of a
 /// dataset: pooled over the folds run (the tables), and fold by fold (the claims'
 /// repetitions).
 #[derive(Debug, Clone)]
@@ -136,24 +140,24 @@ pub(crate) struct ByGroup {
     pub(crate) folds: Vec<Vec<[Cell; 3]>>,
 }
 
-/// [`ByGroup`] of one model from its withheld items, fold by fold.
-pub(crate) fn by_group(data: &Data, folds: &[Vec<Withheld>]) -> ByGroup {
+/// [`ByGroup`] of one model from its withheld items, fold by fold, at list length `n`.
+pub(crate) fn by_group(data: &Data, folds: &[Vec<Withheld>], n: usize) -> ByGroup {
     ByGroup {
         labels: data.group_labels(),
-        pooled: cells(data, &folds.concat()),
-        folds: folds.iter().map(|items| cells(data, items)).collect(),
+        pooled: cells(data, &folds.concat(), n),
+        folds: folds.iter().map(|items| cells(data, items, n)).collect(),
     }
 }
 
-/// Head and tail recall at [`RECALL_N`] of `items`, per user group of `data`.
-fn cells(data: &Data, items: &[Withheld]) -> Vec<[Cell; 3]> {
+/// Head, tail and all-item recall at `n` of `items`, per user group of `data`.
+fn cells(data: &Data, items: &[Withheld], n: usize) -> Vec<[Cell; 3]> {
     (0..data.groups.len())
         .map(|g| {
             let in_group = |w: &Withheld| data.group_of(w.profile) == Some(g);
             [
-                cell(items, RECALL_N, |w| in_group(w) && w.head),
-                cell(items, RECALL_N, |w| in_group(w) && !w.head),
-                cell(items, RECALL_N, in_group),
+                cell(items, n, |w| in_group(w) && w.head),
+                cell(items, n, |w| in_group(w) && !w.head),
+                cell(items, n, in_group),
             ]
         })
         .collect()

@@ -18,10 +18,17 @@ pub(crate) const MARKED_N: [usize; 2] = [5, 20];
 /// The threshold marked in Figure 5.
 pub(crate) const MARKED_T: f32 = 3.0;
 
-/// The ROC1 thresholds: 1.1 to 5.0 by 0.1. At `t ≤ 1` every 1–5 rating is good and the
-/// false-alarm rate is undefined, so the sweep starts above 1.
+/// The ROC1 thresholds over withheld ratings: 1.1 to 5.0 by 0.1. At `t ≤ 1` every 1–5
+/// rating is good and the false-alarm rate is undefined, so the sweep starts above 1.
 pub(crate) fn thresholds() -> Vec<f32> {
     (11..=50).map(|k| k as f32 / 10.0).collect()
+}
+
+/// The ROC1 thresholds over Figure 1's pairs: 1.0 to 5.0 by 0.1, the paper's range
+/// "(1 . . . 5)". The unrated items (value 0) are bad at every threshold, so the
+/// false-alarm rate is defined from t = 1.
+pub(crate) fn thresholds_with_unrated() -> Vec<f32> {
+    (10..=50).map(|k| k as f32 / 10.0).collect()
 }
 
 /// A model of the experiments: a catalogued model with fixed parameters.
@@ -101,13 +108,18 @@ pub(crate) fn roc1_counts(
 
 /// ROC1 with the pairs of the paper's Figure 1: every item `user` has no training rating
 /// with, its actual value the withheld rating or 0 ("not rated"), pooled over `users` at
-/// every threshold of [`thresholds`].
+/// every threshold of [`thresholds_with_unrated`]. With `zero_unseen`, an item without
+/// any training rating is predicted 0 whatever the model says (recommended at no
+/// threshold).
 pub(crate) fn roc1_counts_with_unrated(
     model: &dyn Recommender,
     split: &Split,
     users: &[u32],
+    zero_unseen: bool,
 ) -> Result<Vec<(f32, Confusion)>> {
     let n_items = split.n_items() as u32;
+    let unseen: Vec<bool> =
+        (0..n_items).map(|i| zero_unseen && split.train().item_users(i).is_empty()).collect();
     let per_user: Vec<(Vec<f32>, Vec<f32>)> = users
         .par_iter()
         .map(|&user| -> Result<(Vec<f32>, Vec<f32>)> {
@@ -121,11 +133,16 @@ pub(crate) fn roc1_counts_with_unrated(
                 .collect();
             let mut predicted = vec![0.0; candidates.len()];
             model.score(user, &candidates, &mut predicted)?;
+            for (p, &i) in predicted.iter_mut().zip(&candidates) {
+                if unseen[i as usize] {
+                    *p = 0.0;
+                }
+            }
             Ok((predicted, actual))
         })
         .collect::<Result<_>>()?;
     let (predicted, actual): (Vec<Vec<f32>>, Vec<Vec<f32>>) = per_user.into_iter().unzip();
-    let points = roc1(&predicted.concat(), &actual.concat(), &thresholds())?;
+    let points = roc1(&predicted.concat(), &actual.concat(), &thresholds_with_unrated())?;
     Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
 }
 
@@ -173,18 +190,32 @@ pub(crate) fn roc2_per_user(
     split: &Split,
     users: &[u32],
 ) -> Result<Vec<(u32, Vec<Confusion>)>> {
+    roc2_per_user_from(model, split, users, f32::NEG_INFINITY)
+}
+
+/// [`roc2_per_user`] with only the withheld items valued at least `good` positive (the
+/// others stay candidates, as negatives). Users without a positive are left out.
+pub(crate) fn roc2_per_user_from(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+    good: f32,
+) -> Result<Vec<(u32, Vec<Confusion>)>> {
     let n_items = split.n_items() as u32;
     users
         .par_iter()
-        .filter(|&&u| !split.test().user_items(u).is_empty())
+        .filter(|&&u| split.test().user_row(u).values.iter().any(|&v| v >= good))
         .map(|&user| {
             let known = split.train().user_items(user);
-            let withheld = split.test().user_items(user);
+            let withheld = split.test().user_row(user);
             let candidates: Vec<u32> =
                 (0..n_items).filter(|i| known.binary_search(i).is_err()).collect();
             let grades: Vec<f32> = candidates
                 .iter()
-                .map(|i| if withheld.binary_search(i).is_ok() { 1.0 } else { 0.0 })
+                .map(|i| match withheld.items.binary_search(i) {
+                    Ok(k) if withheld.values[k] >= good => 1.0,
+                    _ => 0.0,
+                })
                 .collect();
             let mut scores = vec![0.0; candidates.len()];
             model.score(user, &candidates, &mut scores)?;
