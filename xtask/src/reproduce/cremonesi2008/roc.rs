@@ -297,10 +297,17 @@ impl Averaged {
     /// The area under each repetition's own points sorted by false-alarm rate, closed by
     /// (0, 0) and (1, 1): the summary ROC1's "best curve" is judged by.
     pub(crate) fn closed_area_per_repetition(&self) -> Vec<f64> {
+        self.closed_area_per_repetition_from(f64::NEG_INFINITY)
+    }
+
+    /// The same area over the sweep positions from `start` on (a shorter threshold
+    /// range).
+    pub(crate) fn closed_area_per_repetition_from(&self, start: f64) -> Vec<f64> {
         let repetitions = self.per_position.first().map_or(0, |(_, p)| p.len());
         (0..repetitions)
             .map(|r| {
-                let points = self.per_position.iter().map(|(_, p)| p[r]);
+                let points =
+                    self.per_position.iter().filter(|(x, _)| *x >= start).map(|(_, p)| p[r]);
                 closed_area(points.filter(|p| p.iter().all(|v| v.is_finite())).collect())
             })
             .collect()
