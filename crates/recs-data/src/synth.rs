@@ -11,9 +11,12 @@ use crate::dataset::{Dataset, Feedback};
 use crate::error::{DataError, Result};
 
 /// The synthetic matrix of Ignatov et al. (2010, §5): 20 users × 20 items with four 5 × 5
-/// blocks of ones — here on the diagonal (users `5b..5b+5` × items `5b..5b+5`; the paper
-/// does not say where the blocks lie, and any placement is the same matrix up to a
-/// permutation). Ids are `1..=20`; feedback is implicit.
+/// blocks of ones — here on the diagonal (users `5b..5b+5` × items `5b..5b+5`). The paper
+/// says "four rectangles 5×5 full of ones" and not where they lie. Any placement whose
+/// rectangles share no row and no column is this matrix up to a permutation of users and
+/// items; rectangles that overlap in rows or columns give another matrix (users with
+/// graded neighbourhoods), which this function does not build. Ids are `1..=20`;
+/// feedback is implicit.
 ///
 /// # Errors
 /// None in practice (the core types accept this matrix).
