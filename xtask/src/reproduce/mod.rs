@@ -26,6 +26,9 @@ pub(crate) struct Options {
     pub(crate) seed: u64,
     /// Explicit data folder (first in the resolution order).
     pub(crate) data_dir: Option<PathBuf>,
+    /// The commit the run starts from ([`source_commit`]), read before any work so that
+    /// files edited while a long run goes on do not mark its report.
+    pub(crate) commit: Option<String>,
 }
 
 impl Options {
@@ -35,6 +38,7 @@ impl Options {
             out: PathBuf::from("target/reproduce"),
             seed: recs_core::DEFAULT_SEED,
             data_dir: None,
+            commit: source_commit(),
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -184,7 +188,7 @@ pub(crate) fn finish(
 ) -> Result<()> {
     ensure!(problems.is_empty(), "the report breaks its contract:\n  {}", problems.join("\n  "));
     let dir = options.out.join(&report.paper);
-    let report = Report { commit: source_commit(), ..report.clone() };
+    let report = Report { commit: options.commit.clone(), ..report.clone() };
     write_outputs(&dir, &report, extras)?;
     lines.say(format!("wrote {}", dir.display()));
     Ok(())
