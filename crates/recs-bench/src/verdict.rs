@@ -126,19 +126,28 @@ impl IntervalKind {
     }
 }
 
-/// A measured effect: its estimate, its 95% interval and what stands behind it.
+/// A measured effect: its estimate, its 95% interval and what stands behind it. An effect
+/// without any value has `NaN` bounds, which JSON writes as `null` and reads back as `NaN`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Effect {
     /// The estimate (a mean over repetitions, or the one measurement).
+    #[serde(deserialize_with = "nan_if_null")]
     pub estimate: f64,
     /// Lower end of the 95% interval.
+    #[serde(deserialize_with = "nan_if_null")]
     pub low: f64,
     /// Upper end of the 95% interval.
+    #[serde(deserialize_with = "nan_if_null")]
     pub high: f64,
     /// Number of repetitions behind the estimate.
     pub repetitions: usize,
     /// How the interval was obtained.
     pub interval: IntervalKind,
+}
+
+/// A number, or `NaN` for JSON's `null` (how `serde_json` writes `NaN`).
+fn nan_if_null<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
 }
 
 impl Effect {
@@ -405,6 +414,21 @@ impl Rule {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    #[test]
+    fn an_effect_without_values_survives_json() {
+        let empty = Effect::mean_of(&[], true, false);
+        let json = serde_json::to_string(&empty).unwrap();
+        assert!(json.contains("\"estimate\":null"), "{json}");
+        let back: Effect = serde_json::from_str(&json).unwrap();
+        assert!(back.estimate.is_nan() && back.low.is_nan() && back.high.is_nan());
+        assert_eq!((back.repetitions, back.interval), (0, IntervalKind::Single));
+        let one = Effect::exact(0.25);
+        assert_eq!(
+            serde_json::from_str::<Effect>(&serde_json::to_string(&one).unwrap()).unwrap(),
+            one
+        );
+    }
 
     /// An effect with interval `[low, high]` over ten independent repetitions.
     pub(crate) fn interval(low: f64, high: f64) -> Effect {

@@ -76,26 +76,35 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         "fig2-3-hidden-count",
         "hidden item columns",
         HIDDEN_COUNTS,
+        Draws::Independent,
         set_hidden(false),
     )?;
     let fraction = runner.sweep(
         "hidden-fraction",
         "hidden item columns (% of 1682)",
         HIDDEN_PERCENTS,
+        Draws::Independent,
         set_hidden(true),
     )?;
-    let neighbours =
-        runner.sweep("fig4-5-synthetic-neighbours", "neighbours k", NEIGHBOURS, set_neighbours)?;
+    let neighbours = runner.sweep(
+        "fig4-5-synthetic-neighbours",
+        "neighbours k",
+        NEIGHBOURS,
+        Draws::Shared,
+        set_neighbours,
+    )?;
     let neighbours_weak = runner.sweep(
         "fig4-5-synthetic-neighbours-weak",
         "neighbours k",
         NEIGHBOURS,
+        Draws::Shared,
         set_neighbours,
     )?;
     let test_size = runner.sweep(
         "synthetic-test-size",
         "test set (% of users)",
         TEST_PERCENTS,
+        Draws::Shared,
         set_test_share,
     )?;
     let similarities = runner.single("similarities")?;
@@ -103,6 +112,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         "hidden-only-candidates",
         "hidden item columns",
         HIDDEN_ONLY_COUNTS,
+        Draws::Independent,
         set_hidden(false),
     )?;
 
@@ -162,6 +172,19 @@ struct Runner<'a> {
     lines: &'a Lines,
 }
 
+/// How the points of a sweep draw their splits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Draws {
+    /// Every point runs the same splits (the swept value does not enter the split: the
+    /// neighbours k, or the test share, which sets the folds itself).
+    Shared,
+    /// Each point draws its own splits from a seed of its own. The hidden columns are
+    /// drawn by a shuffle whose first columns do not depend on how many are hidden, so
+    /// with one seed the columns hidden at 1 would be among those hidden at 2, and so on:
+    /// nested draws, not independent ones.
+    Independent,
+}
+
 impl Runner<'_> {
     /// Runs experiment file `name` once per value of `xs`, `set` writing the value into
     /// the configuration; the paper's measures are added for the file's list length.
@@ -170,6 +193,7 @@ impl Runner<'_> {
         name: &str,
         axis: &str,
         xs: &[f64],
+        draws: Draws,
         set: impl Fn(&mut Config, f64) -> Result<()>,
     ) -> Result<Sweep> {
         let (config, source) = self.options.config(PAPER, name)?;
@@ -177,10 +201,13 @@ impl Runner<'_> {
         let keys = Keys::new(n);
         let mut points = Vec::with_capacity(xs.len());
         let mut first = None;
-        for &x in xs {
+        for (index, &x) in xs.iter().enumerate() {
             let mut varied = config.clone();
             set(&mut varied, x)?;
             let mut plan = self.options.checked(&varied, &source)?;
+            if draws == Draws::Independent {
+                plan = plan.with_seed(recs_core::mix64(self.options.seed ^ (index as u64 + 1)));
+            }
             for measure in hidden::measures(n) {
                 plan = plan.with_measure(measure)?;
             }
@@ -210,7 +237,15 @@ impl Runner<'_> {
             id: name.to_string(),
             title: config.title.clone().unwrap_or_else(|| name.to_string()),
             axis: axis.to_string(),
-            protocol: format!("{}; {axis}: {}", experiment.protocol, values.join(", ")),
+            protocol: format!(
+                "{}; {axis}: {}{}",
+                experiment.protocol,
+                values.join(", "),
+                match draws {
+                    Draws::Shared => "; every point on the same splits",
+                    Draws::Independent => "; each point on splits of its own (independent draws)",
+                }
+            ),
             candidates: experiment.candidates,
             positives: experiment.positives,
             dataset,
