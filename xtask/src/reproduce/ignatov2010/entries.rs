@@ -5,10 +5,11 @@
 use anyhow::Result;
 use recs_bench::report::{Experiment, Table};
 use recs_bench::{Figure, Results};
+use recs_core::Interactions;
 use serde_json::json;
 
 use super::claims::{ITEM, USER};
-use super::hidden::{Keys, WITHOUT_HIDDEN_EVENTS, WITHOUT_HIDDEN_LISTED};
+use super::hidden::{self, Keys, WITHOUT_HIDDEN_EVENTS, WITHOUT_HIDDEN_LISTED};
 use super::pearson;
 use super::sweep::{self, Sweep, line};
 
@@ -146,12 +147,54 @@ pub(super) fn similarities_experiment(
     ))
 }
 
+/// The share of test users without a hidden event, measured (mean over the splits of the
+/// user-based runs) and its exact expectation over draws of the hidden columns.
+fn expected_table(count: &Sweep, fraction: &Sweep, data: &Interactions) -> Table {
+    let counts = data.item_counts();
+    let n_items = counts.iter().filter(|&&c| c > 0).count();
+    let lengths: Vec<usize> =
+        (0..data.n_users() as u32).map(|u| data.user_items(u).len()).filter(|&d| d > 0).collect();
+    let mut rows = Vec::new();
+    for (sweep, percent) in [(count, false), (fraction, true)] {
+        for (x, measured) in sweep.series(USER, WITHOUT_HIDDEN_EVENTS) {
+            let hidden =
+                if percent { (x / 100.0 * n_items as f64).round() as usize } else { x as usize };
+            rows.push(vec![
+                json!(sweep.axis),
+                json!(x),
+                json!(hidden),
+                json!(measured.mean),
+                json!(measured.half_width),
+                json!(hidden::expected_without_hidden_events(&lengths, n_items, hidden)),
+            ]);
+        }
+    }
+    Table {
+        name: "Test users without a hidden event: measured over the splits against the exact \
+               expectation over draws of the hidden columns (the mean over users of \
+               C(n − d, h) / C(n, h))"
+            .into(),
+        columns: [
+            "sweep",
+            "value",
+            "hidden columns",
+            "measured share",
+            "measured ±95%",
+            "expected share",
+        ]
+        .map(String::from)
+        .to_vec(),
+        rows,
+    }
+}
+
 /// The paper's conventions against the plain definitions on the MovieLens sweeps, and
 /// the lists drawn from the hidden columns only; figures are added to `figures`.
 pub(super) fn conventions_experiment(
     count: &Sweep,
     fraction: &Sweep,
     hidden_only: &Sweep,
+    data: &Interactions,
     figures: &mut Vec<Figure>,
 ) -> Experiment {
     let keys = count.keys();
@@ -176,6 +219,7 @@ pub(super) fn conventions_experiment(
             "Lists drawn from the hidden columns only (the other reading of §4)",
             &[&keys.recall, &keys.precision, WITHOUT_HIDDEN_EVENTS],
         ),
+        expected_table(count, fraction, data),
     ];
     for (key, plain, word) in [
         (&keys.recall, &keys.recall_plain, "recall"),

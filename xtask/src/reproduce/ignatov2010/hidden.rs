@@ -93,6 +93,22 @@ impl SplitMeans {
     }
 }
 
+/// The expected share of users with no event on `hidden` columns drawn uniformly, without
+/// replacement, from the `n_items` columns that have events: the mean over users of
+/// `C(n − d_u, h) / C(n, h)`, where `d_u` is the user's number of events (`lengths`). Test
+/// users are a uniform fold, so this is also their expected share.
+pub(crate) fn expected_without_hidden_events(
+    lengths: &[usize],
+    n_items: usize,
+    hidden: usize,
+) -> f64 {
+    let hidden = hidden.min(n_items);
+    let each = |d: usize| -> f64 {
+        (0..hidden).map(|j| n_items.saturating_sub(d + j) as f64 / (n_items - j) as f64).product()
+    };
+    lengths.iter().map(|&d| each(d)).sum::<f64>() / lengths.len() as f64
+}
+
 /// One test user's outcome for a top-`n` list: `hidden[i]` and `relevant[i]` describe
 /// candidate `i`, `scores[i]` its score.
 pub(crate) fn user_outcome(
@@ -270,6 +286,17 @@ mod tests {
         // One hidden item listed, and it is relevant.
         assert!(close(o.p_no_hidden_listed, 0.0));
         assert!(close(o.precision(), 1.0));
+    }
+
+    #[test]
+    fn the_expected_share_without_hidden_events_by_hand() {
+        // Four columns; users with 1 and 2 events. One column hidden: 3/4 and 2/4.
+        assert!(close(expected_without_hidden_events(&[1, 2], 4, 1), (0.75 + 0.5) / 2.0));
+        // Two hidden: C(3,2)/C(4,2) = 1/2 and C(2,2)/C(4,2) = 1/6.
+        assert!(close(expected_without_hidden_events(&[1, 2], 4, 2), (0.5 + 1.0 / 6.0) / 2.0));
+        // Nothing hidden: nobody has a hidden event; everything hidden: everybody does.
+        assert!(close(expected_without_hidden_events(&[1, 2], 4, 0), 1.0));
+        assert!(close(expected_without_hidden_events(&[1, 2], 4, 4), 0.0));
     }
 
     #[test]

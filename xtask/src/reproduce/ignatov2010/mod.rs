@@ -151,7 +151,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         sweep_figures(&neighbours_weak, &neighbours.id, &mut figures);
     }
     experiments.push(similarities_experiment(&similarities, &ml, &ratings)?);
-    experiments.push(conventions_experiment(&count, &fraction, &hidden_only, &mut figures));
+    experiments.push(conventions_experiment(
+        &count,
+        &fraction,
+        &hidden_only,
+        &ratings,
+        &mut figures,
+    ));
 
     let notes = notes(options, &lines, &count, &neighbours);
     let (mut report, mut extras) =
