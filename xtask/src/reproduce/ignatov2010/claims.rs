@@ -52,7 +52,9 @@ pub(crate) const ITEM: &str = "item-based";
 /// misses the hidden columns) fixes lists drawn from every item the user has not shown.
 const CONVENTIONS: &str = "the paper's conventions, lists from every item not shown";
 const PLAIN: &str = "plain definitions (users with a zero denominator left out)";
-const HIDDEN_ONLY: &str = "lists drawn from the hidden columns only";
+const HIDDEN_ONLY: &str = "lists drawn from the hidden columns only, filled up to n";
+const HIDDEN_ONLY_UNPADDED: &str =
+    "lists drawn from the hidden columns only, holding only items with a positive score";
 /// The synthetic claims' one reading: the paper's tie-extended neighbourhoods (§2) with
 /// the settings it leaves open fixed by us.
 const SYNTHETIC: &str = "tie-extended neighbourhoods, our synthetic settings";
@@ -123,6 +125,8 @@ pub(crate) struct ClaimKeys<'a> {
     /// Recall of the MovieLens lists (top 10), with the conventions and plain.
     pub(crate) recall: &'a str,
     pub(crate) plain_recall: &'a str,
+    /// Recall of the lists holding only items with a positive score.
+    pub(crate) unpadded_recall: &'a str,
     /// Recall and precision of the synthetic lists.
     pub(crate) synthetic: [&'a str; 2],
 }
@@ -189,6 +193,19 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
     };
     let (conventions, with) = reading(keys.recall)?;
     let (plain, without) = reading(keys.plain_recall)?;
+    // The same lists without the zero-score items that fill them up to n.
+    let mut unpadded = Vec::new();
+    let mut unpadded_means = Vec::new();
+    for x in hidden_only.points.iter().map(|p| p.x).filter(|x| (1.0..=10.0).contains(x)) {
+        let d = hidden_only
+            .difference([USER, ITEM], keys.unpadded_recall, x)
+            .with_context(|| format!("I1: no unpadded difference at {x}"))?;
+        unpadded.extend(slightly_above(
+            &format!("user − item {}, {x} hidden", keys.unpadded_recall),
+            d,
+        ));
+        unpadded_means.push(d.estimate);
+    }
     // Lists drawn from the hidden columns hold all of them up to the list length.
     let n = hidden_only.list_length as f64;
     let mut bound = Vec::new();
@@ -213,12 +230,15 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
         },
         format!(
             "user − item {} at 1..10 hidden columns, paired by split: means {} with the \
-             conventions, {} without them ({}); lists drawn from the hidden columns only \
-             give both models recall 1 up to {n} hidden columns",
+             conventions, {} without them ({}); lists drawn from the hidden columns only and \
+             filled up to {n} with zero-score items give both models recall 1 up to {n} \
+             hidden columns; without the filling, means {} ({})",
             keys.recall,
             span(&with),
             span(&without),
-            over(sweep)
+            over(sweep),
+            span(&unpadded_means),
+            over(hidden_only)
         ),
         vec![
             Reading::new(CONVENTIONS, conventions).primary(),
@@ -227,11 +247,13 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
                 HIDDEN_ONLY,
                 UntestableCause::Bound,
                 format!(
-                    "a top-{n} list drawn from at most {n} hidden columns holds every one of \
-                     them: recall is 1 for both models, which cannot differ"
+                    "a top-{n} list filled up to {n} from at most {n} hidden columns holds \
+                     every one of them, scored or not: recall is 1 for both models, which \
+                     cannot differ"
                 ),
                 bound,
             ),
+            Reading::new(HIDDEN_ONLY_UNPADDED, unpadded),
         ],
     ))
 }

@@ -216,8 +216,16 @@ pub(super) fn conventions_experiment(
             &compared,
         ),
         hidden_only.table(
-            "Lists drawn from the hidden columns only (the other reading of §4)",
-            &[&keys.recall, &keys.precision, WITHOUT_HIDDEN_EVENTS],
+            "Lists drawn from the hidden columns only (the other reading of §4), filled up to \
+             the list length with zero-score items, and unpadded (only items with a positive \
+             score)",
+            &[
+                &keys.recall,
+                &keys.precision,
+                &keys.recall_unpadded,
+                &keys.precision_unpadded,
+                WITHOUT_HIDDEN_EVENTS,
+            ],
         ),
         expected_table(count, fraction, data),
     ];

@@ -10,7 +10,11 @@
 //! - precision = |r_n(u) ∩ u^I ∩ I_hidden| / |r_n(u) ∩ I_hidden|; when no list item is
 //!   hidden the paper sets it to 1 if the user has no hidden event either, else 0.
 //!
-//! The *plain* means leave out the users whose denominator is zero instead. Equal scores
+//! The *plain* means leave out the users whose denominator is zero instead. The
+//! *unpadded* lists hold only candidates with a positive score (an item some neighbour or
+//! neighbouring item speaks for, as §2's "the n most frequently bought items by the k most
+//! similar users"), so a list can be shorter than `n`; the usual lists are filled up to `n`
+//! with tied zero-score candidates. Equal scores
 //! are ordered at random: every number is its expectation over that order, so nothing
 //! depends on item indices. Only the tie group at the cut matters; if it holds `g`
 //! candidates of which `t` are hidden (`s` of those relevant) and the list takes `m` of
@@ -118,6 +122,33 @@ pub(crate) fn user_outcome(
     n: usize,
 ) -> UserOutcome {
     let hidden_events = hidden.iter().zip(relevant).filter(|&(&h, &r)| h && r).count();
+    listed_outcome(hidden_events, scores, hidden, relevant, n)
+}
+
+/// [`user_outcome`] of an unpadded list: only the candidates with a positive score can be
+/// listed (the hidden events still count them all).
+pub(crate) fn unpadded_outcome(
+    scores: &[f32],
+    hidden: &[bool],
+    relevant: &[bool],
+    n: usize,
+) -> UserOutcome {
+    let hidden_events = hidden.iter().zip(relevant).filter(|&(&h, &r)| h && r).count();
+    let kept: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
+    let pick = |v: &[bool]| kept.iter().map(|&i| v[i]).collect::<Vec<bool>>();
+    let scores: Vec<f32> = kept.iter().map(|&i| scores[i]).collect();
+    listed_outcome(hidden_events, &scores, &pick(hidden), &pick(relevant), n)
+}
+
+/// What a top-`n` list of the candidates `scores` yields, for a user with
+/// `hidden_events` events on hidden columns.
+fn listed_outcome(
+    hidden_events: usize,
+    scores: &[f32],
+    hidden: &[bool],
+    relevant: &[bool],
+    n: usize,
+) -> UserOutcome {
     // Counts of (candidates, hidden, hidden and relevant) above the cut and at the cut.
     let (mut above, mut at) = ([0usize; 3], [0usize; 3]);
     let cut = nth_largest(scores, n);
@@ -193,6 +224,7 @@ pub(crate) fn outcomes(
     judgments: &Judgments,
     scores: &[f32],
     n: usize,
+    lists: Lists,
 ) -> recs_bench::Result<Vec<UserOutcome>> {
     let hidden_items = split.candidate_items().ok_or_else(|| {
         recs_bench::BenchError::Experiment(
@@ -208,10 +240,23 @@ pub(crate) fn outcomes(
         hidden.extend(user.items.iter().map(|i| hidden_items.binary_search(i).is_ok()));
         relevant.clear();
         relevant.extend(user.grades.iter().map(|&g| g >= 1.0));
-        out.push(user_outcome(&scores[start..end], &hidden, &relevant, n));
+        let outcome = match lists {
+            Lists::Padded => user_outcome,
+            Lists::Unpadded => unpadded_outcome,
+        };
+        out.push(outcome(&scores[start..end], &hidden, &relevant, n));
         start = end;
     }
     Ok(out)
+}
+
+/// Which lists a measure reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Lists {
+    /// `n` items, filled with tied zero-score candidates when fewer have a positive score.
+    Padded,
+    /// Only the candidates with a positive score, at most `n`.
+    Unpadded,
 }
 
 /// The report keys of the paper's measures for lists of `n`, in table order.
@@ -220,6 +265,8 @@ pub(crate) struct Keys {
     pub(crate) precision: String,
     pub(crate) recall_plain: String,
     pub(crate) precision_plain: String,
+    pub(crate) recall_unpadded: String,
+    pub(crate) precision_unpadded: String,
 }
 
 /// The report key of the share of users without hidden events (whatever the list length).
@@ -234,6 +281,8 @@ impl Keys {
             precision: format!("precision@{n}"),
             recall_plain: format!("recall@{n} plain"),
             precision_plain: format!("precision@{n} plain"),
+            recall_unpadded: format!("recall@{n} unpadded"),
+            precision_unpadded: format!("precision@{n} unpadded"),
         }
     }
 }
@@ -244,18 +293,20 @@ type Field = fn(&SplitMeans) -> Option<f64>;
 /// The paper's measures for lists of `n`, one [`Measure`] per key of [`Keys::new`].
 pub(crate) fn measures(n: usize) -> Vec<Measure> {
     let keys = Keys::new(n);
-    let pick: [(String, Field); 6] = [
-        (keys.recall, |m| Some(m.recall)),
-        (keys.precision, |m| Some(m.precision)),
-        (keys.recall_plain, |m| m.recall_plain),
-        (keys.precision_plain, |m| m.precision_plain),
-        (WITHOUT_HIDDEN_EVENTS.into(), |m| Some(m.without_hidden_events)),
-        (WITHOUT_HIDDEN_LISTED.into(), |m| Some(m.without_hidden_listed)),
+    let pick: [(String, Lists, Field); 8] = [
+        (keys.recall, Lists::Padded, |m| Some(m.recall)),
+        (keys.precision, Lists::Padded, |m| Some(m.precision)),
+        (keys.recall_plain, Lists::Padded, |m| m.recall_plain),
+        (keys.precision_plain, Lists::Padded, |m| m.precision_plain),
+        (keys.recall_unpadded, Lists::Unpadded, |m| Some(m.recall)),
+        (keys.precision_unpadded, Lists::Unpadded, |m| Some(m.precision)),
+        (WITHOUT_HIDDEN_EVENTS.into(), Lists::Padded, |m| Some(m.without_hidden_events)),
+        (WITHOUT_HIDDEN_LISTED.into(), Lists::Padded, |m| Some(m.without_hidden_listed)),
     ];
     pick.into_iter()
-        .map(|(key, field)| {
+        .map(|(key, lists, field)| {
             Measure::with_split(key, false, move |split, judgments, scores| {
-                let outcomes = outcomes(split, judgments, scores, n)?;
+                let outcomes = outcomes(split, judgments, scores, n, lists)?;
                 Ok(SplitMeans::of(&outcomes).and_then(|m| field(&m)))
             })
         })
@@ -286,6 +337,26 @@ mod tests {
         // One hidden item listed, and it is relevant.
         assert!(close(o.p_no_hidden_listed, 0.0));
         assert!(close(o.precision(), 1.0));
+    }
+
+    #[test]
+    fn an_unpadded_list_holds_only_positive_scores() {
+        // Items 0 and 1 scored, 2 and 3 at zero; hidden: 1, 2, 3; relevant: 2. A padded top
+        // 3 takes one of the two zero-score items (so item 2 half the time); unpadded, the
+        // list is items 0 and 1 only.
+        let bits = |s: &str| s.bytes().map(|b| b == b'1').collect::<Vec<_>>();
+        let (scores, hidden, relevant) = ([2.0, 1.0, 0.0, 0.0], bits("0111"), bits("0010"));
+        let padded = user_outcome(&scores, &hidden, &relevant, 3);
+        assert!(close(padded.recall(), 0.5));
+        let unpadded = unpadded_outcome(&scores, &hidden, &relevant, 3);
+        assert_eq!(unpadded.hidden_events, 1);
+        assert!(close(unpadded.recall(), 0.0));
+        // Item 1 is hidden and listed but not relevant: precision 0.
+        assert!(close(unpadded.precision(), 0.0));
+        // Nothing scored: the list is empty; the convention gives precision 0 (a hidden
+        // event exists) and recall 0.
+        let empty = unpadded_outcome(&[0.0; 4], &hidden, &relevant, 3);
+        assert!(close(empty.recall(), 0.0) && close(empty.precision(), 0.0));
     }
 
     #[test]

@@ -128,6 +128,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let claim_keys = claims::ClaimKeys {
         recall: &ml.recall,
         plain_recall: &ml.recall_plain,
+        unpadded_recall: &ml.recall_unpadded,
         synthetic: [&synthetic.recall, &synthetic.precision],
     };
     let sweeps = claims::ClaimSweeps {
