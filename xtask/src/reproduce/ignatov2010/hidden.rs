@@ -121,8 +121,12 @@ pub(crate) fn user_outcome(
     relevant: &[bool],
     n: usize,
 ) -> UserOutcome {
-    let hidden_events = hidden.iter().zip(relevant).filter(|&(&h, &r)| h && r).count();
-    listed_outcome(hidden_events, scores, hidden, relevant, n)
+    listed_outcome(hidden_events(hidden, relevant), scores, hidden, relevant, n)
+}
+
+/// |u^I ∩ I_hidden|: the candidates both hidden and relevant.
+fn hidden_events(hidden: &[bool], relevant: &[bool]) -> usize {
+    hidden.iter().zip(relevant).filter(|&(&h, &r)| h && r).count()
 }
 
 /// [`user_outcome`] of an unpadded list: only the candidates with a positive score can be
@@ -133,7 +137,7 @@ pub(crate) fn unpadded_outcome(
     relevant: &[bool],
     n: usize,
 ) -> UserOutcome {
-    let hidden_events = hidden.iter().zip(relevant).filter(|&(&h, &r)| h && r).count();
+    let hidden_events = hidden_events(hidden, relevant);
     let kept: Vec<usize> = (0..scores.len()).filter(|&i| scores[i] > 0.0).collect();
     let pick = |v: &[bool]| kept.iter().map(|&i| v[i]).collect::<Vec<bool>>();
     let scores: Vec<f32> = kept.iter().map(|&i| scores[i]).collect();
