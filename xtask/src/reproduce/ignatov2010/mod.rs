@@ -67,7 +67,7 @@ const EXPERIMENTS: [&str; 6] = [
     "conventions",
 ];
 /// The claim ids of the report.
-const CLAIMS: [&str; 5] = ["I1", "I2", "I3", "I4", "I5"];
+const CLAIMS: [&str; 8] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8"];
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
@@ -129,6 +129,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         recall: &ml.recall,
         plain_recall: &ml.recall_plain,
         unpadded_recall: &ml.recall_unpadded,
+        precision: &ml.precision,
+        plain_precision: &ml.precision_plain,
         synthetic: [&synthetic.recall, &synthetic.precision],
     };
     let sweeps = claims::ClaimSweeps {
