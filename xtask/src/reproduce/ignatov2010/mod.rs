@@ -138,6 +138,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         hidden_fraction: &fraction,
         hidden_only: &hidden_only,
         neighbours: &neighbours,
+        neighbours_weak: &neighbours_weak,
         test_size: &test_size,
     };
     let claims = claims::claims(&sweeps, &claim_keys)?;
