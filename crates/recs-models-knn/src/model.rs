@@ -227,45 +227,21 @@ impl ItemKnn {
     }
 
     fn run(&self, history: (&[u32], &[f32]), items: &[u32], out: &mut [f32], output: Output) {
-        match self.0.params.neighbourhood() {
-            Neighbourhood::History => self.run_history(history, items, out, output),
-            Neighbourhood::Candidate => self.run_candidate(history, items, out, output),
-        }
-    }
-
-    /// The neighbourhoods of the history items, accumulated in history order.
-    fn run_history(
-        &self,
-        history: (&[u32], &[f32]),
-        items: &[u32],
-        out: &mut [f32],
-        output: Output,
-    ) {
         let (rated, ratings) = history;
-        let n_items = self.n_items();
-        let (mut num, mut den) = (vec![0.0f64; n_items], vec![0.0f64; n_items]);
-        for (&i, &r) in rated.iter().zip(ratings) {
-            let (neighbours, sims) = row_of(&self.0.neighbours, i);
-            for (&j, &s) in neighbours.iter().zip(sims) {
-                num[j as usize] += f64::from(s) * f64::from(r);
-                den[j as usize] += f64::from(s).abs();
-            }
+        if self.0.params.neighbourhood() == Neighbourhood::History {
+            // The neighbourhoods of the history items, scattered in history order.
+            let scatter = |sums: &mut ItemSums| {
+                for (&i, &r) in rated.iter().zip(ratings) {
+                    let (neighbours, sims) = row_of(&self.0.neighbours, i);
+                    for (&j, &s) in neighbours.iter().zip(sims) {
+                        sums.add(j, s, r);
+                    }
+                }
+            };
+            let read = Reading { items, history: ratings, fallback: &self.0.fallback, output };
+            return score_from_sums(self.n_items(), scatter, read, out);
         }
-        for (slot, &item) in out.iter_mut().zip(items) {
-            let (num, den) = (num[item as usize], den[item as usize]);
-            *slot = self.0.fallback.output(output, num, den, ratings);
-        }
-    }
-
-    /// Each candidate's own neighbourhood, in neighbour order.
-    fn run_candidate(
-        &self,
-        history: (&[u32], &[f32]),
-        items: &[u32],
-        out: &mut [f32],
-        output: Output,
-    ) {
-        let (rated, ratings) = history;
+        // Each candidate's own neighbourhood, in neighbour order.
         for (slot, &item) in out.iter_mut().zip(items) {
             let (neighbours, sims) = row_of(&self.0.neighbours, item);
             let (mut num, mut den) = (0.0f64, 0.0f64);
@@ -323,10 +299,66 @@ impl Fit for UserKnnParams {
     }
 }
 
+/// Dense per-item sums `Σ s·r` and `Σ |s|`, and the items touched since they were zero.
+struct ItemSums {
+    num: Vec<f64>,
+    den: Vec<f64>,
+    touched: Vec<u32>,
+}
+
+impl ItemSums {
+    /// Adds a neighbour's evidence `s · r` (and `|s|`) for `item`.
+    fn add(&mut self, item: u32, s: f32, r: f32) {
+        let i = item as usize;
+        if self.num[i] == 0.0 && self.den[i] == 0.0 {
+            self.touched.push(item);
+        }
+        self.num[i] += f64::from(s) * f64::from(r);
+        self.den[i] += f64::from(s).abs();
+    }
+}
+
 thread_local! {
-    /// Per-thread dense accumulators over items (numerator, denominator), all zero
-    /// between calls.
-    static ITEM_SUMS: RefCell<(Vec<f64>, Vec<f64>)> = const { RefCell::new((Vec::new(), Vec::new())) };
+    /// Per-thread [`ItemSums`], all zero between calls: no allocation per scored user.
+    static ITEM_SUMS: RefCell<ItemSums> =
+        const { RefCell::new(ItemSums { num: Vec::new(), den: Vec::new(), touched: Vec::new() }) };
+}
+
+/// What to read out of [`ItemSums`]: the candidates, and how a sum becomes an output.
+struct Reading<'a> {
+    items: &'a [u32],
+    history: &'a [f32],
+    fallback: &'a Fallback,
+    output: Output,
+}
+
+/// Scores `read.items` into `out` from the per-item sums `scatter` adds into the
+/// per-thread buffers over `n_items` items, then zeroes what it touched.
+fn score_from_sums(
+    n_items: usize,
+    scatter: impl FnOnce(&mut ItemSums),
+    read: Reading<'_>,
+    out: &mut [f32],
+) {
+    ITEM_SUMS.with(|cell| {
+        let mut sums = cell.borrow_mut();
+        if sums.num.len() != n_items {
+            sums.num = vec![0.0; n_items];
+            sums.den = vec![0.0; n_items];
+            sums.touched.clear();
+        }
+        scatter(&mut sums);
+        for (slot, &item) in out.iter_mut().zip(read.items) {
+            let (n, d) = (sums.num[item as usize], sums.den[item as usize]);
+            *slot = read.fallback.output(read.output, n, d, read.history);
+        }
+        let ItemSums { num, den, touched } = &mut *sums;
+        for &item in touched.iter() {
+            num[item as usize] = 0.0;
+            den[item as usize] = 0.0;
+        }
+        touched.clear();
+    });
 }
 
 knn_surface!(UserKnn, fitted, "user");
@@ -367,31 +399,16 @@ impl UserKnn {
         out: &mut [f32],
         output: Output,
     ) {
-        ITEM_SUMS.with(|cell| {
-            let mut guard = cell.borrow_mut();
-            let (num, den) = &mut *guard;
-            if num.len() != self.n_items() {
-                *num = vec![0.0; self.n_items()];
-                *den = vec![0.0; self.n_items()];
-            }
+        let scatter = |sums: &mut ItemSums| {
             for (&v, &s) in neighbours.0.iter().zip(neighbours.1) {
                 let row = self.fitted.train.user_row(v);
                 for (&i, &r) in row.items.iter().zip(row.values) {
-                    num[i as usize] += f64::from(s) * f64::from(r);
-                    den[i as usize] += f64::from(s).abs();
+                    sums.add(i, s, r);
                 }
             }
-            for (slot, &item) in out.iter_mut().zip(items) {
-                let (n, d) = (num[item as usize], den[item as usize]);
-                *slot = self.fitted.fallback.output(output, n, d, history);
-            }
-            for &v in neighbours.0 {
-                for &i in self.fitted.train.user_items(v) {
-                    num[i as usize] = 0.0;
-                    den[i as usize] = 0.0;
-                }
-            }
-        });
+        };
+        let read = Reading { items, history, fallback: &self.fitted.fallback, output };
+        score_from_sums(self.n_items(), scatter, read, out);
     }
 }
 

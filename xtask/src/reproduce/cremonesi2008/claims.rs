@@ -746,25 +746,8 @@ fn headline_readings(
 /// H1: on head items, NBN (≥ 2) recalls at least as much as PureSVD for users with 2–9
 /// and 10–19 ratings, PureSVD at least as much as NBN for users with ≥ 20.
 pub(crate) fn h1(per_dataset: &[RecallTables]) -> Claim {
-    let (text, readings) = headline_readings(per_dataset, |svd, nbn, n| {
-        let mut texts = Vec::new();
-        let mut tests = Vec::new();
-        for (g, label) in svd.labels.iter().enumerate() {
-            let (s, b) = (column(svd, g, 0, TUNED), column(nbn, g, 0, "NBN ≥ 2"));
-            texts.push(format!(
-                "users {label} PureSVD {} NBN {}",
-                percent(svd.pooled[g][0]),
-                percent(nbn.pooled[g][0])
-            ));
-            let what = format!("users {label}: head recall@{n}");
-            tests.push(if g < 2 {
-                at_least(&what, &b, &s, false)
-            } else {
-                at_least(&what, &s, &b, false)
-            });
-        }
-        (texts.join(", "), tests)
-    });
+    let (text, readings) =
+        headline_readings(per_dataset, |svd, nbn, n| who_wins(svd, nbn, n, HEAD, |g| Some(g >= 2)));
     Claim::new(
         "H1",
         "On head items NBN recalls at least as much as PureSVD for users with 2–9 and 10–19 ratings, PureSVD at least as much as NBN for users with ≥ 20 (a reading of Tables 1 and 2(a))",
@@ -780,25 +763,7 @@ pub(crate) fn h1(per_dataset: &[RecallTables]) -> Claim {
 /// and with ≥ 20 ratings (the paper's 10–19 row has NBN ahead, 0.19% against 0.1%).
 pub(crate) fn h2(per_dataset: &[RecallTables]) -> Claim {
     let (text, readings) = headline_readings(per_dataset, |svd, nbn, n| {
-        let mut texts = Vec::new();
-        let mut tests = Vec::new();
-        for (g, label) in svd.labels.iter().enumerate() {
-            texts.push(format!(
-                "users {label} PureSVD {} NBN {}",
-                percent(svd.pooled[g][1]),
-                percent(nbn.pooled[g][1])
-            ));
-            if g != 1 {
-                let what = format!("users {label}: tail recall@{n}");
-                tests.push(at_least(
-                    &what,
-                    &column(svd, g, 1, TUNED),
-                    &column(nbn, g, 1, "NBN ≥ 2"),
-                    false,
-                ));
-            }
-        }
-        (texts.join(", "), tests)
+        who_wins(svd, nbn, n, TAIL, |g| (g != 1).then_some(true))
     });
     Claim::new(
         "H2",
@@ -809,6 +774,37 @@ pub(crate) fn h2(per_dataset: &[RecallTables]) -> Claim {
         text,
         readings,
     )
+}
+
+/// The parts of a recall cell: head items, tail items.
+const HEAD: usize = 0;
+const TAIL: usize = 1;
+
+/// H1 and H2's text and tests on one dataset: recall@`n` of `part` (head or tail) by group,
+/// and, in each group `g` where `svd_wins(g)` says who should win, the winner at least
+/// the other, paired by fold (`None`: not tested).
+fn who_wins(
+    svd: &ByGroup,
+    nbn: &ByGroup,
+    n: usize,
+    part: usize,
+    svd_wins: impl Fn(usize) -> Option<bool>,
+) -> (String, Vec<Test>) {
+    let word = if part == HEAD { "head" } else { "tail" };
+    let mut texts = Vec::new();
+    let mut tests = Vec::new();
+    for (g, label) in svd.labels.iter().enumerate() {
+        texts.push(format!(
+            "users {label} PureSVD {} NBN {}",
+            percent(svd.pooled[g][part]),
+            percent(nbn.pooled[g][part])
+        ));
+        let Some(svd_first) = svd_wins(g) else { continue };
+        let (s, b) = (column(svd, g, part, TUNED), column(nbn, g, part, "NBN ≥ 2"));
+        let (first, second) = if svd_first { (&s, &b) } else { (&b, &s) };
+        tests.push(at_least(&format!("users {label}: {word} recall@{n}"), first, second, false));
+    }
+    (texts.join(", "), tests)
 }
 
 /// H3: PureSVD's head recall rises with profile length and NBN's falls: each step from

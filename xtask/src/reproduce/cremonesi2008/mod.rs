@@ -176,34 +176,30 @@ fn movielens_curves(
         let split = roc::leave_quarter_out(&ml99, seed, rep)?;
         for (k, model) in svd_models.iter().enumerate() {
             let fitted = model.fit(split.train(), seed)?;
+            // One scoring pass per model and split; every curve below reads it.
+            let scored = roc::score_unrated(fitted.as_ref(), &split, &ml99_users)?;
             if model.label != "Top-Rated" {
                 let as_positions = |counts: Vec<(f32, Confusion)>| -> Vec<(f64, Confusion)> {
                     counts.into_iter().map(|(t, c)| (f64::from(t), c)).collect()
                 };
-                let counts = roc::roc1_counts(fitted.as_ref(), &split, &ml99_users)?;
+                let counts = roc::roc1_counts(&scored)?;
                 slot(&mut roc1_curves, &model.label).push(&as_positions(counts));
-                for (zero_unseen, curves) in
-                    [(false, &mut roc1_unrated), (true, &mut roc1_unseen_zero)]
+                let unseen = roc::unseen_items(&split);
+                for (zeroed, curves) in
+                    [(None, &mut roc1_unrated), (Some(&unseen[..]), &mut roc1_unseen_zero)]
                 {
-                    let counts = roc::roc1_counts_with_unrated(
-                        fitted.as_ref(),
-                        &split,
-                        &ml99_users,
-                        zero_unseen,
-                    )?;
+                    let counts = roc::roc1_counts_with_unrated(&scored, zeroed)?;
                     slot(curves, &model.label).push(&as_positions(counts));
                 }
-                let value = roc::withheld_auc(fitted.as_ref(), &split, &ml99_users)?;
+                let value = roc::withheld_auc(&scored);
                 series_slot(&mut auc, &model.label).values.push(value.unwrap_or(f64::NAN));
             }
-            let per_user = roc::roc2_per_user(fitted.as_ref(), &split, &ml99_users)?;
-            let pooled = roc::pool(&per_user, |_| true);
+            let pooled = roc::pool(&roc::roc2_of(&scored, f32::NEG_INFINITY), |_| true);
             if rep == 0 && k == 0 {
                 ml_size = size(&pooled);
             }
             slot(&mut roc2_ml, &model.label).push(&roc::by_list_length(pooled));
-            let good =
-                roc::roc2_per_user_from(fitted.as_ref(), &split, &ml99_users, roc::GOOD_RATING)?;
+            let good = roc::roc2_of(&scored, roc::GOOD_RATING);
             slot(&mut roc2_ml_good, &model.label)
                 .push(&roc::by_list_length(roc::pool(&good, |_| true)));
         }

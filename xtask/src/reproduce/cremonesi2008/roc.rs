@@ -94,133 +94,131 @@ pub(crate) fn users_where(data: &Interactions, keep: impl Fn(u32) -> bool) -> Re
     Ok(builder.build()?)
 }
 
-/// ROC1 of `model` on the withheld ratings of `users`: the pooled counts at every
-/// threshold of [`thresholds`].
-pub(crate) fn roc1_counts(
-    model: &dyn Recommender,
-    split: &Split,
-    users: &[u32],
-) -> Result<Vec<(f32, Confusion)>> {
-    let (predicted, actual) = withheld_predictions(model, split, users)?;
-    let points = roc1(&predicted, &actual, &thresholds())?;
-    Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
+/// One user's scores of every item it has no training rating with (the candidates, in
+/// increasing order), and what the withheld part says of each.
+pub(crate) struct UserScores {
+    user: u32,
+    candidates: Vec<u32>,
+    scores: Vec<f32>,
+    /// The withheld rating, or 0 for an item not withheld ("not rated").
+    actual: Vec<f32>,
+    withheld: Vec<bool>,
 }
 
-/// ROC1 with the pairs of the paper's Figure 1: every item `user` has no training rating
-/// with, its actual value the withheld rating or 0 ("not rated"), pooled over `users` at
-/// every threshold of [`thresholds_with_unrated`]. With `zero_unseen`, an item without
-/// any training rating is predicted 0 whatever the model says (recommended at no
-/// threshold).
-pub(crate) fn roc1_counts_with_unrated(
+/// `model`'s scores of the items `user` has no training rating with.
+fn score_user(model: &dyn Recommender, split: &Split, user: u32) -> Result<UserScores> {
+    let known = split.train().user_items(user);
+    let row = split.test().user_row(user);
+    let candidates: Vec<u32> =
+        (0..split.n_items() as u32).filter(|i| known.binary_search(i).is_err()).collect();
+    let found: Vec<Option<usize>> =
+        candidates.iter().map(|i| row.items.binary_search(i).ok()).collect();
+    let mut scores = vec![0.0; candidates.len()];
+    model.score(user, &candidates, &mut scores)?;
+    Ok(UserScores {
+        user,
+        candidates,
+        scores,
+        actual: found.iter().map(|k| k.map_or(0.0, |k| row.values[k])).collect(),
+        withheld: found.iter().map(Option::is_some).collect(),
+    })
+}
+
+/// [`UserScores`] of every user of `users`, in that order: one scoring pass that every
+/// ROC of the MovieLens figures reads.
+pub(crate) fn score_unrated(
     model: &dyn Recommender,
     split: &Split,
     users: &[u32],
-    zero_unseen: bool,
-) -> Result<Vec<(f32, Confusion)>> {
-    let n_items = split.n_items() as u32;
-    let unseen: Vec<bool> =
-        (0..n_items).map(|i| zero_unseen && split.train().item_users(i).is_empty()).collect();
-    let per_user: Vec<(Vec<f32>, Vec<f32>)> = users
-        .par_iter()
-        .map(|&user| -> Result<(Vec<f32>, Vec<f32>)> {
-            let known = split.train().user_items(user);
-            let withheld = split.test().user_row(user);
-            let candidates: Vec<u32> =
-                (0..n_items).filter(|i| known.binary_search(i).is_err()).collect();
-            let actual = candidates
-                .iter()
-                .map(|i| withheld.items.binary_search(i).map_or(0.0, |k| withheld.values[k]))
-                .collect();
-            let mut predicted = vec![0.0; candidates.len()];
-            model.score(user, &candidates, &mut predicted)?;
-            for (p, &i) in predicted.iter_mut().zip(&candidates) {
-                if unseen[i as usize] {
-                    *p = 0.0;
-                }
-            }
-            Ok((predicted, actual))
+) -> Result<Vec<UserScores>> {
+    users.par_iter().map(|&user| score_user(model, split, user)).collect()
+}
+
+fn as_counts(points: Vec<recs_metrics::Roc1Point>) -> Vec<(f32, Confusion)> {
+    points.into_iter().map(|p| (p.threshold, p.counts)).collect()
+}
+
+/// The predictions and ratings of the withheld items, in user then item order.
+fn withheld_pairs(scored: &[UserScores]) -> (Vec<f32>, Vec<f32>) {
+    scored
+        .iter()
+        .flat_map(|u| {
+            (0..u.candidates.len()).filter(|&k| u.withheld[k]).map(|k| (u.scores[k], u.actual[k]))
         })
-        .collect::<Result<_>>()?;
-    let (predicted, actual): (Vec<Vec<f32>>, Vec<Vec<f32>>) = per_user.into_iter().unzip();
-    let points = roc1(&predicted.concat(), &actual.concat(), &thresholds_with_unrated())?;
-    Ok(points.into_iter().map(|p| (p.threshold, p.counts)).collect())
+        .unzip()
+}
+
+/// ROC1 on the withheld ratings: the pooled counts at every threshold of [`thresholds`].
+pub(crate) fn roc1_counts(scored: &[UserScores]) -> Result<Vec<(f32, Confusion)>> {
+    let (predicted, actual) = withheld_pairs(scored);
+    Ok(as_counts(roc1(&predicted, &actual, &thresholds())?))
+}
+
+/// ROC1 with the pairs of the paper's Figure 1: every candidate, its actual value the
+/// withheld rating or 0 ("not rated"), pooled at every threshold of
+/// [`thresholds_with_unrated`]. With `unseen` (items without any training rating), those
+/// items are predicted 0 whatever the model says (recommended at no threshold).
+pub(crate) fn roc1_counts_with_unrated(
+    scored: &[UserScores],
+    unseen: Option<&[bool]>,
+) -> Result<Vec<(f32, Confusion)>> {
+    let (mut predicted, mut actual) = (Vec::new(), Vec::new());
+    for u in scored {
+        for (k, &item) in u.candidates.iter().enumerate() {
+            let zeroed = unseen.is_some_and(|unseen| unseen[item as usize]);
+            predicted.push(if zeroed { 0.0 } else { u.scores[k] });
+            actual.push(u.actual[k]);
+        }
+    }
+    Ok(as_counts(roc1(&predicted, &actual, &thresholds_with_unrated())?))
+}
+
+/// The items of `split` without any training rating.
+pub(crate) fn unseen_items(split: &Split) -> Vec<bool> {
+    (0..split.n_items() as u32).map(|i| split.train().item_users(i).is_empty()).collect()
 }
 
 /// The rating from which a withheld rating counts as good in the scale-free check (§2.2:
 /// "this threshold could be set arbitrarily to 4").
 pub(crate) const GOOD_RATING: f32 = 4.0;
 
-/// The scale-free check of ROC1: the ROC AUC of `model`'s raw predictions of the withheld
-/// ratings of `users`, ratings ≥ [`GOOD_RATING`] against the others, pooled over users
-/// (ties count one half). `None` without both classes.
-pub(crate) fn withheld_auc(
-    model: &dyn Recommender,
-    split: &Split,
-    users: &[u32],
-) -> Result<Option<f64>> {
-    let (predicted, actual) = withheld_predictions(model, split, users)?;
+/// The scale-free check of ROC1: the ROC AUC of the raw predictions of the withheld
+/// ratings, ratings ≥ [`GOOD_RATING`] against the others, pooled over users (ties count
+/// one half). `None` without both classes.
+pub(crate) fn withheld_auc(scored: &[UserScores]) -> Option<f64> {
+    let (predicted, actual) = withheld_pairs(scored);
     let good: Vec<bool> = actual.iter().map(|&v| v >= GOOD_RATING).collect();
-    Ok(recs_metrics::roc_auc(&predicted, &good).ok())
+    recs_metrics::roc_auc(&predicted, &good).ok()
 }
 
-/// `model`'s predictions of the withheld ratings of `users`, and the ratings, in user
-/// then item order.
-fn withheld_predictions(
-    model: &dyn Recommender,
-    split: &Split,
-    users: &[u32],
-) -> Result<(Vec<f32>, Vec<f32>)> {
-    let (mut predicted, mut actual) = (Vec::new(), Vec::new());
-    let mut out = Vec::new();
-    for &user in users {
-        let row = split.test().user_row(user);
-        out.resize(row.items.len(), 0.0);
-        model.score(user, row.items, &mut out)?;
-        predicted.extend_from_slice(&out);
-        actual.extend_from_slice(row.values);
-    }
-    Ok((predicted, actual))
+/// One user's ROC2 counts for `N = 1..=MAX_N`, with the withheld items valued at least
+/// `good` positive (the others stay candidates, as negatives); `None` without a positive.
+fn roc2_of_user(u: &UserScores, good: f32) -> Option<(u32, Vec<Confusion>)> {
+    let grades: Vec<f32> = (0..u.candidates.len())
+        .map(|k| if u.withheld[k] && u.actual[k] >= good { 1.0 } else { 0.0 })
+        .collect();
+    grades.contains(&1.0).then(|| (u.user, top_n_confusions(&grades, &u.scores, MAX_N, 1.0)))
+}
+
+/// Every scored user's ROC2 counts (see [`roc2_of_user`]), users without a positive left
+/// out, in order.
+pub(crate) fn roc2_of(scored: &[UserScores], good: f32) -> Vec<(u32, Vec<Confusion>)> {
+    scored.par_iter().filter_map(|u| roc2_of_user(u, good)).collect()
 }
 
 /// Every user's ROC2 counts for `N = 1..=MAX_N`: candidates are the items the user has
 /// no training event with, positives its withheld items. Users without a withheld item
-/// are left out. In `users` order.
+/// are left out. In `users` order; each user's scores are dropped once counted.
 pub(crate) fn roc2_per_user(
     model: &dyn Recommender,
     split: &Split,
     users: &[u32],
 ) -> Result<Vec<(u32, Vec<Confusion>)>> {
-    roc2_per_user_from(model, split, users, f32::NEG_INFINITY)
-}
-
-/// [`roc2_per_user`] with only the withheld items valued at least `good` positive (the
-/// others stay candidates, as negatives). Users without a positive are left out.
-pub(crate) fn roc2_per_user_from(
-    model: &dyn Recommender,
-    split: &Split,
-    users: &[u32],
-    good: f32,
-) -> Result<Vec<(u32, Vec<Confusion>)>> {
-    let n_items = split.n_items() as u32;
     users
         .par_iter()
-        .filter(|&&u| split.test().user_row(u).values.iter().any(|&v| v >= good))
-        .map(|&user| {
-            let known = split.train().user_items(user);
-            let withheld = split.test().user_row(user);
-            let candidates: Vec<u32> =
-                (0..n_items).filter(|i| known.binary_search(i).is_err()).collect();
-            let grades: Vec<f32> = candidates
-                .iter()
-                .map(|i| match withheld.items.binary_search(i) {
-                    Ok(k) if withheld.values[k] >= good => 1.0,
-                    _ => 0.0,
-                })
-                .collect();
-            let mut scores = vec![0.0; candidates.len()];
-            model.score(user, &candidates, &mut scores)?;
-            Ok((user, top_n_confusions(&grades, &scores, MAX_N, 1.0)))
-        })
+        .filter(|&&u| !split.test().user_items(u).is_empty())
+        .map(|&user| Ok(roc2_of_user(&score_user(model, split, user)?, f32::NEG_INFINITY)))
+        .filter_map(Result::transpose)
         .collect()
 }
 

@@ -29,6 +29,7 @@
 use anyhow::{Context, Result, bail};
 use recs_bench::report::{Claim, Effect, Quote, Reading, Rule, Test, UntestableCause};
 
+use super::hidden::Keys;
 use super::sweep::{Estimate, Sweep};
 
 /// Largest difference that is still "slight" (absolute, on a 0..1 measure).
@@ -130,18 +131,18 @@ fn span(values: &[f64]) -> String {
     format!("{low:+.4} to {high:+.4}")
 }
 
-/// The measure keys the claims read.
+/// The measure keys the claims read: the MovieLens lists' (top 10) and the synthetic
+/// lists'.
 pub(crate) struct ClaimKeys<'a> {
-    /// Recall of the MovieLens lists (top 10), with the conventions and plain.
-    pub(crate) recall: &'a str,
-    pub(crate) plain_recall: &'a str,
-    /// Recall of the lists holding only items with a positive score.
-    pub(crate) unpadded_recall: &'a str,
-    /// Precision of the MovieLens lists, with the conventions and plain.
-    pub(crate) precision: &'a str,
-    pub(crate) plain_precision: &'a str,
+    pub(crate) ml: &'a Keys,
+    pub(crate) synthetic: &'a Keys,
+}
+
+impl ClaimKeys<'_> {
     /// Recall and precision of the synthetic lists.
-    pub(crate) synthetic: [&'a str; 2],
+    fn synthetic(&self) -> [&str; 2] {
+        [&self.synthetic.recall, &self.synthetic.precision]
+    }
 }
 
 /// The sweeps the claims read.
@@ -220,7 +221,10 @@ fn i6(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let x = CONCLUSION_HIDDEN;
     let mut readings = Vec::new();
     let mut texts = Vec::new();
-    for pair in [[keys.recall, keys.plain_recall], [keys.precision, keys.plain_precision]] {
+    let ml = keys.ml;
+    for pair in
+        [[ml.recall.as_str(), &ml.recall_plain], [ml.precision.as_str(), &ml.precision_plain]]
+    {
         let (more, text) = ml_readings(pair, |key| {
             let d = sweep
                 .difference([USER, ITEM], key, x)
@@ -269,7 +273,7 @@ fn i6(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
 /// minus at 6% lies above [`NOISE`] (each point its own draws, paired by repetition).
 fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let [from, to] = [6.0, 7.0];
-    let (readings, text) = ml_readings([keys.recall, keys.plain_recall], |key| {
+    let (readings, text) = ml_readings([&keys.ml.recall, &keys.ml.recall_plain], |key| {
         let d = sweep
             .change(USER, key, [from, to])
             .with_context(|| format!("I7: no user-based {key} change"))?;
@@ -301,7 +305,7 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
 fn i8(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let counts: Vec<f64> =
         sweep.points.iter().map(|p| p.x).filter(|x| (1.0..=10.0).contains(x)).collect();
-    let (readings, text) = ml_readings([keys.precision, keys.plain_precision], |key| {
+    let (readings, text) = ml_readings([&keys.ml.precision, &keys.ml.precision_plain], |key| {
         let mut tests = Vec::new();
         let mut means = Vec::new();
         for &x in &counts {
@@ -344,17 +348,17 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
         }
         Ok((tests, means))
     };
-    let (conventions, with) = reading(keys.recall)?;
-    let (plain, without) = reading(keys.plain_recall)?;
+    let (conventions, with) = reading(&keys.ml.recall)?;
+    let (plain, without) = reading(&keys.ml.recall_plain)?;
     // The same lists without the zero-score items that fill them up to n.
     let mut unpadded = Vec::new();
     let mut unpadded_means = Vec::new();
     for x in hidden_only.points.iter().map(|p| p.x).filter(|x| (1.0..=10.0).contains(x)) {
         let d = hidden_only
-            .difference([USER, ITEM], keys.unpadded_recall, x)
+            .difference([USER, ITEM], &keys.ml.recall_unpadded, x)
             .with_context(|| format!("I1: no unpadded difference at {x}"))?;
         unpadded.extend(slightly_above(
-            &format!("user − item {}, {x} hidden", keys.unpadded_recall),
+            &format!("user − item {}, {x} hidden", &keys.ml.recall_unpadded),
             d,
         ));
         unpadded_means.push(d.estimate);
@@ -364,10 +368,10 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
     let mut bound = Vec::new();
     for x in hidden_only.points.iter().map(|p| p.x).filter(|&x| x <= n) {
         let d = hidden_only
-            .difference([USER, ITEM], keys.recall, x)
+            .difference([USER, ITEM], &keys.ml.recall, x)
             .with_context(|| format!("I1: no hidden-only difference at {x}"))?;
         bound.push(Test::new(
-            format!("user − item {}, {x} hidden", keys.recall),
+            format!("user − item {}, {x} hidden", &keys.ml.recall),
             Rule::above(NOISE),
             d,
         ));
@@ -386,7 +390,7 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
              conventions, {} without them ({}); lists drawn from the hidden columns only and \
              filled up to {n} with zero-score items give both models recall 1 up to {n} \
              hidden columns; without the filling, means {} ({})",
-            keys.recall,
+            &keys.ml.recall,
             span(&with),
             span(&without),
             over(sweep),
@@ -412,7 +416,7 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
 }
 
 fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
-    let recall = keys.recall;
+    let recall = &keys.ml.recall;
     let user = sweep.series(USER, recall);
     let item = sweep.series(ITEM, recall);
     let (Some(&(x0, u0)), Some(&(_, i0)), Some(&(x1, i1))) =
@@ -500,7 +504,7 @@ fn rising_claim(
     let (mut tests, mut parts) = (Vec::new(), Vec::new());
     let mut flat = matches!(construction, Construction::WhenFlat);
     for label in [USER, ITEM] {
-        for key in keys.synthetic {
+        for key in keys.synthetic() {
             let series = sweep.series(label, key);
             let (Some((_, first)), Some((_, last))) = (series.first(), series.last()) else {
                 bail!("{id}: no {key} series for {label}");
@@ -538,7 +542,7 @@ fn rising_claim(
 /// `keys` from the first k to the last, with ties cut and with weak generalization.
 fn neighbour_variants(neighbours: &Sweep, weak: &Sweep, keys: &ClaimKeys<'_>) -> String {
     let describe = |sweep: &Sweep, label: &str| -> Vec<String> {
-        keys.synthetic
+        keys.synthetic()
             .iter()
             .filter_map(|key| {
                 let series = sweep.series(label, key);
@@ -563,7 +567,7 @@ fn neighbour_variants(neighbours: &Sweep, weak: &Sweep, keys: &ClaimKeys<'_>) ->
 fn i4(sweep: &Sweep, keys: &ClaimKeys<'_>, variants: &str) -> Result<Claim> {
     let (mut tests, mut parts) = (Vec::new(), Vec::new());
     let mut flat = true;
-    for key in keys.synthetic {
+    for key in keys.synthetic() {
         // On the mean curves, for `measured`.
         let means = |label: &str| -> Vec<(f64, f64)> {
             sweep.series(label, key).iter().map(|(x, e)| (*x, e.mean)).collect()

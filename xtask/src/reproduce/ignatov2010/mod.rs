@@ -125,14 +125,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let usual_precision = format!("p@{}", hidden_only.list_length);
     sweep::ensure_equal(&hidden_only, &hidden_only.keys().precision, &usual_precision)?;
     let (ml, synthetic) = (count.keys(), neighbours.keys());
-    let claim_keys = claims::ClaimKeys {
-        recall: &ml.recall,
-        plain_recall: &ml.recall_plain,
-        unpadded_recall: &ml.recall_unpadded,
-        precision: &ml.precision,
-        plain_precision: &ml.precision_plain,
-        synthetic: [&synthetic.recall, &synthetic.precision],
-    };
+    let claim_keys = claims::ClaimKeys { ml: &ml, synthetic: &synthetic };
     let sweeps = claims::ClaimSweeps {
         hidden_count: &count,
         hidden_fraction: &fraction,
