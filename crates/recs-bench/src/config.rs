@@ -99,7 +99,8 @@ pub struct DatasetConfig {
     /// A delimited interaction file instead (relative to the configuration's folder).
     pub file: Option<PathBuf>,
     /// A generated dataset instead: `ignatov-blocks` (ignatov2010 §5: 20 users × 20 items
-    /// with four 5 × 5 blocks of ones).
+    /// with four 5 × 5 blocks of ones) or `ignatov-blocks-overlapping` (the same rectangles
+    /// placed so that neighbouring ones share two item columns).
     pub synthetic: Option<String>,
     /// Read every event as a 1 whatever its value (ratings become binary events).
     #[serde(default)]
@@ -694,9 +695,15 @@ impl Config {
         if let Some(generator) = &spec.synthetic {
             return match generator.as_str() {
                 "ignatov-blocks" => Ok(DatasetSource::Synthetic(Synthetic::IgnatovBlocks)),
+                "ignatov-blocks-overlapping" => {
+                    Ok(DatasetSource::Synthetic(Synthetic::IgnatovBlocksOverlapping))
+                }
                 other => Err((
                     "dataset.synthetic",
-                    format!("unknown generator `{other}` (known: ignatov-blocks)"),
+                    format!(
+                        "unknown generator `{other}` (known: ignatov-blocks, \
+                         ignatov-blocks-overlapping)"
+                    ),
                 )),
             };
         }
@@ -919,6 +926,12 @@ mod tests {
         assert_eq!(plan.dataset, DatasetSource::Synthetic(Synthetic::IgnatovBlocks));
         assert!(plan.binary);
         assert!(!parse(BASE).unwrap().binary);
+        let overlapping =
+            BASE.replace("name = \"ml-100k\"", "synthetic = \"ignatov-blocks-overlapping\"");
+        assert_eq!(
+            parse(&overlapping).unwrap().dataset,
+            DatasetSource::Synthetic(Synthetic::IgnatovBlocksOverlapping)
+        );
 
         let (key, message) =
             error_of(&BASE.replace("name = \"ml-100k\"", "synthetic = \"blocks\""));

@@ -40,6 +40,8 @@ pub(crate) enum DatasetSource {
 pub(crate) enum Synthetic {
     /// `ignatov-blocks`: [`recs_data::ignatov_blocks`].
     IgnatovBlocks,
+    /// `ignatov-blocks-overlapping`: [`recs_data::ignatov_blocks_overlapping`].
+    IgnatovBlocksOverlapping,
 }
 
 /// Where item attributes come from.

@@ -120,7 +120,8 @@ struct StatsArgs {
 
 #[derive(Debug, clap::Args)]
 struct SynthArgs {
-    /// Which generator: `ignatov` (20 x 20, four 5 x 5 blocks of ones) or `power-law`.
+    /// Which generator: `ignatov` (20 x 20, four 5 x 5 blocks of ones),
+    /// `ignatov-overlapping` (the same rectangles at items 0, 3, 6, 9) or `power-law`.
     #[arg(long, default_value = "power-law")]
     kind: String,
     /// Output file.
@@ -372,21 +373,32 @@ fn power_law(args: &SynthArgs) -> anyhow::Result<PowerLaw> {
     Ok(p)
 }
 
+/// What `recs data synth --kind` generates.
+enum Generator {
+    /// A fixed block matrix.
+    Blocks(fn() -> recs_data::Result<recs_data::Dataset>),
+    /// The power-law generator, its parameters checked and calibrated.
+    PowerLaw(recs_data::PowerLaw),
+}
+
 fn synth(args: SynthArgs) -> anyhow::Result<()> {
     let label = args.out.display().to_string();
     let delimiter = recs_data::delimiter_from_name(&args.delimiter);
     // Parameters are checked and calibrated before the output file is created.
     let params = match args.kind.as_str() {
-        "ignatov" => None,
-        "power-law" => Some(power_law(&args)?),
-        other => bail!("unknown generator `{other}` (expected ignatov or power-law)"),
+        "ignatov" => Generator::Blocks(recs_data::ignatov_blocks),
+        "ignatov-overlapping" => Generator::Blocks(recs_data::ignatov_blocks_overlapping),
+        "power-law" => Generator::PowerLaw(power_law(&args)?),
+        other => bail!(
+            "unknown generator `{other}` (expected ignatov, ignatov-overlapping or power-law)"
+        ),
     };
     let file = std::fs::File::create(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut out = std::io::BufWriter::new(file);
     let written = match params {
-        None => {
-            let d = recs_data::ignatov_blocks()?;
+        Generator::Blocks(blocks) => {
+            let d = blocks()?;
             for e in d.interactions.events() {
                 let user = d.users.external(e.user).unwrap_or_default();
                 let item = d.items.external(e.item).unwrap_or_default();
@@ -395,7 +407,7 @@ fn synth(args: SynthArgs) -> anyhow::Result<()> {
             out.flush()?;
             d.n_events() as u64
         }
-        Some(p) => p.write_delimited(&mut out, delimiter, &label)?,
+        Generator::PowerLaw(p) => p.write_delimited(&mut out, delimiter, &label)?,
     };
     eprintln!("wrote {written} events to {label}");
     Ok(())

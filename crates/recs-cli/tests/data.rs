@@ -169,6 +169,15 @@ fn synth_ignatov_writes_the_block_matrix_and_table_output_works() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("events             100"), "{text}");
     assert!(text.contains("users              20"), "{text}");
+
+    let file = dir.path().join("overlapping.tsv");
+    let args = ["data", "synth", "--kind", "ignatov-overlapping", "--out"];
+    recs().args(args).arg(&file).assert().success();
+    let text = std::fs::read_to_string(&file).unwrap();
+    // User 6 (the second rectangle) took items 4..=8.
+    let items: Vec<&str> =
+        text.lines().filter_map(|l| l.strip_prefix("6\t")?.split('\t').next()).collect();
+    assert_eq!(items, ["4", "5", "6", "7", "8"]);
 }
 
 #[test]

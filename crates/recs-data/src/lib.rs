@@ -70,7 +70,7 @@ pub use stats::{
     Distribution, Group, Head, Stats, gini, popularity_head, profile_groups,
     profile_length_histogram,
 };
-pub use synth::{PowerLaw, UserGroup, block_diagonal, ignatov_blocks};
+pub use synth::{PowerLaw, UserGroup, block_diagonal, ignatov_blocks, ignatov_blocks_overlapping};
 
 /// Lower-case hex encoding of bytes.
 pub(crate) fn hex(bytes: &[u8]) -> String {

@@ -14,14 +14,28 @@ use crate::error::{DataError, Result};
 /// blocks of ones — here on the diagonal (users `5b..5b+5` × items `5b..5b+5`). The paper
 /// says "four rectangles 5×5 full of ones" and not where they lie. Any placement whose
 /// rectangles share no row and no column is this matrix up to a permutation of users and
-/// items; rectangles that overlap in rows or columns give another matrix (users with
-/// graded neighbourhoods), which this function does not build. Ids are `1..=20`;
-/// feedback is implicit.
+/// items; rectangles that overlap in rows or columns give other matrices (see
+/// [`ignatov_blocks_overlapping`]). Ids are `1..=20`; feedback is implicit.
 ///
 /// # Errors
 /// None in practice (the core types accept this matrix).
 pub fn ignatov_blocks() -> Result<Dataset> {
     block_diagonal(4, 5)
+}
+
+/// Another placement of the four 5 × 5 rectangles of ones in 20 users × 20 items:
+/// rectangle `b` covers users `5b..5b+5` and items `3b..3b+5`, so neighbouring rectangles
+/// share two item columns (items 15..20 stay empty). A user then has graded neighbours:
+/// its four block-mates (identical rows) and the ten users of the neighbouring
+/// rectangles, whose rows share two of its five items (a Pearson correlation of 0.2 over
+/// the 20 columns; one shared column would give −0.05, which positive-similarity
+/// neighbourhoods drop). The paper's words allow this matrix as well as the disjoint one;
+/// the choice of the two shared columns is ours. Ids are `1..=20`; feedback is implicit.
+///
+/// # Errors
+/// None in practice (the core types accept this matrix).
+pub fn ignatov_blocks_overlapping() -> Result<Dataset> {
+    rectangles("ignatov-blocks-overlapping", [20, 20], 5, &[(0, 0), (5, 3), (10, 6), (15, 9)])
 }
 
 /// `n_blocks` diagonal blocks of ones, each `block_size` × `block_size`.
@@ -33,17 +47,38 @@ pub fn block_diagonal(n_blocks: usize, block_size: usize) -> Result<Dataset> {
     let n = n.ok_or_else(|| {
         DataError::invalid("blocks", format!("{n_blocks} x {block_size}"), "positive sizes")
     })?;
-    let mut events = Vec::with_capacity(n * block_size);
-    for b in 0..n_blocks {
-        for u in b * block_size..(b + 1) * block_size {
-            for i in b * block_size..(b + 1) * block_size {
-                events.push(Event::new(u as u32, i as u32, 1.0));
+    let corners: Vec<(usize, usize)> =
+        (0..n_blocks).map(|b| (b * block_size, b * block_size)).collect();
+    rectangles("ignatov-blocks", [n, n], block_size, &corners)
+}
+
+/// Dataset `name` of `n_users` × `n_items` with a `size` × `size` square of ones at each
+/// `(user, item)` corner; a cell that two squares cover is one event.
+fn rectangles(
+    name: &str,
+    [n_users, n_items]: [usize; 2],
+    size: usize,
+    corners: &[(usize, usize)],
+) -> Result<Dataset> {
+    let mut cells = std::collections::BTreeSet::new();
+    for &(u0, i0) in corners {
+        if u0 + size > n_users || i0 + size > n_items {
+            return Err(DataError::invalid(
+                "blocks",
+                format!("a {size} x {size} square at ({u0}, {i0})"),
+                format!("squares inside {n_users} x {n_items}"),
+            ));
+        }
+        for u in u0..u0 + size {
+            for i in i0..i0 + size {
+                cells.insert((u as u32, i as u32));
             }
         }
     }
-    let ids = IdMap::from_ids_sorted((1..=n).map(|k| k.to_string()))?;
-    let m = Interactions::from_events(n, n, events, DuplicatePolicy::Error)?;
-    Dataset::new("ignatov-blocks", m, ids.clone(), ids, Feedback::Implicit)
+    let events: Vec<Event> = cells.into_iter().map(|(u, i)| Event::new(u, i, 1.0)).collect();
+    let ids = |n: usize| IdMap::from_ids_sorted((1..=n).map(|k| k.to_string()));
+    let m = Interactions::from_events(n_users, n_items, events, DuplicatePolicy::Error)?;
+    Dataset::new(name, m, ids(n_users)?, ids(n_items)?, Feedback::Implicit)
 }
 
 /// A group of users whose profile lengths start at `lo` (see [`PowerLaw::user_groups`]):
@@ -703,6 +738,22 @@ mod tests {
             assert_eq!(d.interactions.user_items(u), &(5 * b..5 * b + 5).collect::<Vec<_>>()[..]);
         }
         assert!(block_diagonal(0, 5).is_err());
+    }
+
+    #[test]
+    fn overlapping_blocks_share_two_columns_with_their_neighbours() {
+        let d = ignatov_blocks_overlapping().unwrap();
+        assert_eq!(d.name, "ignatov-blocks-overlapping");
+        assert_eq!((d.n_users(), d.n_items(), d.n_events()), (20, 20, 100));
+        for u in 0..20u32 {
+            let b = u / 5;
+            assert_eq!(d.interactions.user_items(u), &(3 * b..3 * b + 5).collect::<Vec<_>>()[..]);
+        }
+        let rated: usize = d.interactions.item_counts().iter().filter(|&&c| c > 0).count();
+        assert_eq!(rated, 14);
+        // Items 3 and 4 lie in the first two rectangles: ten users each.
+        assert_eq!(&d.interactions.item_counts()[..6], &[5, 5, 5, 10, 10, 5]);
+        assert!(rectangles("t", [4, 4], 3, &[(2, 0)]).is_err());
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub(crate) fn load(
             }
         }
         (DatasetSource::Synthetic(Synthetic::IgnatovBlocks), _) => recs_data::ignatov_blocks()?,
+        (DatasetSource::Synthetic(Synthetic::IgnatovBlocksOverlapping), _) => {
+            recs_data::ignatov_blocks_overlapping()?
+        }
     };
     if plan.binary {
         binarize(&mut dataset)?;

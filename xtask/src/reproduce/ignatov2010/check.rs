@@ -17,7 +17,11 @@ pub(crate) fn check(report: &Report) -> Vec<String> {
     problems.extend(unevaluated_claims(report, &CLAIMS));
     problems.extend(dataset_problems(
         report,
-        &[("ml-100k", [943, 1682, 100_000]), ("ignatov-blocks", [20, 20, 100])],
+        &[
+            ("ml-100k", [943, 1682, 100_000]),
+            ("ignatov-blocks", [20, 20, 100]),
+            ("ignatov-blocks-overlapping", [20, 20, 100]),
+        ],
     ));
     problems
 }

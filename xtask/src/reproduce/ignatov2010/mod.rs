@@ -23,6 +23,7 @@
 mod check;
 pub(crate) mod claims;
 mod entries;
+mod hamming;
 mod hidden;
 mod pearson;
 pub(crate) mod sweep;
@@ -67,7 +68,7 @@ const EXPERIMENTS: [&str; 6] = [
     "conventions",
 ];
 /// The claim ids of the report.
-const CLAIMS: [&str; 8] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8"];
+const CLAIMS: [&str; 10] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10"];
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
@@ -100,6 +101,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         Draws::Shared,
         set_neighbours,
     )?;
+    let neighbours_overlapping = runner.sweep(
+        "fig4-5-synthetic-neighbours-overlapping",
+        "neighbours k",
+        NEIGHBOURS,
+        Draws::Shared,
+        set_neighbours,
+    )?;
     let test_size = runner.sweep(
         "synthetic-test-size",
         "test set (% of users)",
@@ -119,7 +127,15 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     // Our recall is the metric crate's recall under `zero = "ignatov"`: check every split.
     // When lists are drawn from the hidden columns only, the crate's precision under that
     // policy is the paper's too (it divides by min(n, hidden columns)): check ours on it.
-    for sweep in [&count, &fraction, &neighbours, &neighbours_weak, &test_size, &hidden_only] {
+    for sweep in [
+        &count,
+        &fraction,
+        &neighbours,
+        &neighbours_weak,
+        &neighbours_overlapping,
+        &test_size,
+        &hidden_only,
+    ] {
         sweep::ensure_equal(sweep, &sweep.keys().recall, &format!("r@{}", sweep.list_length))?;
     }
     let usual_precision = format!("p@{}", hidden_only.list_length);
@@ -131,10 +147,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         hidden_fraction: &fraction,
         hidden_only: &hidden_only,
         neighbours: &neighbours,
+        neighbours_overlapping: &neighbours_overlapping,
         neighbours_weak: &neighbours_weak,
         test_size: &test_size,
     };
-    let claims = claims::claims(&sweeps, &claim_keys)?;
+    let mut claims = claims::claims(&sweeps, &claim_keys)?;
+    let hamming = hamming::curve(hamming::MAX_DISTANCE)?;
+    claims.push(hamming::claim(&hamming)?);
 
     let ratings = recs_data::load_named("ml-100k", &options.resolver())?.interactions;
     let mut experiments = Vec::new();
@@ -146,8 +165,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         let weak = "Test users' visible events in the training data (weak generalization)";
         entry.tables.push(sweep_table(&neighbours_weak, weak));
         sweep_figures(&neighbours_weak, &neighbours.id, &mut figures);
+        let overlapping = "Overlapping blocks (neighbouring rectangles share two item columns)";
+        entry.tables.push(sweep_table(&neighbours_overlapping, overlapping));
+        sweep_figures(&neighbours_overlapping, &neighbours.id, &mut figures);
     }
-    experiments.push(similarities_experiment(&similarities, &ml, &ratings)?);
+    let mut similarities = similarities_experiment(&similarities, &ml, &ratings)?;
+    similarities.tables.push(hamming::table(&hamming));
+    figures.push(hamming::figure(&hamming));
+    experiments.push(similarities);
     experiments.push(conventions_experiment(
         &count,
         &fraction,
@@ -159,7 +184,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let notes = notes(options, &lines, &count, &neighbours);
     let (mut report, mut extras) =
         runner.session.report(PAPER, options.seed, Vec::new(), claims, &notes)?;
-    for sweep in [&count, &neighbours] {
+    for sweep in [&count, &neighbours, &neighbours_overlapping] {
         report.datasets.push(sweep.dataset.clone());
     }
     report.experiments = experiments;
@@ -326,6 +351,8 @@ fn intro(runner: &Runner<'_>, options: &Options) -> Result<String> {
         "fig2-3-hidden-count",
         "hidden-fraction",
         "fig4-5-synthetic-neighbours",
+        "fig4-5-synthetic-neighbours-weak",
+        "fig4-5-synthetic-neighbours-overlapping",
         "synthetic-test-size",
         "similarities",
         "hidden-only-candidates",

@@ -183,6 +183,17 @@ impl Sweep {
         })
     }
 
+    /// Whether the two models of `labels` get the same value of `key` in every split at
+    /// every point: nothing tells them apart.
+    pub(crate) fn identical(&self, labels: [&str; 2], key: &str) -> bool {
+        self.points.iter().all(|p| {
+            let (a, b) = (p.results.per_split(labels[0], key), p.results.per_split(labels[1], key));
+            a.zip(b).is_some_and(|(a, b)| {
+                a.len() == b.len() && a.iter().zip(&b).all(|(x, y)| same(*x, *y))
+            })
+        })
+    }
+
     /// Repetitions of the cross-validation run at each point (the same everywhere).
     pub(crate) fn repetitions(&self) -> usize {
         self.points.first().map_or(0, |p| repetitions(&p.results))
