@@ -307,6 +307,14 @@ pub struct EvaluationConfig {
     pub user_groups: Vec<usize>,
     /// The per-user metric broken down by group (default: the first per-user metric).
     pub group_metric: Option<String>,
+    /// What `user_groups` counts per user: `known` events (training + history, the
+    /// default) or all its `events` in the split (known + test).
+    #[serde(default)]
+    pub group_by: GroupBy,
+    /// Gain offset `d` of linear NDCG: a graded candidate's gain is `grade − d`, the ideal
+    /// DCG sums the positive gains only (default 0: gain = grade; see `docs/metrics.md`).
+    #[serde(default)]
+    pub gain_offset: f32,
     /// Write the first split's judgments and every model's scores as `recs eval` input.
     #[serde(default)]
     pub save_scores: bool,
@@ -350,6 +358,8 @@ impl Default for EvaluationConfig {
             max_fpr: default_max_fpr(),
             user_groups: Vec::new(),
             group_metric: None,
+            group_by: GroupBy::default(),
+            gain_offset: 0.0,
             save_scores: false,
             markers: [0.0, 0.0],
             rating_errors: false,
@@ -365,9 +375,34 @@ impl EvaluationConfig {
             threshold: self.rel_threshold,
             ties: self.ties,
             zero: self.zero,
+            gain_offset: self.gain_offset,
             ..recs_metrics::Options::default()
         }
     }
+}
+
+/// What [`EvaluationConfig::user_groups`] counts per user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupBy {
+    /// Known events: training + history.
+    #[default]
+    Known,
+    /// Every event of the user in the split: known + test (a user's profile, the same at
+    /// every history length of a `given-l` series).
+    Events,
+}
+
+/// How a model's candidates are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankBy {
+    /// The model's ranking score (the default).
+    #[default]
+    Score,
+    /// The model's predicted rating (for a rating predictor whose ranking score is
+    /// something else, e.g. item kNN's numerator).
+    Rating,
 }
 
 /// Model selection for models with a grid.
@@ -399,6 +434,11 @@ pub struct ModelConfig {
     /// A smaller grid for `--quick` runs (keys it gives replace those of `grid`).
     #[serde(default)]
     pub quick_grid: BTreeMap<String, Vec<toml::Value>>,
+    /// Order candidates by the ranking score (`score`, the default) or by the predicted
+    /// rating (`rating`, for models that predict ratings; users kept out of training are
+    /// then scored without their history).
+    #[serde(default)]
+    pub rank: RankBy,
 }
 
 impl ModelConfig {
@@ -528,6 +568,9 @@ impl Config {
         if !(evaluation.max_fpr > 0.0 && evaluation.max_fpr <= 1.0) {
             return Err(err("evaluation.max_fpr", "a rate in (0, 1]".into()));
         }
+        if !(evaluation.gain_offset.is_finite() && evaluation.gain_offset >= 0.0) {
+            return Err(err("evaluation.gain_offset", "a finite number >= 0".into()));
+        }
         if evaluation.user_groups.windows(2).any(|w| w[0] >= w[1]) {
             return Err(err("evaluation.user_groups", "strictly increasing bounds".into()));
         }
@@ -573,6 +616,7 @@ impl Config {
             rating_errors: evaluation.rating_errors,
             user_groups: evaluation.user_groups.clone(),
             group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
+            group_by: evaluation.group_by,
             save_scores: evaluation.save_scores,
             streaming: evaluation.streaming,
             markers: evaluation.markers,
@@ -806,6 +850,7 @@ fn check_model(model: &ModelConfig, i: usize) -> Result<ModelPlan, (String, Stri
         label: model.label().to_string(),
         combinations,
         quick_combinations,
+        rank: model.rank,
         varying: match varying.as_slice() {
             [key] => Some((*key).clone()),
             _ => None,
@@ -1137,6 +1182,16 @@ mod tests {
         let mut c = base();
         c.evaluation.max_fpr = f64::NAN;
         assert_eq!(key_of(c), "evaluation.max_fpr");
+        let mut c = base();
+        c.evaluation.gain_offset = -1.0;
+        assert_eq!(key_of(c), "evaluation.gain_offset");
+        let mut c = base();
+        c.evaluation.gain_offset = 3.0;
+        c.evaluation.group_by = GroupBy::Events;
+        c.models[0].rank = RankBy::Rating;
+        let plan = c.check("t").unwrap();
+        assert_eq!(plan.options.gain_offset, 3.0);
+        assert_eq!((plan.group_by, plan.models[0].rank), (GroupBy::Events, RankBy::Rating));
         let mut c = base();
         c.evaluation.user_groups = vec![5, 5];
         assert_eq!(key_of(c), "evaluation.user_groups");

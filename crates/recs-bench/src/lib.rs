@@ -56,8 +56,8 @@ mod scoring;
 pub mod verdict;
 
 pub use config::{
-    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
-    ModelConfig, SelectionConfig,
+    ClaimConfig, Config, DatasetConfig, EvaluationConfig, GroupBy, JudgedItems, JudgmentsConfig,
+    ModelConfig, RankBy, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};

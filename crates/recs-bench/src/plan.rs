@@ -103,6 +103,8 @@ pub(crate) struct ModelPlan {
     pub(crate) combinations: Vec<Params>,
     /// The same with `quick_grid` applied (for `--quick` runs).
     pub(crate) quick_combinations: Vec<Params>,
+    /// What orders the candidates.
+    pub(crate) rank: crate::config::RankBy,
     /// The one grid key with several values, when there is exactly one (validation figure).
     pub(crate) varying: Option<String>,
 }
@@ -219,6 +221,8 @@ pub struct Plan {
     pub(crate) user_groups: Vec<usize>,
     /// The per-user metric broken down by group (present when `user_groups` is not empty).
     pub(crate) group_metric: Option<Metric>,
+    /// What the user groups count.
+    pub(crate) group_by: crate::config::GroupBy,
     pub(crate) save_scores: bool,
     /// Full-catalog splits may be evaluated without listing their candidates.
     pub(crate) streaming: bool,

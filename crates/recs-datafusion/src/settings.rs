@@ -1,6 +1,6 @@
 //! What `recs_user_part` evaluates with, written as the string literal of its fourth
 //! argument: `metrics=ndcg@10,map;threshold=1;ties=expected;zero=exclude;neutral=0;
-//! missing=last;max_fpr=0.3;items=numeric` (one line, no spaces). A literal travels with
+//! gain_offset=0;missing=last;max_fpr=0.3;items=numeric` (one line, no spaces). A literal travels with
 //! the plan — to every partition and to every Ballista executor — where state held by a
 //! registered function would not.
 
@@ -49,12 +49,13 @@ impl fmt::Display for Settings {
         // `{:?}` prints floats so that they parse back to the same bits.
         write!(
             f,
-            "metrics={};threshold={:?};ties={};zero={};neutral={:?};missing={};max_fpr={:?};items={}",
+            "metrics={};threshold={:?};ties={};zero={};neutral={:?};gain_offset={:?};missing={};max_fpr={:?};items={}",
             metrics.join(","),
             o.threshold,
             o.ties,
             o.zero,
             o.neutral,
+            o.gain_offset,
             o.missing,
             self.max_fpr,
             if self.numeric_items { "numeric" } else { "bytes" }
@@ -90,6 +91,7 @@ impl FromStr for Settings {
                 "ties" => o.ties = value.parse().map_err(|e| invalid(&e))?,
                 "zero" => o.zero = value.parse().map_err(|e| invalid(&e))?,
                 "neutral" => o.neutral = number(value)? as f32,
+                "gain_offset" => o.gain_offset = number(value)? as f32,
                 "missing" => o.missing = value.parse().map_err(|e| invalid(&e))?,
                 "max_fpr" => settings.max_fpr = number(value)?,
                 "items" => {
@@ -106,8 +108,17 @@ impl FromStr for Settings {
             }
             seen.push(key);
         }
-        let all =
-            ["metrics", "threshold", "ties", "zero", "neutral", "missing", "max_fpr", "items"];
+        let all = [
+            "metrics",
+            "threshold",
+            "ties",
+            "zero",
+            "neutral",
+            "gain_offset",
+            "missing",
+            "max_fpr",
+            "items",
+        ];
         if let Some(missing) = all.iter().find(|k| !seen.contains(k)) {
             return Err(bad(format!("`{missing}` is missing")));
         }
@@ -130,6 +141,7 @@ mod tests {
                 zero: ZeroPolicy::Zero,
                 neutral: 1.0 / 3.0,
                 missing: Missing::Last,
+                gain_offset: 3.0,
             },
             max_fpr: 0.1 + 0.2,
             numeric_items: true,

@@ -55,6 +55,12 @@ pub struct Options {
     pub neutral: f32,
     /// Candidates without a score (default: ranked last).
     pub missing: Missing,
+    /// Gain offset `d` of linear NDCG (`ndcg@K`): a graded candidate (grade > 0) has gain
+    /// `grade − d`, negative below `d`; an ungraded one has gain 0; the ideal DCG sums only
+    /// the positive gains, the normalisation's lower bound is zero (the value can be
+    /// negative), and a user whose ideal DCG is 0 scores 0 (fastml2015's code: gain =
+    /// rating − 3). Default 0: gain = grade.
+    pub gain_offset: f32,
 }
 
 impl Default for Options {
@@ -65,6 +71,7 @@ impl Default for Options {
             zero: ZeroPolicy::Exclude,
             neutral: 0.0,
             missing: Missing::Last,
+            gain_offset: 0.0,
         }
     }
 }
@@ -82,6 +89,13 @@ impl Options {
             return Err(MetricsError::InvalidArgument {
                 name: "neutral",
                 value: self.neutral.to_string(),
+                expected: "a finite number >= 0",
+            });
+        }
+        if !(self.gain_offset.is_finite() && self.gain_offset >= 0.0) {
+            return Err(MetricsError::InvalidArgument {
+                name: "gain_offset",
+                value: self.gain_offset.to_string(),
                 expected: "a finite number >= 0",
             });
         }
@@ -307,7 +321,7 @@ pub(crate) struct Group {
     pub(crate) relevant: usize,
     /// Relevant candidates ranked above the group.
     pub(crate) before: usize,
-    /// Sum of the grades.
+    /// Sum of the linear NDCG gains, `grade − gain_offset` ([`Options::gain_offset`]).
     pub(crate) gain: f64,
     /// Sum of `2^grade − 1` (left 0 unless [`Work::exp_gains`]).
     pub(crate) gain_exp: f64,
@@ -325,7 +339,7 @@ impl Group {
     /// Adds a member with `grade` to the sums (the exponential gain only with `exp_gains`).
     pub(crate) fn add(&mut self, grade: f32, options: &Options, exp_gains: bool) {
         self.relevant += usize::from(grade >= options.threshold);
-        self.gain += f64::from(grade);
+        self.gain += f64::from(grade) - f64::from(options.gain_offset);
         if exp_gains {
             self.gain_exp += f64::from(grade).exp2() - 1.0;
         }
@@ -682,69 +696,78 @@ pub(crate) fn row_from_groups(
         without_relevant: none,
     };
     for &metric in metrics {
-        let value = match metric {
-            Metric::Roc | Metric::Croc | Metric::UserAuc => f64::NAN,
-            Metric::Precision(k) => {
-                if none {
-                    match options.zero {
-                        ZeroPolicy::Exclude => f64::NAN,
-                        ZeroPolicy::Zero => 0.0,
-                        ZeroPolicy::Ignatov => {
-                            if n.min(k) == 0 {
-                                1.0
-                            } else {
-                                0.0
+        let value =
+            match metric {
+                Metric::Roc | Metric::Croc | Metric::UserAuc => f64::NAN,
+                Metric::Precision(k) => {
+                    if none {
+                        match options.zero {
+                            ZeroPolicy::Exclude => f64::NAN,
+                            ZeroPolicy::Zero => 0.0,
+                            ZeroPolicy::Ignatov => {
+                                if n.min(k) == 0 {
+                                    1.0
+                                } else {
+                                    0.0
+                                }
                             }
                         }
+                    } else if options.zero == ZeroPolicy::Ignatov {
+                        // ignatov2010 §4: denominator |r_n(u) ∩ I_hidden| = min(N, n).
+                        expected_hits(groups, k) / k.min(n) as f64
+                    } else {
+                        expected_hits(groups, k) / k as f64
                     }
-                } else if options.zero == ZeroPolicy::Ignatov {
-                    // ignatov2010 §4: denominator |r_n(u) ∩ I_hidden| = min(N, n).
-                    expected_hits(groups, k) / k.min(n) as f64
-                } else {
-                    expected_hits(groups, k) / k as f64
                 }
-            }
-            Metric::Recall(k) => {
-                if none {
-                    match options.zero {
-                        ZeroPolicy::Exclude => f64::NAN,
-                        ZeroPolicy::Zero => 0.0,
-                        ZeroPolicy::Ignatov => 1.0,
+                Metric::Recall(k) => {
+                    if none {
+                        match options.zero {
+                            ZeroPolicy::Exclude => f64::NAN,
+                            ZeroPolicy::Zero => 0.0,
+                            ZeroPolicy::Ignatov => 1.0,
+                        }
+                    } else {
+                        expected_hits(groups, k) / relevant as f64
                     }
-                } else {
-                    expected_hits(groups, k) / relevant as f64
                 }
-            }
-            _ if none => match options.zero {
-                ZeroPolicy::Zero => 0.0,
-                _ => f64::NAN,
-            },
-            Metric::F1(k) => 2.0 * expected_hits(groups, k) / (k + relevant) as f64,
-            Metric::Hit(k) => hit_probability(groups, k),
-            Metric::Ndcg(k) | Metric::NdcgExp(k) => {
-                let exp = matches!(metric, Metric::NdcgExp(_));
-                let dcg = expected_discounted(
-                    groups,
-                    k,
-                    |g| if exp { g.gain_exp } else { g.gain },
-                    log_discount,
-                );
-                gains.clear();
-                // Only positive grades have a positive gain.
-                gains.extend(
-                    grades
-                        .iter()
-                        .filter(|&&g| g > 0.0)
-                        .map(|&g| if exp { f64::from(g).exp2() - 1.0 } else { f64::from(g) }),
-                );
-                let idcg = ideal(gains, k, log_discount);
-                if idcg > 0.0 { dcg / idcg } else { f64::NAN }
-            }
-            Metric::Ap(k) => expected_ap_numerator(groups, k) / k.min(relevant) as f64,
-            Metric::Map => expected_ap_numerator(groups, usize::MAX) / relevant as f64,
-            Metric::Mrr => expected_reciprocal_rank(groups),
-            Metric::HalfLife(_) | Metric::Coverage(_) => f64::NAN,
-        };
+                _ if none => match options.zero {
+                    ZeroPolicy::Zero => 0.0,
+                    _ => f64::NAN,
+                },
+                Metric::F1(k) => 2.0 * expected_hits(groups, k) / (k + relevant) as f64,
+                Metric::Hit(k) => hit_probability(groups, k),
+                Metric::Ndcg(k) | Metric::NdcgExp(k) => {
+                    let exp = matches!(metric, Metric::NdcgExp(_));
+                    let dcg = expected_discounted(
+                        groups,
+                        k,
+                        |g| if exp { g.gain_exp } else { g.gain },
+                        log_discount,
+                    );
+                    gains.clear();
+                    // Only positive gains enter the ideal ranking (with an offset, the grades
+                    // above it).
+                    let offset = if exp { 0.0 } else { f64::from(options.gain_offset) };
+                    gains.extend(
+                        grades
+                            .iter()
+                            .filter(|&&g| g > 0.0)
+                            .map(|&g| {
+                                if exp { f64::from(g).exp2() - 1.0 } else { f64::from(g) - offset }
+                            })
+                            .filter(|&gain| gain > 0.0),
+                    );
+                    let idcg = ideal(gains, k, log_discount);
+                    // The user has a relevant candidate, so without an offset the ideal DCG is
+                    // positive; with one, grades all at or below it leave nothing to normalise
+                    // by, and the user scores 0.
+                    if idcg > 0.0 { dcg / idcg } else { 0.0 }
+                }
+                Metric::Ap(k) => expected_ap_numerator(groups, k) / k.min(relevant) as f64,
+                Metric::Map => expected_ap_numerator(groups, usize::MAX) / relevant as f64,
+                Metric::Mrr => expected_reciprocal_rank(groups),
+                Metric::HalfLife(_) | Metric::Coverage(_) => f64::NAN,
+            };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {
             let weight = |rank: usize| (-((rank - 1) as f64) / (alpha - 1.0)).exp2();
@@ -878,6 +901,44 @@ mod tests {
             options,
             &[("half_life@2", 100.0 * 1.25 / 3.5)],
         );
+    }
+
+    #[test]
+    fn ndcg_with_a_gain_offset_hand_computed() {
+        // fastml2015's gain = rating − 3: ratings 5, 2, 1, 4, 3 of ranks 2..6 and an
+        // unrated candidate at rank 1 give gains 0, 2, −1, −2, 1, 0. DCG@6 =
+        // 2/log2 3 − 1/2 − 2/log2 5 + 1/log2 6; the ideal DCG holds only the positive
+        // gains 2, 1: 2 + 1/log2 3. NDCG@2 = (2/log2 3) / (2 + 1/log2 3).
+        let options = Options { gain_offset: 3.0, ..Options::default() };
+        let grades = [0.0, 5.0, 2.0, 1.0, 4.0, 3.0];
+        let scores = [6.0, 5.0, 4.0, 3.0, 2.0, 1.0];
+        let l3 = 3f64.log2();
+        let dcg = 2.0 / l3 - 0.5 - 2.0 / 5f64.log2() + 1.0 / 6f64.log2();
+        let idcg = 2.0 + 1.0 / l3;
+        check(&grades, &scores, options, &[("ndcg@6", dcg / idcg), ("ndcg@2", (2.0 / l3) / idcg)]);
+        // Zero is the lower bound of the normalisation, not of the value: a one-star movie
+        // first (gain −2), a five-star second (gain 2) give (−2 + 2/log2 3) / 2 < 0.
+        let below = (-2.0 + 2.0 / l3) / 2.0;
+        assert!(below < 0.0);
+        check(&[1.0, 5.0], &[2.0, 1.0], options, &[("ndcg@2", below)]);
+        // Every rating at or below the offset: no positive gain to normalise by, NDCG 0
+        // (the user still counts).
+        check(&[0.0, 3.0, 2.0], &[3.0, 2.0, 1.0], options, &[("ndcg@3", 0.0)]);
+        // Ties count at expected value, negative gains included: the 1- and 5-star movies
+        // tied on top share the mean gain 0 at ranks 1 and 2.
+        check(&[1.0, 5.0, 0.0], &[1.0, 1.0, 0.0], options, &[("ndcg@2", 0.0)]);
+        // The exponential gain ignores the offset; no offset is today's gain = grade.
+        check(&grades, &scores, options, &[("ndcg_exp@1", 0.0)]);
+        let plain = 5.0 / l3 + 1.0 + 1.0 / 5f64.log2() + 4.0 / 6f64.log2() + 3.0 / 7f64.log2();
+        let plain_ideal: f64 = [5.0, 4.0, 3.0, 2.0, 1.0]
+            .iter()
+            .enumerate()
+            .map(|(i, g)| g * log_discount(i + 1))
+            .sum();
+        check(&grades, &scores, Options::default(), &[("ndcg@6", plain / plain_ideal)]);
+        let bad = Options { gain_offset: -1.0, ..Options::default() };
+        let j = one_user(&[1.0]);
+        assert!(per_user(&Scored::new(&j, &[1.0]).unwrap(), &[Metric::Ndcg(1)], &bad).is_err());
     }
 
     #[test]

@@ -351,6 +351,14 @@ impl View<'_> {
         })
     }
 
+    /// What the user groups count, in words.
+    fn group_axis(&self) -> &'static str {
+        match self.plan.group_by {
+            crate::config::GroupBy::Known => "known events",
+            crate::config::GroupBy::Events => "events in the split",
+        }
+    }
+
     fn group_labels(&self) -> Vec<String> {
         let bounds = &self.plan.user_groups;
         bounds
@@ -390,7 +398,10 @@ impl View<'_> {
             }
         }
         Some(Table {
-            name: format!("{metric} by user group (known events per user; users of every split)"),
+            name: format!(
+                "{metric} by user group ({} per user; users of every split)",
+                self.group_axis()
+            ),
             columns: vec!["model".into(), "group".into(), "users".into(), metric],
             rows,
         })
@@ -413,7 +424,7 @@ impl View<'_> {
             &format!("{}-groups.svg", self.plan.name),
             crate::plot::Figure::Bars(BarChart {
                 title: format!("{} — {metric} by user group", self.plan.title),
-                x_label: "known events per user".into(),
+                x_label: format!("{} per user", self.group_axis()),
                 y_label: metric,
                 categories: labels,
                 series,

@@ -277,7 +277,17 @@ impl Scoring<'_, '_> {
         if let Some(attributes) = self.attributes() {
             data = data.with_attributes(attributes)?;
         }
-        unfitted.fit_dyn(&data).map_err(|e| in_model("fitting", e))
+        let fitted = unfitted.fit_dyn(&data).map_err(|e| in_model("fitting", e))?;
+        match model.rank {
+            crate::config::RankBy::Score => Ok(fitted),
+            crate::config::RankBy::Rating if fitted.as_rating_predictor().is_some() => {
+                Ok(Box::new(ByRating(fitted)))
+            }
+            crate::config::RankBy::Rating => Err(BenchError::Experiment(format!(
+                "`{}` ranks by its predicted rating but predicts none",
+                model.label
+            ))),
+        }
     }
 
     /// Scores every candidate of `judged`: under a cold-start protocol, models that can
@@ -314,9 +324,11 @@ impl Scoring<'_, '_> {
         let column = per_user.metrics().iter().position(|m| *m == metric).ok_or_else(|| {
             BenchError::Experiment(format!("no per-user values of {metric} were computed"))
         })?;
+        let events = plan.group_by == crate::config::GroupBy::Events;
         let known = |u: u32| {
             let history = split.history().map_or(0, |h| h.user_row(u).len());
-            split.train().user_row(u).len() + history
+            let test = if events { split.test().user_row(u).len() } else { 0 };
+            split.train().user_row(u).len() + history + test
         };
         let mut sums = vec![(0.0, 0usize); plan.user_groups.len()];
         for (&user, value) in per_user.users().iter().zip(per_user.column(column)) {
@@ -359,4 +371,26 @@ fn rating_errors(
         return Ok(None);
     }
     Ok(Some(recs_metrics::rating_errors(&predicted, &actual)?))
+}
+
+/// A rating predictor whose ranking score is its predicted rating (`rank = "rating"`).
+/// It offers no fold-in, so a user kept out of training is scored as the model's unknown
+/// user.
+struct ByRating(Box<dyn Recommender>);
+
+impl Recommender for ByRating {
+    fn shape(&self) -> recs_core::Shape {
+        self.0.shape()
+    }
+
+    fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
+        match self.0.as_rating_predictor() {
+            Some(predictor) => predictor.predict(user, items, out),
+            None => self.0.score(user, items, out),
+        }
+    }
+
+    fn as_rating_predictor(&self) -> Option<&dyn recs_core::PredictRating> {
+        self.0.as_rating_predictor()
+    }
 }

@@ -240,6 +240,13 @@ impl ModelResults {
         &self.timings
     }
 
+    /// Per split, in [`Results::split_ids`] order, and per user group of the plan
+    /// (`evaluation.user_groups`): the sum of the group metric over the group's users with
+    /// a value, and their number. Empty without a breakdown.
+    pub fn groups(&self) -> &[Vec<(f64, usize)>] {
+        &self.groups
+    }
+
     /// The parameters used on the first split.
     pub fn params(&self) -> &[(String, String)] {
         self.params.first().map_or(&[], Vec::as_slice)

@@ -1,7 +1,7 @@
 //! "The more, the better": mean NDCG@50 against the history length L, its MANDCG, and the
 //! L at which two curves swap order (the switch point of a hybrid).
 
-use recs_bench::Results;
+use recs_bench::{ModelResults, Results};
 
 use crate::reproduce::ignatov2010::sweep::{Estimate, estimate};
 
@@ -13,22 +13,43 @@ pub(crate) type Curve = Vec<(f64, Estimate)>;
 /// models at one L, pair up repetition by repetition.
 pub(crate) type Draws = Vec<(f64, Vec<f64>)>;
 
-/// The draws of report key `key` for model `label` in a `given-l` run: split fold `f` is
-/// `L = f + 1`, one split per repetition and L.
-pub(crate) fn draws(results: &Results, label: &str, key: &str) -> Draws {
-    let Some(values) = results.per_split(label, key) else { return Vec::new() };
+/// Per-split values of a `given-l` run laid out by L: split fold `f` is `L = f + 1`, one
+/// split per repetition and L; `NaN` where a split has no value.
+fn by_l(results: &Results, values: impl Iterator<Item = f64>) -> Draws {
     let ids = results.split_ids();
     let max_fold = ids.iter().map(|id| id.fold).max().unwrap_or(0);
     let repetitions = ids.iter().map(|id| id.repetition as usize + 1).max().unwrap_or(0);
-    (0..=max_fold)
-        .map(|fold| {
-            let mut at = vec![f64::NAN; repetitions];
-            for (id, value) in ids.iter().zip(&values).filter(|(id, _)| id.fold == fold) {
-                at[id.repetition as usize] = value.unwrap_or(f64::NAN);
-            }
-            (f64::from(fold) + 1.0, at)
-        })
-        .collect()
+    let mut out: Draws =
+        (0..=max_fold).map(|fold| (f64::from(fold) + 1.0, vec![f64::NAN; repetitions])).collect();
+    for (id, value) in ids.iter().zip(values) {
+        out[id.fold as usize].1[id.repetition as usize] = value;
+    }
+    out
+}
+
+/// The draws of report key `key` for model `label` in a `given-l` run.
+pub(crate) fn draws(results: &Results, label: &str, key: &str) -> Draws {
+    let Some(values) = results.per_split(label, key) else { return Vec::new() };
+    by_l(results, values.into_iter().map(|v| v.unwrap_or(f64::NAN)))
+}
+
+/// The draws of the group metric of `model` in a `given-l` run over the users of the
+/// user groups `groups`: per split, the sum over those groups divided by their users;
+/// `NaN` where fewer than `min_users` users count.
+pub(crate) fn group_draws(
+    results: &Results,
+    model: &ModelResults,
+    groups: &[usize],
+    min_users: usize,
+) -> Draws {
+    let values = model.groups().iter().map(|split| {
+        let (sum, users) = groups
+            .iter()
+            .filter_map(|&g| split.get(g))
+            .fold((0.0, 0), |(s, n), (s2, n2)| (s + s2, n + n2));
+        if users >= min_users.max(1) { sum / users as f64 } else { f64::NAN }
+    });
+    by_l(results, values)
 }
 
 /// The curve of `draws`: at every L with a value, the mean over repetitions with its 95%
