@@ -171,6 +171,31 @@ impl Sweep {
         Some(Effect::paired(&a, &b, true, false))
     }
 
+    /// The difference `labels[0]` − `labels[1]` of `key` over the points `xs` as a whole:
+    /// every repetition at every point is one paired draw (each repetition's folds
+    /// averaged first). The draws are independent only when every point drew its own
+    /// splits ([`Draws::Independent`](super::Draws)); `None` without a pair.
+    pub(crate) fn pooled_difference(
+        &self,
+        labels: [&str; 2],
+        key: &str,
+        xs: &[f64],
+    ) -> Option<Effect> {
+        let (first, second) =
+            (self.repetition_series(labels[0], key), self.repetition_series(labels[1], key));
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for (r, series) in &first {
+            let Some(other) = second.get(r) else { continue };
+            for &(x, value) in series.iter().filter(|p| xs.contains(&p.0)) {
+                if let Some(&(_, o)) = other.iter().find(|p| p.0 == x) {
+                    a.push(value);
+                    b.push(o);
+                }
+            }
+        }
+        (!a.is_empty()).then(|| Effect::paired(&a, &b, true, false))
+    }
+
     /// Whether every split gives `label` the same value of `key` at every point ([`same`]):
     /// the swept setting changes nothing for it.
     pub(crate) fn constant(&self, label: &str, key: &str) -> bool {
