@@ -399,14 +399,24 @@ impl Rule {
         }
         let t = self.tolerance;
         let (low, high) = (effect.low, effect.high);
-        if -t <= low && high <= t {
-            format!("the interval lies within ±{t}: equal within tolerance")
-        } else if low > t {
-            format!("the interval lies above +{t}")
-        } else if high < -t {
-            format!("the interval lies below −{t}")
-        } else {
-            format!("the interval straddles ±{t}")
+        // Said against the bound the rule tests, so the words agree with the verdict.
+        match self.direction {
+            Direction::Within if -t <= low && high <= t => {
+                format!("the interval lies within ±{t}: equal within tolerance")
+            }
+            Direction::Above | Direction::Within | Direction::NotAbove if low > t => {
+                format!("the interval lies above +{t}")
+            }
+            Direction::Below | Direction::Within | Direction::NotBelow if high < -t => {
+                format!("the interval lies below −{t}")
+            }
+            Direction::Above if high < t => format!("the interval lies below +{t}"),
+            Direction::Below if low > -t => format!("the interval lies above −{t}"),
+            Direction::NotAbove if high <= t => format!("the interval lies at or below +{t}"),
+            Direction::NotBelow if low >= -t => format!("the interval lies at or above −{t}"),
+            Direction::Above | Direction::NotAbove => format!("the interval straddles +{t}"),
+            Direction::Below | Direction::NotBelow => format!("the interval straddles −{t}"),
+            Direction::Within => format!("the interval reaches past ±{t}"),
         }
     }
 }
@@ -485,7 +495,23 @@ pub(crate) mod tests {
         assert_eq!(rule.decide(&Effect::mean_of(&[0.5], true, true)), Verdict::Holds);
         assert_eq!(rule.decide(&Effect::exact(0.0005)), Verdict::Fails);
         assert_eq!(rule.decide(&Effect::mean_of(&[], true, true)), Verdict::Inconclusive);
-        assert!(rule.reason(&Effect::exact(0.0005)).contains("equal within tolerance"));
+        assert_eq!(rule.reason(&Effect::exact(0.0005)), "the interval lies below +0.001");
+        // The reason names the bound the verdict rests on.
+        let wide = interval(-0.0518, 0.0217);
+        let at_most = Rule::not_above(0.05);
+        assert_eq!(at_most.decide(&wide), Verdict::Holds);
+        assert_eq!(at_most.reason(&wide), "the interval lies at or below +0.05");
+        assert_eq!(Rule::not_below(0.05).reason(&wide), "the interval straddles −0.05");
+        assert_eq!(Rule::within(0.05).reason(&wide), "the interval reaches past ±0.05");
+        assert_eq!(
+            Rule::above(0.001).reason(&interval(-0.2, -0.1)),
+            "the interval lies below +0.001"
+        );
+        assert_eq!(Rule::below(0.5).reason(&interval(-0.6, -0.2)), "the interval straddles −0.5");
+        assert_eq!(
+            Rule::above(0.001).reason(&interval(0.01, 0.02)),
+            "the interval lies above +0.001"
+        );
         assert_eq!(Rule::not_below(0.0).short(), "not below 0");
         assert_eq!(Rule::within(0.0).short(), "equal to 0");
         assert_eq!(Rule::below(0.02).short(), "below −0.02");
