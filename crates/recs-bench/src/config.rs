@@ -37,8 +37,8 @@ use serde::{Deserialize, Deserializer};
 
 use crate::error::{BenchError, Result};
 use crate::plan::{
-    AttributeSource, ClaimPlan, DatasetSource, ModelPlan, Plan, ProtocolChoice, Selection,
-    Synthetic, metric_keys, per_user_metrics,
+    AttributeSource, ClaimPlan, DatasetSource, GroupBy, ModelPlan, Plan, ProtocolChoice, RankBy,
+    Selection, Synthetic, metric_keys, per_user_metrics,
 };
 
 /// A whole experiment.
@@ -379,30 +379,6 @@ impl EvaluationConfig {
             ..recs_metrics::Options::default()
         }
     }
-}
-
-/// What [`EvaluationConfig::user_groups`] counts per user.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GroupBy {
-    /// Known events: training + history.
-    #[default]
-    Known,
-    /// Every event of the user in the split: known + test (a user's profile, the same at
-    /// every history length of a `given-l` series).
-    Events,
-}
-
-/// How a model's candidates are ordered.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RankBy {
-    /// The model's ranking score (the default).
-    #[default]
-    Score,
-    /// The model's predicted rating (for a rating predictor whose ranking score is
-    /// something else, e.g. item kNN's numerator).
-    Rating,
 }
 
 /// Model selection for models with a grid.

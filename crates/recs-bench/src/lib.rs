@@ -56,14 +56,15 @@ mod scoring;
 pub mod verdict;
 
 pub use config::{
-    ClaimConfig, Config, DatasetConfig, EvaluationConfig, GroupBy, JudgedItems, JudgmentsConfig,
-    ModelConfig, RankBy, SelectionConfig,
+    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
+    ModelConfig, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
 pub use output::{Extras, Figure, Line, write_report};
 pub use plan::{
-    AttributeSource, Measure, MeasureInput, Params, Plan, ProtocolChoice, RATING_ERROR_KEYS,
+    AttributeSource, GroupBy, Measure, MeasureInput, Params, Plan, ProtocolChoice,
+    RATING_ERROR_KEYS, RankBy,
 };
 pub use plot::PlotError;
 pub use registry::models;

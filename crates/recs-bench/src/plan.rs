@@ -104,7 +104,7 @@ pub(crate) struct ModelPlan {
     /// The same with `quick_grid` applied (for `--quick` runs).
     pub(crate) quick_combinations: Vec<Params>,
     /// What orders the candidates.
-    pub(crate) rank: crate::config::RankBy,
+    pub(crate) rank: RankBy,
     /// The one grid key with several values, when there is exactly one (validation figure).
     pub(crate) varying: Option<String>,
 }
@@ -222,7 +222,7 @@ pub struct Plan {
     /// The per-user metric broken down by group (present when `user_groups` is not empty).
     pub(crate) group_metric: Option<Metric>,
     /// What the user groups count.
-    pub(crate) group_by: crate::config::GroupBy,
+    pub(crate) group_by: GroupBy,
     pub(crate) save_scores: bool,
     /// Full-catalog splits may be evaluated without listing their candidates.
     pub(crate) streaming: bool,
@@ -339,4 +339,28 @@ pub(crate) fn per_user_metrics(metrics: &[Metric]) -> Vec<Metric> {
         .filter(|m| !matches!(m, Metric::Roc | Metric::Croc | Metric::UserAuc))
         .copied()
         .collect()
+}
+
+/// What [`EvaluationConfig::user_groups`](crate::EvaluationConfig::user_groups) counts per user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GroupBy {
+    /// Known events: training + history.
+    #[default]
+    Known,
+    /// Every event of the user in the split: known + test (a user's profile, the same at
+    /// every history length of a `given-l` series).
+    Events,
+}
+
+/// How a model's candidates are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RankBy {
+    /// The model's ranking score (the default).
+    #[default]
+    Score,
+    /// The model's predicted rating (for a rating predictor whose ranking score is
+    /// something else, e.g. item kNN's numerator).
+    Rating,
 }

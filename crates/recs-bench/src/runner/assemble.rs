@@ -354,8 +354,8 @@ impl View<'_> {
     /// What the user groups count, in words.
     fn group_axis(&self) -> &'static str {
         match self.plan.group_by {
-            crate::config::GroupBy::Known => "known events",
-            crate::config::GroupBy::Events => "events in the split",
+            crate::plan::GroupBy::Known => "known events",
+            crate::plan::GroupBy::Events => "events in the split",
         }
     }
 

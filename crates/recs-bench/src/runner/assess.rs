@@ -279,11 +279,11 @@ impl Scoring<'_, '_> {
         }
         let fitted = unfitted.fit_dyn(&data).map_err(|e| in_model("fitting", e))?;
         match model.rank {
-            crate::config::RankBy::Score => Ok(fitted),
-            crate::config::RankBy::Rating if fitted.as_rating_predictor().is_some() => {
+            crate::plan::RankBy::Score => Ok(fitted),
+            crate::plan::RankBy::Rating if fitted.as_rating_predictor().is_some() => {
                 Ok(Box::new(ByRating(fitted)))
             }
-            crate::config::RankBy::Rating => Err(BenchError::Experiment(format!(
+            crate::plan::RankBy::Rating => Err(BenchError::Experiment(format!(
                 "`{}` ranks by its predicted rating but predicts none",
                 model.label
             ))),
@@ -324,7 +324,7 @@ impl Scoring<'_, '_> {
         let column = per_user.metrics().iter().position(|m| *m == metric).ok_or_else(|| {
             BenchError::Experiment(format!("no per-user values of {metric} were computed"))
         })?;
-        let events = plan.group_by == crate::config::GroupBy::Events;
+        let events = plan.group_by == crate::plan::GroupBy::Events;
         let known = |u: u32| {
             let history = split.history().map_or(0, |h| h.user_row(u).len());
             let test = if events { split.test().user_row(u).len() } else { 0 };

@@ -3,10 +3,10 @@
 //! similarity (not by the formula), so that the figure shows what the models use.
 
 use anyhow::{Context, Result, bail};
+use recs_bench::models::knn::{ItemKnnParams, KnnParams, Similarity};
 use recs_bench::report::{Claim, Effect, Quote, Reading, Rule, Table, Test};
 use recs_bench::{Figure, Line};
 use recs_core::{DuplicatePolicy, Event, Fit, Interactions, TrainData};
-use recs_models_knn::{ItemKnnParams, KnnParams, Similarity};
 use serde_json::json;
 
 /// The largest Hamming distance of the figure.
