@@ -322,6 +322,19 @@ pub struct EvaluationConfig {
     /// same numbers, in memory that grows with users × items).
     #[serde(default = "yes")]
     pub streaming: bool,
+    /// Memory of a streamed evaluation's block buffers and partial states, in MiB, shared
+    /// by every thread (default 512): more threads share it, they do not multiply it.
+    #[serde(default = "default_memory_budget_mib")]
+    pub memory_budget_mib: usize,
+}
+
+fn default_memory_budget_mib() -> usize {
+    crate::runner::DEFAULT_MEMORY_BUDGET >> 20
+}
+
+/// `mib` MiB in bytes (saturating).
+pub(crate) fn mib(mib: usize) -> usize {
+    mib.saturating_mul(1 << 20)
 }
 
 fn yes() -> bool {
@@ -354,6 +367,7 @@ impl Default for EvaluationConfig {
             markers: [0.0, 0.0],
             rating_errors: false,
             streaming: true,
+            memory_budget_mib: default_memory_budget_mib(),
         }
     }
 }
@@ -528,6 +542,9 @@ impl Config {
         if !(evaluation.max_fpr > 0.0 && evaluation.max_fpr <= 1.0) {
             return Err(err("evaluation.max_fpr", "a rate in (0, 1]".into()));
         }
+        if evaluation.memory_budget_mib == 0 {
+            return Err(err("evaluation.memory_budget_mib", "at least 1 (MiB)".into()));
+        }
         if evaluation.user_groups.windows(2).any(|w| w[0] >= w[1]) {
             return Err(err("evaluation.user_groups", "strictly increasing bounds".into()));
         }
@@ -575,6 +592,7 @@ impl Config {
             group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
             save_scores: evaluation.save_scores,
             streaming: evaluation.streaming,
+            memory_budget: mib(evaluation.memory_budget_mib),
             markers: evaluation.markers,
             selection: None,
             models: Vec::with_capacity(self.models.len()),
@@ -1137,6 +1155,9 @@ mod tests {
         let mut c = base();
         c.evaluation.max_fpr = f64::NAN;
         assert_eq!(key_of(c), "evaluation.max_fpr");
+        let mut c = base();
+        c.evaluation.memory_budget_mib = 0;
+        assert_eq!(key_of(c), "evaluation.memory_budget_mib");
         let mut c = base();
         c.evaluation.user_groups = vec![5, 5];
         assert_eq!(key_of(c), "evaluation.user_groups");

@@ -222,6 +222,8 @@ pub struct Plan {
     pub(crate) save_scores: bool,
     /// Full-catalog splits may be evaluated without listing their candidates.
     pub(crate) streaming: bool,
+    /// Bytes of a streamed evaluation's block buffers, shared by every thread.
+    pub(crate) memory_budget: usize,
     pub(crate) markers: [f64; 2],
     pub(crate) selection: Option<Selection>,
     pub(crate) models: Vec<ModelPlan>,
@@ -253,6 +255,14 @@ impl Plan {
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Replaces the memory budget of streamed evaluations, in MiB (a command line's
+    /// `--memory-budget-mib`; `evaluation.memory_budget_mib`).
+    #[must_use]
+    pub fn with_memory_budget_mib(mut self, mib: usize) -> Self {
+        self.memory_budget = crate::config::mib(mib);
         self
     }
 
