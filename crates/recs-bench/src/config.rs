@@ -323,7 +323,7 @@ pub struct EvaluationConfig {
     #[serde(default = "yes")]
     pub streaming: bool,
     /// Memory of a streamed evaluation's block buffers and partial states, in MiB, shared
-    /// by every thread (default 512): more threads share it, they do not multiply it.
+    /// by every thread (default 1024): more threads share it, they do not multiply it.
     #[serde(default = "default_memory_budget_mib")]
     pub memory_budget_mib: usize,
 }

@@ -39,7 +39,7 @@ pub(crate) struct Args {
     #[arg(long)]
     cache_parsed: bool,
     /// Memory of a streamed evaluation's block buffers, in MiB, shared by every thread
-    /// (replaces the configuration's `evaluation.memory_budget_mib`; default 512).
+    /// (replaces the configuration's `evaluation.memory_budget_mib`; default 1024).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     memory_budget_mib: Option<u64>,
     /// No progress bar and no summary on standard error.

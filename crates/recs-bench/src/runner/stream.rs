@@ -21,8 +21,8 @@ const USERS_PER_TASK: usize = 64;
 /// item) pairs in one block, so a large catalog gets smaller blocks.
 const SCORES_PER_BLOCK: usize = 1 << 21;
 /// The default memory budget of a streamed evaluation's block buffers and partial
-/// states, shared by every thread (`evaluation.memory_budget_mib`): 512 MiB.
-pub const DEFAULT_MEMORY_BUDGET: usize = 512 << 20;
+/// states, shared by every thread (`evaluation.memory_budget_mib`): 1 GiB.
+pub const DEFAULT_MEMORY_BUDGET: usize = 1 << 30;
 
 /// The plan's metrics of `model` on the full-catalog judgments `catalog` of `split`
 /// ([`evaluate_catalog`] with the plan's metrics and options).
