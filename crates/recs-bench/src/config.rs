@@ -38,7 +38,7 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{BenchError, Result};
 use crate::plan::{
     AttributeSource, ClaimPlan, DatasetSource, ModelPlan, Plan, ProtocolChoice, Selection,
-    Synthetic, metric_keys, per_user_metrics,
+    Synthetic, metric_keys, mib_bytes, per_user_metrics,
 };
 
 /// A whole experiment.
@@ -332,11 +332,6 @@ fn default_memory_budget_mib() -> usize {
     crate::runner::DEFAULT_MEMORY_BUDGET >> 20
 }
 
-/// `mib` MiB in bytes (saturating).
-pub(crate) fn mib(mib: usize) -> usize {
-    mib.saturating_mul(1 << 20)
-}
-
 fn yes() -> bool {
     true
 }
@@ -592,7 +587,7 @@ impl Config {
             group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
             save_scores: evaluation.save_scores,
             streaming: evaluation.streaming,
-            memory_budget: mib(evaluation.memory_budget_mib),
+            memory_budget: mib_bytes(evaluation.memory_budget_mib),
             markers: evaluation.markers,
             selection: None,
             models: Vec::with_capacity(self.models.len()),

@@ -232,6 +232,11 @@ pub struct Plan {
     pub(crate) keep_judgments: bool,
 }
 
+/// `mib` MiB in bytes (saturating).
+pub(crate) fn mib_bytes(mib: usize) -> usize {
+    mib.saturating_mul(1 << 20)
+}
+
 /// The report keys of the rating errors (`evaluation.rating_errors`); lower is better.
 pub const RATING_ERROR_KEYS: [&str; 2] = ["mae", "rmse"];
 
@@ -262,7 +267,7 @@ impl Plan {
     /// `--memory-budget-mib`; `evaluation.memory_budget_mib`).
     #[must_use]
     pub fn with_memory_budget_mib(mut self, mib: usize) -> Self {
-        self.memory_budget = crate::config::mib(mib);
+        self.memory_budget = mib_bytes(mib);
         self
     }
 
