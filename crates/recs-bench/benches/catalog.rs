@@ -37,7 +37,12 @@ fn catalog(c: &mut Criterion) {
     let model =
         PureSvdParams::new(64).and_then(|p| p.fit(&TrainData::new(split.train(), 1))).expect("fit");
     let metrics = Metric::parse_list("roc,croc,ndcg@10,r@20,map").expect("metrics");
-    let metrics = CatalogMetrics { metrics: &metrics, options: Options::default(), max_fpr: 0.1 };
+    let metrics = CatalogMetrics {
+        metrics: &metrics,
+        options: Options::default(),
+        max_fpr: 0.1,
+        memory_budget: recs_bench::DEFAULT_MEMORY_BUDGET,
+    };
     let block = catalog_block_users(n_items);
     // The same blocks as the evaluation, in parallel as it runs them, scored and dropped.
     let bare = |score: &BlockScorer<'_>| {

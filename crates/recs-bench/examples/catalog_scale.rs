@@ -73,7 +73,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &model,
         &split,
         &catalog,
-        CatalogMetrics { metrics: &metrics, options: Options::default(), max_fpr: 0.1 },
+        CatalogMetrics {
+            metrics: &metrics,
+            options: Options::default(),
+            max_fpr: 0.1,
+            memory_budget: recs_bench::DEFAULT_MEMORY_BUDGET,
+        },
         false,
     )?;
     let evaluation = started.elapsed().as_secs_f64();

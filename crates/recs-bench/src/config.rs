@@ -38,7 +38,7 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{BenchError, Result};
 use crate::plan::{
     AttributeSource, ClaimPlan, DatasetSource, GroupBy, ModelPlan, Plan, ProtocolChoice, RankBy,
-    Selection, Synthetic, metric_keys, per_user_metrics,
+    Selection, Synthetic, metric_keys, mib_bytes, per_user_metrics,
 };
 
 /// A whole experiment.
@@ -330,6 +330,14 @@ pub struct EvaluationConfig {
     /// same numbers, in memory that grows with users × items).
     #[serde(default = "yes")]
     pub streaming: bool,
+    /// Memory of a streamed evaluation's block buffers and partial states, in MiB, shared
+    /// by every thread (default 1024): more threads share it, they do not multiply it.
+    #[serde(default = "default_memory_budget_mib")]
+    pub memory_budget_mib: usize,
+}
+
+fn default_memory_budget_mib() -> usize {
+    crate::runner::DEFAULT_MEMORY_BUDGET >> 20
 }
 
 fn yes() -> bool {
@@ -364,6 +372,7 @@ impl Default for EvaluationConfig {
             markers: [0.0, 0.0],
             rating_errors: false,
             streaming: true,
+            memory_budget_mib: default_memory_budget_mib(),
         }
     }
 }
@@ -547,6 +556,9 @@ impl Config {
         if !(evaluation.gain_offset.is_finite() && evaluation.gain_offset >= 0.0) {
             return Err(err("evaluation.gain_offset", "a finite number >= 0".into()));
         }
+        if evaluation.memory_budget_mib == 0 {
+            return Err(err("evaluation.memory_budget_mib", "at least 1 (MiB)".into()));
+        }
         if evaluation.user_groups.windows(2).any(|w| w[0] >= w[1]) {
             return Err(err("evaluation.user_groups", "strictly increasing bounds".into()));
         }
@@ -595,6 +607,7 @@ impl Config {
             group_by: evaluation.group_by,
             save_scores: evaluation.save_scores,
             streaming: evaluation.streaming,
+            memory_budget: mib_bytes(evaluation.memory_budget_mib),
             markers: evaluation.markers,
             selection: None,
             models: Vec::with_capacity(self.models.len()),
@@ -1168,6 +1181,9 @@ mod tests {
         let plan = c.check("t").unwrap();
         assert_eq!(plan.options.gain_offset, 3.0);
         assert_eq!((plan.group_by, plan.models[0].rank), (GroupBy::Events, RankBy::Rating));
+        let mut c = base();
+        c.evaluation.memory_budget_mib = 0;
+        assert_eq!(key_of(c), "evaluation.memory_budget_mib");
         let mut c = base();
         c.evaluation.user_groups = vec![5, 5];
         assert_eq!(key_of(c), "evaluation.user_groups");

@@ -69,6 +69,7 @@ pub use plan::{
 pub use plot::PlotError;
 pub use registry::models;
 pub use runner::{
-    CatalogMetrics, ExperimentRun, ModelResults, Outcome, Progress, Results, RunOptions, Session,
-    Silent, Timing, catalog_block_users, dataset_entry, evaluate_catalog, run,
+    CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, ExperimentRun, ModelResults, Outcome,
+    Progress, Results, RunOptions, Session, Silent, Timing, catalog_block_users, catalog_workers,
+    dataset_entry, evaluate_catalog, run,
 };

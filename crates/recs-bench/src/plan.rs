@@ -226,12 +226,19 @@ pub struct Plan {
     pub(crate) save_scores: bool,
     /// Full-catalog splits may be evaluated without listing their candidates.
     pub(crate) streaming: bool,
+    /// Bytes of a streamed evaluation's block buffers, shared by every thread.
+    pub(crate) memory_budget: usize,
     pub(crate) markers: [f64; 2],
     pub(crate) selection: Option<Selection>,
     pub(crate) models: Vec<ModelPlan>,
     pub(crate) claims: Vec<ClaimPlan>,
     pub(crate) measures: Vec<Measure>,
     pub(crate) keep_judgments: bool,
+}
+
+/// `mib` MiB in bytes (saturating).
+pub(crate) fn mib_bytes(mib: usize) -> usize {
+    mib.saturating_mul(1 << 20)
 }
 
 /// The report keys of the rating errors (`evaluation.rating_errors`); lower is better.
@@ -257,6 +264,14 @@ impl Plan {
     #[must_use]
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = seed;
+        self
+    }
+
+    /// Replaces the memory budget of streamed evaluations, in MiB (a command line's
+    /// `--memory-budget-mib`; `evaluation.memory_budget_mib`).
+    #[must_use]
+    pub fn with_memory_budget_mib(mut self, mib: usize) -> Self {
+        self.memory_budget = mib_bytes(mib);
         self
     }
 

@@ -38,6 +38,10 @@ pub(crate) struct Args {
     /// next run skips parsing (worth it from MovieLens 1M up).
     #[arg(long)]
     cache_parsed: bool,
+    /// Memory of a streamed evaluation's block buffers, in MiB, shared by every thread
+    /// (replaces the configuration's `evaluation.memory_budget_mib`; default 1024).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    memory_budget_mib: Option<u64>,
     /// No progress bar and no summary on standard error.
     #[arg(long)]
     quiet: bool,
@@ -72,6 +76,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if let Some(seed) = args.seed {
         plan = plan.with_seed(seed);
     }
+    if let Some(mib) = args.memory_budget_mib {
+        plan = plan.with_memory_budget_mib(usize::try_from(mib).unwrap_or(usize::MAX));
+    }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("recs-runs").join(plan.name()));
     let terminal = std::io::stderr().is_terminal() && !args.quiet;
     let options = RunOptions {
@@ -96,7 +103,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     recs_bench::write_report(&out, &outcome.report, &outcome.extras)
         .with_context(|| format!("writing the report into {}", out.display()))?;
-    let timings = serde_json::to_string_pretty(&outcome.results.timings_json())? + "\n";
+    let mut timings = outcome.results.timings_json();
+    if let (Some(peak), Some(object)) = (peak_resident_bytes(), timings.as_object_mut()) {
+        object.insert("peak_resident_bytes".into(), peak.into());
+    }
+    let timings = serde_json::to_string_pretty(&timings)? + "\n";
     let timings_path = out.join("timings.json");
     recs_bench::report::write_atomic(&timings_path, timings.as_bytes())
         .with_context(|| format!("writing {}", timings_path.display()))?;
@@ -154,4 +165,13 @@ fn render(value: &serde_json::Value) -> String {
         serde_json::Value::Null => "-".to_string(),
         other => other.to_string(),
     }
+}
+
+/// The process's peak resident memory so far, in bytes (`VmHWM` of `/proc/self/status`;
+/// `None` where there is no such file).
+fn peak_resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }

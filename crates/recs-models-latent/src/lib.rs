@@ -56,6 +56,7 @@ mod common;
 mod kernel;
 mod lpca;
 mod puresvd;
+mod sparse;
 
 pub use als::{Als, AlsLoss, AlsParams, AlsReport};
 pub use aspect::{Aspect, AspectAttr, AspectAttrParams, AspectForm, AspectParams, AspectReport};

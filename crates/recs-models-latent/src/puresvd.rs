@@ -9,11 +9,11 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
-use faer::sparse::{SparseRowMatRef, SymbolicSparseRowMatRef};
 use faer::{Mat, Par};
 use recs_core::{FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow};
 
 use crate::common::{Factors, Stream, check_history, rng, uniform};
+use crate::sparse::ParallelSparse;
 
 /// Which decomposition computes the truncated SVD.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -299,16 +299,13 @@ fn dense_svd(train: &Interactions, _rank: usize) -> Result<SvdParts> {
     Ok((left, right, values, k))
 }
 
-/// Truncated SVD by faer's restarted Lanczos solver on the sparse matrix, run with
-/// `Par::Seq` so the result does not depend on the thread count.
+/// Truncated SVD by faer's restarted Lanczos solver on the sparse matrix. The solver
+/// runs with `Par::Seq`; its sparse products run in parallel over rows with a fixed
+/// order of additions ([`ParallelSparse`]), so the result does not depend on the thread
+/// count.
 fn lanczos_svd(train: &Interactions, rank: usize, seed: u64) -> Result<SvdParts> {
     let (m, n) = (train.n_users(), train.n_items());
-    let csr = train.csr();
-    let indptr: Vec<usize> = csr.indptr().raw_storage().to_vec();
-    let indices: Vec<usize> = csr.indices().iter().map(|&i| i as usize).collect();
-    let values: Vec<f64> = csr.data().iter().map(|&v| f64::from(v)).collect();
-    let symbolic = SymbolicSparseRowMatRef::new_checked(m, n, &indptr, None, &indices);
-    let matrix = SparseRowMatRef::new(symbolic, &values);
+    let matrix = ParallelSparse::new(train);
 
     let mut start = rng(seed, Stream::StartVector);
     let mut v0 = faer::Col::<f64>::from_fn(n, |_| uniform(&mut start) - 0.5);
@@ -392,6 +389,28 @@ mod tests {
             row[i as usize] = f64::from(v);
         }
         row
+    }
+
+    #[test]
+    fn the_sparse_solver_gives_the_same_bits_at_any_thread_count() {
+        let mut state = 11u64;
+        let events: Vec<Event> = (0..6_000)
+            .map(|_| {
+                let x = recs_core::splitmix64(&mut state);
+                Event::new((x % 900) as u32, ((x >> 20) % 400) as u32, 1.0)
+            })
+            .collect();
+        let train = Interactions::from_events(900, 400, events, DuplicatePolicy::Max).unwrap();
+        let scores = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let params = PureSvdParams::new(12).unwrap().with_solver(SvdSolver::Lanczos);
+            let model = pool.install(|| params.fit(&TrainData::new(&train, 3))).unwrap();
+            let mut out = vec![0.0f32; 900 * 400];
+            model.score_catalog(&(0..900).collect::<Vec<u32>>(), &mut out).unwrap();
+            out.iter().map(|s| s.to_bits()).collect::<Vec<u32>>()
+        };
+        let one = scores(1);
+        assert_eq!(scores(4), one);
     }
 
     #[test]

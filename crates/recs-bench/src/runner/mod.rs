@@ -40,7 +40,10 @@ use crate::plan::{Params, Plan};
 use crate::report::{Claim, DatasetEntry, Experiment, Report};
 
 pub use assemble::dataset_entry;
-pub use stream::{CatalogMetrics, catalog_block_users, evaluate_catalog};
+pub use stream::{
+    CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, catalog_block_users, catalog_workers,
+    evaluate_catalog,
+};
 
 /// How plans are run.
 #[derive(Debug, Clone, Default)]
