@@ -51,6 +51,7 @@ mod plan;
 mod plot;
 pub mod registry;
 pub mod report;
+mod rows;
 mod runner;
 mod scoring;
 pub mod verdict;
@@ -68,6 +69,7 @@ pub use plan::{
 };
 pub use plot::PlotError;
 pub use registry::models;
+pub use rows::ModelRows;
 pub use runner::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, ExperimentRun, ModelResults, Outcome,
     Progress, Results, RunOptions, Session, Silent, Timing, catalog_block_users, catalog_workers,

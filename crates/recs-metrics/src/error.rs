@@ -79,6 +79,15 @@ pub enum MetricsError {
         /// What is wrong.
         message: String,
     },
+    /// An input of a catalog over score rows that does not fit the others (an id no row
+    /// is named after, a score that is not finite), named as the caller calls it.
+    #[error("{name}: {message}")]
+    Rows {
+        /// The argument (`qrels`, `user_factors`, `--item-factors`, `scores`, ...).
+        name: String,
+        /// What is wrong, naming the user and item.
+        message: String,
+    },
     /// An error from the core types (building judgments, ids).
     #[error(transparent)]
     Core(#[from] recs_core::RecsError),

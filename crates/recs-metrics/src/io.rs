@@ -61,6 +61,7 @@ mod blocks;
 mod candidates;
 mod columnar;
 mod qrels_columns;
+mod rows;
 
 pub use candidates::{
     Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
@@ -68,6 +69,7 @@ pub use candidates::{
 };
 #[cfg(feature = "columnar")]
 pub use columnar::ParquetRunWriter;
+pub use rows::{RowCatalog, RowNames, RowScorer, RowSource};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]

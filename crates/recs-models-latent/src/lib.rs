@@ -8,6 +8,7 @@
 //! | `aspect` | [`AspectParams`] → [`Aspect`] | Hofmann 1999; schein2005 §4.2.1 | `P(p, m)` |
 //! | `aspect-attr` | [`AspectAttrParams`] → [`AspectAttr`] | schein2005 §4.2.2–4.2.3 | `P(p|m)` |
 //! | `als` / `ials` | [`AlsParams`] → [`Als`] | fastml2015; Hu, Koren & Volinsky 2008 | `x_u · y_i` |
+//! | — | [`FactorModel`] (factors fitted elsewhere, handed in) | | `x_u · y_i` |
 //!
 //! The design choice that shapes the crate: **every fit is a deterministic function of
 //! the data and the seed, whatever the thread count**. Random draws come from seeded
@@ -53,6 +54,7 @@ mod als;
 mod aspect;
 mod catalog;
 mod common;
+mod given;
 mod kernel;
 mod lpca;
 mod puresvd;
@@ -61,5 +63,6 @@ mod sparse;
 pub use als::{Als, AlsLoss, AlsParams, AlsReport};
 pub use aspect::{Aspect, AspectAttr, AspectAttrParams, AspectForm, AspectParams, AspectReport};
 pub use catalog::catalog;
+pub use given::FactorModel;
 pub use lpca::{Lpca, LpcaFit, LpcaParams, LpcaReport};
 pub use puresvd::{PureSvd, PureSvdParams, SvdReport, SvdSolver};

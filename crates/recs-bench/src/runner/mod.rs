@@ -40,10 +40,12 @@ use crate::plan::{Params, Plan};
 use crate::report::{Claim, DatasetEntry, Experiment, Report};
 
 pub use assemble::dataset_entry;
-pub use stream::{
+// The streaming driver and its memory budget belong to `recs_metrics::stream`; they are
+// re-exported here because configurations and `recs run` speak of them.
+pub use recs_metrics::stream::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, catalog_block_users, catalog_workers,
-    evaluate_catalog,
 };
+pub use stream::evaluate_catalog;
 
 /// How plans are run.
 #[derive(Debug, Clone, Default)]

@@ -331,13 +331,22 @@ impl CatalogCandidates {
     /// The warning `recs eval` prints when graded pairs of the qrels (named `qrels`) are
     /// training events (in `train`), hence not candidates; `None` when there are none.
     pub fn warning(&self, qrels: &str, train: &str) -> Option<String> {
-        (self.n_graded_known > 0).then(|| {
-            format!(
-                "{} graded pairs of {qrels} are training events in {train} and are not candidates",
-                self.n_graded_known
-            )
-        })
+        graded_known_warning(self.n_graded_known, qrels, train)
     }
+}
+
+/// The warning about `n_graded_known` graded pairs of `qrels` that are training events in
+/// `train`; `None` when there are none.
+pub(super) fn graded_known_warning(
+    n_graded_known: usize,
+    qrels: &str,
+    train: &str,
+) -> Option<String> {
+    (n_graded_known > 0).then(|| {
+        format!(
+            "{n_graded_known} graded pairs of {qrels} are training events in {train} and are not candidates"
+        )
+    })
 }
 
 /// The candidates of every judged user of `qrels` when each item the user has no

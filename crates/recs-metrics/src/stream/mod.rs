@@ -51,11 +51,16 @@
 //! # Ok::<(), recs_metrics::MetricsError>(())
 //! ```
 
+mod driver;
 mod pooled;
 mod user;
 
 use serde::{Deserialize, Serialize};
 
+pub use driver::{
+    CatalogMetrics, CatalogSource, CatalogWorkers, DEFAULT_MEMORY_BUDGET, StreamProgress,
+    catalog_block_users, catalog_workers, evaluate_catalog,
+};
 pub use pooled::{NegativeCounts, PositiveScores, Thresholds};
 
 use pooled::NegativeBatch;
