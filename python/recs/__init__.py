@@ -25,6 +25,8 @@ __all__ = [
     "Qrels",
     "Run",
     "evaluate",
+    "evaluate_factors",
+    "evaluate_scorer",
     "compare",
     "curves",
     "Accumulator",
@@ -461,6 +463,233 @@ def curves(
             "pauc": pauc,
         }
     return result
+
+
+def _as_qrels(qrels: Any) -> Qrels:
+    if isinstance(qrels, Qrels):
+        return qrels
+    if isinstance(qrels, Mapping):
+        return Qrels(qrels)
+    import os
+
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.from_file(qrels)
+    if hasattr(qrels, "columns"):
+        return Qrels.from_df(qrels)
+    raise RecsError(f"qrels must be a recs.Qrels, a dict, a frame or a path, not {type(qrels).__name__}")
+
+
+def _as_array(data: Any, name: str) -> np.ndarray:
+    """A numpy view of a numpy, torch or JAX array (through ``__array__``, else DLPack),
+    without a copy where the layout allows."""
+    if hasattr(data, "detach"):  # a torch tensor that may require gradients
+        data = data.detach()
+    try:
+        return np.asarray(data)
+    except Exception as first:  # noqa: BLE001  (any array library's refusal)
+        if hasattr(data, "__dlpack__"):
+            try:
+                return np.from_dlpack(data)
+            except Exception:  # noqa: BLE001
+                pass
+        raise RecsError(
+            f"{name}: cannot be read as a host array ({first}); move it to the CPU first"
+        ) from None
+
+
+def _float_rows(data: Any, name: str) -> np.ndarray:
+    """A 2-D float32 or float64 array as contiguous little-endian float32 rows."""
+    array = _as_array(data, name)
+    if array.ndim != 2:
+        raise RecsError(f"{name}: expected a 2-D array (rows × dimensions), got shape {array.shape}")
+    if array.dtype.kind != "f" or array.dtype.itemsize not in (4, 8):
+        raise RecsError(f"{name}: expected float32 or float64 values, got {array.dtype}")
+    return np.ascontiguousarray(array, dtype="<f4")
+
+
+def _row_ids(ids: Any, n_rows: int, name: str, rows: str) -> List[str]:
+    """The ids naming ``n_rows`` rows: row numbers by default."""
+    if ids is None:
+        return [str(i) for i in range(n_rows)]
+    ids = _ids(np.asarray(ids).ravel().tolist())
+    if len(ids) != n_rows:
+        raise RecsError(f"{name}: {len(ids)} ids for the {n_rows} rows of {rows}")
+    return ids
+
+
+def _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress):
+    """The options of a streamed evaluation as the native side takes them."""
+    return (
+        _metric_list(metrics),
+        ties,
+        float(threshold),
+        zero,
+        float(max_fpr),
+        int(memory_budget_mib),
+        bool(progress),
+    )
+
+
+def evaluate_factors(
+    user_factors: Any,
+    item_factors: Any,
+    train: Any,
+    qrels: Any,
+    metrics: Union[str, Sequence[str]] = "roc,croc,ndcg@10,r@20,map",
+    *,
+    users: Any = None,
+    items: Any = None,
+    ties: str = "expected",
+    threshold: float = 1.0,
+    zero: Optional[str] = None,
+    max_fpr: float = 0.3,
+    memory_budget_mib: int = 1024,
+    progress: bool = True,
+    details: bool = False,
+):
+    """Evaluates a factor model on the full catalog, exactly and without listing its
+    scores: the score of (user, item) is the dot product of row ``u`` of
+    ``user_factors`` and row ``i`` of ``item_factors``, computed by the kernel ``recs
+    run`` scores its factor models with (float32 products summed in float64 in a fixed
+    order), and every item row but a user's training items is a candidate.
+
+    - ``user_factors`` (users × rank), ``item_factors`` (items × rank): numpy arrays of
+      float32 or float64, C or Fortran order, or torch/JAX arrays on the CPU (read
+      through ``__array__`` or DLPack). float64 factors are rounded to float32.
+    - ``users``, ``items``: the ids naming the rows (default: the row numbers
+      ``0, 1, ...``); every user and item of ``train`` and ``qrels`` must name a row.
+    - ``train``: the training events (a dict, or a frame/table with ``user`` and
+      ``item`` columns); ``qrels``: the graded test items (a ``Qrels``, a dict, a frame
+      or a file); users of the qrels are judged, a user without a relevant item needs a
+      row of grade 0.
+    - ``metrics``, ``ties``, ``threshold``, ``zero``, ``max_fpr``: as in ``evaluate``
+      (``coverage@N`` is refused: it needs every full ranking).
+    - ``memory_budget_mib``: the block buffers of the evaluation together (as ``recs
+      run --memory-budget-mib``); ``progress``: a progress bar on a terminal.
+
+    Memory grows with users + items + graded pairs, never users × items; the GIL is
+    released while it runs. The result equals ``evaluate(qrels, run, metrics,
+    candidates="catalog", train=train)`` on the run listing every score, bit for bit
+    (when every item row is an item of ``train`` or ``qrels``).
+
+    >>> import numpy as np
+    >>> U = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    >>> V = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5]], dtype=np.float32)
+    >>> evaluate_factors(U, V, {0: [0], 1: [0]}, {0: {2: 1}, 1: {2: 1}}, "p@1,mrr")
+    {'p@1': 0.5, 'mrr': 0.75}
+    """
+    U = _float_rows(user_factors, "user_factors")
+    V = _float_rows(item_factors, "item_factors")
+    if U.shape[1] != V.shape[1]:
+        raise RecsError(
+            f"user_factors and item_factors: {U.shape[1]} and {V.shape[1]} dimensions; "
+            "the factors of one model have the same rank"
+        )
+    user_ids = _row_ids(users, U.shape[0], "users", "user_factors")
+    item_ids = _row_ids(items, V.shape[0], "items", "item_factors")
+    report = _recs.evaluate_factors(
+        U.tobytes(),
+        V.tobytes(),
+        int(U.shape[1]),
+        _as_qrels(qrels)._native,
+        _train(train),
+        user_ids,
+        item_ids,
+        _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress),
+    )
+    _warn(report)
+    return dict(report) if details else _metric_values(report)
+
+
+def _block_scorer(score_block: Any, n_items: int):
+    """``score_block`` as the native side calls it: user rows as little-endian uint32
+    bytes in, the block's float32 scores as bytes out, shape and dtype checked."""
+
+    def call(rows: bytes) -> bytes:
+        user_rows = np.frombuffer(rows, dtype="<u4").astype(np.int64)
+        scores = _as_array(score_block(user_rows), "score_block")
+        if scores.ndim != 2 or scores.shape != (len(user_rows), n_items):
+            raise RecsError(
+                f"score_block returned shape {tuple(scores.shape)} for {len(user_rows)} "
+                f"user rows; expected ({len(user_rows)}, {n_items}): one row per user, one "
+                "column per item"
+            )
+        if scores.dtype.kind != "f":
+            raise RecsError(f"score_block returned {scores.dtype} scores; expected float32 or float64")
+        return np.ascontiguousarray(scores, dtype="<f4").tobytes()
+
+    return call
+
+
+def evaluate_scorer(
+    score_block: Any,
+    n_users: int,
+    train: Any,
+    qrels: Any,
+    metrics: Union[str, Sequence[str]] = "roc,croc,ndcg@10,r@20,map",
+    *,
+    n_items: Optional[int] = None,
+    users: Any = None,
+    items: Any = None,
+    block_users: Optional[int] = None,
+    ties: str = "expected",
+    threshold: float = 1.0,
+    zero: Optional[str] = None,
+    max_fpr: float = 0.3,
+    memory_budget_mib: int = 1024,
+    progress: bool = True,
+    details: bool = False,
+):
+    """Evaluates any model on the full catalog from the scores it gives blocks of users:
+    ``score_block(user_rows)`` gets an int64 array of user rows (``0 .. n_users - 1``)
+    and returns a ``len(user_rows) × n_items`` array of float32 or float64 scores (numpy,
+    or torch/JAX on the CPU), one column per item row. Each block is evaluated and
+    dropped, so memory holds a few blocks, never users × items.
+
+    - ``users``, ``items``: the ids naming the user and item rows (default: row
+      numbers); ``n_items`` defaults to ``len(items)``, else to the width of one block
+      the scorer is asked for first.
+    - ``block_users``: users per call (default: up to 64, fewer on a large catalog;
+      the memory budget may lower it); the result does not depend on it.
+    - The pooled ROC (``roc``) needs every positive before the negatives: the scorer is
+      then called twice for every block and must give the same scores both times (a
+      difference is an error naming the user and item); other metrics take one pass.
+    - ``train``, ``qrels``, ``metrics`` and the options: as in ``evaluate_factors``.
+
+    The scorer is called with the GIL held, one call at a time, while the blocks already
+    scored are evaluated in parallel. Non-finite scores are an error naming the user and
+    the item.
+
+    >>> import numpy as np
+    >>> scores = np.array([[0.9, 0.2, 0.5], [0.1, 0.8, 0.5]], dtype=np.float32)
+    >>> evaluate_scorer(lambda rows: scores[rows], 2, {0: [0], 1: [0]}, {0: {2: 1}, 1: {2: 1}}, "p@1,mrr")
+    {'p@1': 0.5, 'mrr': 0.75}
+    """
+    if not callable(score_block):
+        raise RecsError(f"score_block must be callable, not {type(score_block).__name__}")
+    n_users = int(n_users)
+    if n_users < 1:
+        raise RecsError(f"n_users: {n_users}; expected at least one user row")
+    if n_items is None and items is not None:
+        n_items = len(np.asarray(items).ravel())
+    if n_items is None:
+        first = _as_array(score_block(np.zeros(1, dtype=np.int64)), "score_block")
+        if first.ndim != 2:
+            raise RecsError(f"score_block returned shape {tuple(first.shape)}; expected (users, items)")
+        n_items = int(first.shape[1])
+    user_ids = _row_ids(users, n_users, "users", "the scorer's user rows")
+    item_ids = _row_ids(items, int(n_items), "items", "the scorer's columns")
+    report = _recs.evaluate_scorer(
+        _block_scorer(score_block, int(n_items)),
+        _as_qrels(qrels)._native,
+        _train(train),
+        user_ids,
+        item_ids,
+        None if block_users is None else int(block_users),
+        _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress),
+    )
+    _warn(report)
+    return dict(report) if details else _metric_values(report)
 
 
 def compare(

@@ -11,6 +11,8 @@
 //! cannot be read) whose message names the file (or frame) and line (or row); no code
 //! path here panics on input.
 
+mod catalog;
+
 use std::borrow::Cow;
 use std::path::PathBuf;
 
@@ -1039,6 +1041,8 @@ fn _recs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(load_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(split, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog::evaluate_factors, m)?)?;
+    m.add_function(wrap_pyfunction!(catalog::evaluate_scorer, m)?)?;
     m.add("DEFAULT_SEED", recs_core::DEFAULT_SEED)?;
     Ok(())
 }

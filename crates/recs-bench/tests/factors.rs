@@ -115,7 +115,7 @@ fn streamed(
     let source = catalog.source(ModelRows(model));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let mut report = pool.install(|| evaluate_catalog(&source, settings, false, &())).unwrap();
-    report.warnings.extend(catalog.warning().map(str::to_string));
+    report.warnings.extend(catalog.warning("qrels", "train"));
     report
 }
 

@@ -52,7 +52,6 @@ pub struct RowCatalog {
     known_offsets: Vec<usize>,
     known: Vec<u32>,
     n_graded_known: usize,
-    warning: Option<String>,
 }
 
 impl RowCatalog {
@@ -62,6 +61,7 @@ impl RowCatalog {
     /// repeats allowed. A user's candidates are every item row but its training items;
     /// its graded items are its qrels items with a grade > 0 that are not training items
     /// (those are counted and reported by [`RowCatalog::warning`], as `recs eval` does).
+    /// `names` name the arguments in error messages.
     ///
     /// # Errors
     /// [`MetricsError::Rows`] naming the argument: a repeated id in `user_ids` or
@@ -108,7 +108,6 @@ impl RowCatalog {
             known_offsets: vec![0],
             known: Vec::new(),
             n_graded_known: 0,
-            warning: None,
         };
         let mut start = 0;
         let mut graded = Vec::new();
@@ -144,7 +143,6 @@ impl RowCatalog {
             catalog.known_offsets.push(catalog.known.len());
         }
         catalog.items = items;
-        catalog.warning = graded_known_warning(catalog.n_graded_known, names.qrels, names.train);
         Ok(catalog)
     }
 
@@ -177,10 +175,11 @@ impl RowCatalog {
         self.graded.len()
     }
 
-    /// The warning `recs eval` gives when graded pairs are training events; `None` when
-    /// there are none.
-    pub fn warning(&self) -> Option<&str> {
-        self.warning.as_deref()
+    /// The warning `recs eval` prints when graded pairs of the qrels (named `qrels`) are
+    /// training events (in `train`), hence not candidates; `None` when there are none
+    /// ([`CatalogCandidates::warning`](super::CatalogCandidates::warning)'s words).
+    pub fn warning(&self, qrels: &str, train: &str) -> Option<String> {
+        graded_known_warning(self.n_graded_known, qrels, train)
     }
 
     /// The id of the judged user at `position` and of the item at `column`, for messages.
@@ -207,6 +206,12 @@ impl RowCatalog {
 pub trait RowScorer: Sync {
     /// The error of scoring; metric errors convert into it.
     type Error: From<MetricsError> + Send;
+
+    /// Users per block when the scorer has its own block size (a callback's); `None`
+    /// leaves it to the driver ([`crate::stream::CatalogSource::block_users`]).
+    fn block_users(&self) -> Option<usize> {
+        None
+    }
 
     /// The score of every column (the catalog's order) for each user row of `rows` into
     /// `out` (`rows.len() × n_items`, row-major).
@@ -283,6 +288,10 @@ impl<S: RowScorer> CatalogSource for RowSource<'_, S> {
     fn graded(&self, position: usize) -> (&[u32], &[f32]) {
         let range = self.graded_range(position);
         (&self.catalog.graded[range.clone()], &self.catalog.grades[range])
+    }
+
+    fn block_users(&self) -> Option<usize> {
+        self.scorer.block_users()
     }
 
     fn excluded(&self, position: usize) -> Cow<'_, [u32]> {

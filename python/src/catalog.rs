@@ -1,0 +1,307 @@
+//! Full-catalog evaluation of a model that lives outside `recs`: its factors
+//! (`evaluate_factors`) or a callback that scores blocks of users (`evaluate_scorer`),
+//! streamed by the driver `recs run` uses (`recs_metrics::stream::evaluate_catalog`) over
+//! a `RowCatalog`, so no (user, item) pair is ever listed. Factors are scored by the
+//! exact kernel of `recs run` (`recs_models_latent::FactorModel`).
+//!
+//! The evaluation runs without the GIL; a callback takes it back for each block it
+//! scores, so scoring a block (on a GPU, say) and ranking the previous ones overlap.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict};
+use recs_core::Recommender;
+use recs_metrics::io::{Candidates, RowCatalog, RowNames, RowScorer};
+use recs_metrics::stream::{self, CatalogMetrics, StreamProgress};
+use recs_metrics::{MetricsError, Report};
+use recs_models_latent::FactorModel;
+
+use crate::{NativeQrels, NativeRun, RunSource, Settings, error, f32s, invalid, report_dict};
+
+/// What the Python arguments are called in messages.
+const NAMES: RowNames<'static> = RowNames {
+    qrels: "qrels",
+    train: "train",
+    users: "the user rows (users=)",
+    items: "the item rows (items=)",
+};
+
+/// A failure while streaming: the library's, or the callback's own exception.
+enum Failure {
+    Metrics(MetricsError),
+    Python(PyErr),
+}
+
+impl From<MetricsError> for Failure {
+    fn from(e: MetricsError) -> Self {
+        Failure::Metrics(e)
+    }
+}
+
+impl From<Failure> for PyErr {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Metrics(e) => error(e),
+            Failure::Python(e) => e,
+        }
+    }
+}
+
+/// The streamed evaluation's settings and its catalog, shared by both entry points.
+struct Streamed {
+    settings: Settings,
+    catalog: RowCatalog,
+    /// The warning `evaluate` gives about graded training pairs, in its words.
+    warning: Option<String>,
+    memory_budget: usize,
+    progress: bool,
+}
+
+/// The options both entry points take, as the Python half passes them: `(metrics, ties,
+/// threshold, zero, max_fpr, memory_budget_mib, progress)`.
+type StreamOptions = (String, String, f32, Option<String>, f64, usize, bool);
+
+impl Streamed {
+    fn new(
+        qrels: &NativeQrels,
+        train: &NativeRun,
+        user_ids: &[String],
+        item_ids: &[String],
+        options: StreamOptions,
+    ) -> PyResult<Self> {
+        let (metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress) = options;
+        let zero = zero.as_deref();
+        let settings = Settings::new(&metrics, &ties, "catalog", threshold, zero, max_fpr)?;
+        let RunSource::Rows(rows) = &train.source else {
+            return Err(invalid("train must be held in memory (a dict or a frame)"));
+        };
+        let pairs = rows.iter().map(|(u, i, _)| (u, i));
+        let catalog =
+            RowCatalog::new(&qrels.qrels, pairs, user_ids, item_ids, NAMES).map_err(error)?;
+        let names = (qrels.source.display().to_string(), rows.source.display().to_string());
+        let warning = catalog.warning(&names.0, &names.1);
+        let memory_budget = memory_budget_mib.saturating_mul(1 << 20);
+        Ok(Streamed { settings, catalog, warning, memory_budget, progress })
+    }
+
+    /// Streams `scorer`'s scores without the GIL; the `recs eval --json` dict.
+    fn evaluate<'py, S>(&self, py: Python<'py>, scorer: S) -> PyResult<Bound<'py, PyDict>>
+    where
+        S: RowScorer<Error = Failure> + Send,
+    {
+        let metrics = CatalogMetrics {
+            metrics: &self.settings.metrics,
+            options: self.settings.options,
+            max_fpr: self.settings.max_fpr,
+            memory_budget: self.memory_budget,
+        };
+        let bar = Bar::new(self.progress);
+        let source = self.catalog.source(scorer);
+        let result: Result<Report, Failure> =
+            py.detach(|| stream::evaluate_catalog(&source, metrics, false, &bar));
+        bar.0.finish_and_clear();
+        let mut report = result?;
+        report.warnings.extend(self.warning.iter().cloned());
+        report_dict(py, &report, Candidates::Catalog, &self.settings.options, 0)
+    }
+}
+
+/// Users done, rate and time left on standard error, drawn only on a terminal.
+struct Bar(ProgressBar);
+
+impl Bar {
+    fn new(wanted: bool) -> Self {
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
+        if wanted && std::io::stderr().is_terminal() {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{msg} [{bar:30}] {pos}/{len} users  {per_sec}  {eta} left",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+        }
+        Bar(bar)
+    }
+}
+
+impl StreamProgress for Bar {
+    fn begin(&self, pass: &'static str, n_users: usize) {
+        self.0.set_message(pass);
+        self.0.set_length(n_users as u64);
+        self.0.reset();
+    }
+
+    fn advance(&self, n_users: usize) {
+        self.0.inc(n_users as u64);
+    }
+}
+
+/// Checks that a `rows × rank` matrix is finite, naming the argument, row and id.
+fn check_finite(values: &[f32], rank: usize, ids: &[String], name: &str) -> PyResult<()> {
+    match values.iter().position(|v| !v.is_finite()) {
+        None => Ok(()),
+        Some(at) => {
+            let row = at / rank.max(1);
+            let id = ids.get(row).map_or("?", String::as_str);
+            Err(invalid(format!(
+                "{name}: row {row} (id `{id}`), dimension {} is {}",
+                at % rank.max(1),
+                values[at]
+            )))
+        }
+    }
+}
+
+/// A factor model's scores of user rows (columns in the catalog's order).
+struct Factors<'a>(&'a FactorModel);
+
+impl RowScorer for Factors<'_> {
+    type Error = Failure;
+
+    fn score_rows(&self, rows: &[u32], out: &mut [f32]) -> Result<(), Failure> {
+        self.0.score_catalog(rows, out).map_err(|e| Failure::Metrics(e.into()))
+    }
+
+    fn score_columns(
+        &self,
+        rows: &[u32],
+        columns: &[&[u32]],
+        _n_items: usize,
+        out: &mut Vec<f32>,
+    ) -> Result<(), Failure> {
+        for (&row, columns) in rows.iter().zip(columns) {
+            let start = out.len();
+            out.resize(start + columns.len(), 0.0);
+            self.0
+                .score(row, columns, &mut out[start..])
+                .map_err(|e| Failure::Metrics(e.into()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Evaluates the dot products of `user_factors` (`users × rank`) and `item_factors`
+/// (`items × rank`, both little-endian `f32`, row-major) on the full catalog: every item
+/// row but a user's training items is a candidate. The `recs eval --json` dict.
+#[pyfunction]
+#[pyo3(signature = (user_factors, item_factors, rank, qrels, train, user_ids, item_ids, options))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_factors<'py>(
+    py: Python<'py>,
+    user_factors: &[u8],
+    item_factors: &[u8],
+    rank: usize,
+    qrels: &NativeQrels,
+    train: &NativeRun,
+    user_ids: Vec<String>,
+    item_ids: Vec<String>,
+    options: StreamOptions,
+) -> PyResult<Bound<'py, PyDict>> {
+    let users = f32s(user_factors, "user_factors")?;
+    let items = f32s(item_factors, "item_factors")?;
+    let (n_users, n_items) = (user_ids.len(), item_ids.len());
+    if users.len() != n_users * rank || items.len() != n_items * rank {
+        return Err(invalid(format!(
+            "user_factors and item_factors: {} and {} values for {n_users} and {n_items} rows of \
+             rank {rank}",
+            users.len(),
+            items.len()
+        )));
+    }
+    check_finite(&users, rank, &user_ids, "user_factors")?;
+    check_finite(&items, rank, &item_ids, "item_factors")?;
+    let streamed = Streamed::new(qrels, train, &user_ids, &item_ids, options)?;
+    // The item rows in the catalog's column order: the kernel then scores columns.
+    let columns: Vec<f32> = streamed
+        .catalog
+        .item_rows()
+        .iter()
+        .flat_map(|&r| &items[r as usize * rank..(r as usize + 1) * rank])
+        .copied()
+        .collect();
+    drop(items);
+    let model = FactorModel::new(n_users, n_items, rank, users, columns)
+        .map_err(|e| invalid(e.to_string()))?;
+    streamed.evaluate(py, Factors(&model))
+}
+
+/// A Python callable's scores of blocks of user rows: `score_block(rows bytes)` returns
+/// the block's scores as little-endian `f32` bytes (`rows × items`, in the order of the
+/// item rows; the Python half checks shape and dtype).
+struct Callback<'a> {
+    score_block: &'a Py<PyAny>,
+    n_items: usize,
+    /// Per column, the item row it comes from (`None`: the same order).
+    item_rows: Option<&'a [u32]>,
+    block_users: Option<usize>,
+}
+
+impl RowScorer for Callback<'_> {
+    type Error = Failure;
+
+    fn block_users(&self) -> Option<usize> {
+        self.block_users
+    }
+
+    fn score_rows(&self, rows: &[u32], out: &mut [f32]) -> Result<(), Failure> {
+        let scores = Python::attach(|py| -> PyResult<Vec<f32>> {
+            let rows: Vec<u8> = rows.iter().flat_map(|r| r.to_le_bytes()).collect();
+            let block = self.score_block.call1(py, (PyBytes::new(py, &rows),))?;
+            f32s(block.extract::<&[u8]>(py)?, "score_block")
+        })
+        .map_err(Failure::Python)?;
+        if scores.len() != out.len() {
+            return Err(Failure::Python(invalid(format!(
+                "score_block: {} scores for {} rows of {} items",
+                scores.len(),
+                rows.len(),
+                self.n_items
+            ))));
+        }
+        match self.item_rows {
+            None => out.copy_from_slice(&scores),
+            Some(item_rows) => {
+                let n_items = self.n_items.max(1);
+                for (out, scores) in out.chunks_mut(n_items).zip(scores.chunks(n_items)) {
+                    for (o, &r) in out.iter_mut().zip(item_rows) {
+                        *o = scores[r as usize];
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Evaluates the scores `score_block` gives blocks of user rows on the full catalog,
+/// block by block (two passes when the pooled ROC is asked for). The `recs eval --json`
+/// dict.
+#[pyfunction]
+#[pyo3(signature = (score_block, qrels, train, user_ids, item_ids, block_users, options))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn evaluate_scorer<'py>(
+    py: Python<'py>,
+    score_block: Py<PyAny>,
+    qrels: &NativeQrels,
+    train: &NativeRun,
+    user_ids: Vec<String>,
+    item_ids: Vec<String>,
+    block_users: Option<usize>,
+    options: StreamOptions,
+) -> PyResult<Bound<'py, PyDict>> {
+    if block_users == Some(0) {
+        return Err(invalid("block_users: at least 1"));
+    }
+    let streamed = Streamed::new(qrels, train, &user_ids, &item_ids, options)?;
+    let item_rows = streamed.catalog.item_rows();
+    let in_order = item_rows.iter().enumerate().all(|(c, &r)| c == r as usize);
+    let callback = Callback {
+        score_block: &score_block,
+        n_items: item_ids.len(),
+        item_rows: (!in_order).then_some(item_rows),
+        block_users,
+    };
+    streamed.evaluate(py, callback)
+}
