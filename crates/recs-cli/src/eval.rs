@@ -26,8 +26,25 @@ pub(crate) struct Args {
     qrels: PathBuf,
     /// Run: `user<TAB>item<TAB>score`, TREC `qid Q0 doc rank score tag`, or a Parquet or
     /// Arrow IPC file with columns `user`, `item`, `score`.
+    #[arg(long, required_unless_present = "user_factors", conflicts_with = "user_factors")]
+    run: Option<PathBuf>,
+    /// Instead of a run: the user factors of a factor model, a `.npy` file (a 2-D
+    /// float32 or float64 array, row r = user id r). Scores are the dot products with
+    /// --item-factors, computed by the exact kernel of `recs run`, and evaluated on the
+    /// full catalog (every item row but the user's --train items) in a stream: no score
+    /// is listed, memory grows with users + items + graded pairs.
+    #[arg(long, value_name = "NPY", requires_all = ["item_factors", "train"])]
+    user_factors: Option<PathBuf>,
+    /// With --user-factors: the item factors, a `.npy` file (row r = item id r).
+    #[arg(long, value_name = "NPY", requires = "user_factors")]
+    item_factors: Option<PathBuf>,
+    /// With --user-factors: bytes of the streamed evaluation's block buffers and partial
+    /// states together, in MiB (as `recs run --memory-budget-mib`).
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    memory_budget_mib: u64,
+    /// No progress bar (it is drawn only on a terminal, with --user-factors).
     #[arg(long)]
-    run: PathBuf,
+    quiet: bool,
     /// Comma-separated metrics: roc, croc, user_auc, p@N, r@N, f1@N, hit@N, ndcg@K,
     /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; and cremonesi2008's
     /// roc2@N (pooled and user-averaged TPR/FPR of every user's top N) and roc1@T
@@ -164,12 +181,12 @@ fn user_mean_columns(values: &PerUser) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// The candidate policy asked for, or the one the run file's format implies.
-fn candidate_policy(args: &Args) -> anyhow::Result<Candidates> {
+fn candidate_policy(args: &Args, run: &Path) -> anyhow::Result<Candidates> {
     if let Some(policy) = args.candidates {
         return Ok(policy);
     }
     let format = match args.format {
-        RunFormat::Auto => detect_run_format(&args.run)?,
+        RunFormat::Auto => detect_run_format(run)?,
         format => format,
     };
     Ok(if format == RunFormat::Trec { Candidates::Run } else { Candidates::Qrels })
@@ -181,11 +198,7 @@ fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Re
     let Some(path) = &args.train else {
         anyhow::bail!("--candidates catalog needs --train FILE: the training events");
     };
-    let format = recs_data::DelimitedFormat::detected()
-        .rating(None)
-        .duplicates(recs_core::DuplicatePolicy::KeepLast);
-    let train = recs_data::load_delimited(path, &format)
-        .with_context(|| format!("reading training file {}", path.display()))?;
+    let train = read_train(path)?;
     let known = train
         .interactions
         .events()
@@ -194,6 +207,16 @@ fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Re
     warnings
         .extend(catalog.warning(&args.qrels.display().to_string(), &path.display().to_string()));
     Ok(catalog.qrels)
+}
+
+/// The training events of `--train`: `user item ...` per line, delimiter and header
+/// found from the file, further columns ignored.
+pub(crate) fn read_train(path: &Path) -> anyhow::Result<recs_data::Dataset> {
+    let format = recs_data::DelimitedFormat::detected()
+        .rating(None)
+        .duplicates(recs_core::DuplicatePolicy::KeepLast);
+    recs_data::load_delimited(path, &format)
+        .with_context(|| format!("reading training file {}", path.display()))
 }
 
 /// The candidates (as qrels) and scores of the run at `path` under `policy`, with
@@ -344,12 +367,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.resamples == 0 {
         anyhow::bail!("--resamples must be at least 1");
     }
-    let policy = candidate_policy(&args)?;
+    let Some(run_path) = args.run.clone() else {
+        return run_factors(&args, &metrics, &cremonesi);
+    };
+    let policy = candidate_policy(&args, &run_path)?;
     if args.ballista.is_some() && args.engine != Engine::Datafusion {
         anyhow::bail!("--ballista runs the DataFusion engine: add --engine datafusion");
     }
     if args.engine == Engine::Datafusion {
-        return run_on_datafusion(&args, &metrics, &cremonesi, policy);
+        return run_on_datafusion(&args, &run_path, &metrics, &cremonesi, policy);
     }
     let mut extra_warnings = Vec::new();
     let read = read_qrels(&args.qrels)?;
@@ -359,7 +385,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         _ => read,
     };
     let (candidates, run) =
-        read_run_warned(&args.run, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
+        read_run_warned(&run_path, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);
     let trec = policy == Candidates::Run;
     let options = policy.options(args.rel_threshold, args.ties, args.zero);
@@ -392,7 +418,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 anyhow::bail!(
                     "{} and {} rank items for different users; paired tests need the same \
                      users (with --candidates run, every user of the qrels needs lines in both)",
-                    args.run.display(),
+                    run_path.display(),
                     path.display()
                 );
             }
@@ -411,6 +437,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         _ => None,
     };
 
+    write_curves(&args, &report)?;
+    print(&args, &report, policy, &options, run.n_ignored, &intervals, comparison.as_ref())
+}
+
+/// `--curves DIR`: the ROC and CROC curves of `report` as CSV.
+fn write_curves(args: &Args, report: &Report) -> anyhow::Result<()> {
     if let Some(dir) = &args.curves {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         if let Some(c) = &report.roc {
@@ -420,7 +452,46 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             write_points_csv(dir.join("croc.csv"), &c.points())?;
         }
     }
-    print(&args, &report, policy, &options, run.n_ignored, &intervals, comparison.as_ref())
+    Ok(())
+}
+
+/// `--user-factors`: the factors' dot products streamed over the full catalog, printed
+/// as a run's report is (the same keys, `candidates: catalog`).
+fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyhow::Result<()> {
+    let refused = [
+        (args.candidates.is_some_and(|c| c != Candidates::Catalog), "--candidates qrels or run"),
+        (!cremonesi.is_empty(), "roc1@T and roc2@N"),
+        (args.compare.is_some(), "--compare"),
+        (args.engine != Engine::InProcess, "--engine datafusion"),
+    ];
+    if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
+        anyhow::bail!(
+            "--user-factors evaluates the full catalog streamed: it does not take {what}"
+        );
+    }
+    let (Some(user_factors), Some(item_factors)) = (&args.user_factors, &args.item_factors) else {
+        anyhow::bail!("--user-factors needs --item-factors");
+    };
+    let qrels = read_qrels(&args.qrels)?;
+    let options = Candidates::Catalog.options(args.rel_threshold, args.ties, args.zero);
+    let factor_args = crate::factors::FactorArgs {
+        user_factors,
+        item_factors,
+        train: args.train.as_ref(),
+        qrels_path: &args.qrels,
+        memory_budget: usize::try_from(args.memory_budget_mib.saturating_mul(1 << 20))
+            .unwrap_or(usize::MAX),
+        progress: !args.quiet,
+        keep_curves: args.curves.is_some(),
+    };
+    let mut report =
+        crate::factors::evaluate_factors(&factor_args, &qrels, metrics, options, args.max_fpr)?;
+    let intervals = match (report.per_user.take(), args.intervals) {
+        (Some(v), true) => intervals(&v, args.resamples, args.seed, &mut report.warnings),
+        _ => Vec::new(),
+    };
+    write_curves(args, &report)?;
+    print(args, &report, Candidates::Catalog, &options, 0, &intervals, None)
 }
 
 /// A comparison run's path, its scores and the per-metric comparisons.
@@ -507,7 +578,8 @@ fn print(
         println!("{:<width$}  {}", "positives", report.n_positives);
         if let Some((path, _, rows)) = comparison {
             println!();
-            println!("run {} vs compare {}", args.run.display(), path.display());
+            let run = args.run.as_deref().unwrap_or(Path::new("-"));
+            println!("run {} vs compare {}", run.display(), path.display());
             println!(
                 "{:<width$}  {:>10}  {:>10}  {:>12}  {:>12}",
                 "metric", "run", "compare", "t p-value", "wilcoxon p"
@@ -532,17 +604,19 @@ fn print(
 fn on_ballista(
     url: &str,
     args: &Args,
+    run: &Path,
     metrics: &[Metric],
     options: recs_metrics::Options,
 ) -> anyhow::Result<recs_datafusion::Evaluated> {
     use recs_datafusion::ballista::evaluate_parquet_remote;
-    Ok(evaluate_parquet_remote(url, &args.qrels, &args.run, metrics, options, args.max_fpr)?)
+    Ok(evaluate_parquet_remote(url, &args.qrels, run, metrics, options, args.max_fpr)?)
 }
 
 #[cfg(all(feature = "datafusion", not(feature = "ballista")))]
 fn on_ballista(
     _url: &str,
     _args: &Args,
+    _run: &Path,
     _metrics: &[Metric],
     _options: recs_metrics::Options,
 ) -> anyhow::Result<recs_datafusion::Evaluated> {
@@ -565,6 +639,7 @@ fn without_feature(flag: &str, engine: &str, feature: &str) -> String {
 #[cfg(not(feature = "datafusion"))]
 fn run_on_datafusion(
     args: &Args,
+    _run: &Path,
     _metrics: &[Metric],
     _cremonesi: &[Cremonesi],
     _policy: Candidates,
@@ -580,6 +655,7 @@ fn run_on_datafusion(
 #[cfg(feature = "datafusion")]
 fn run_on_datafusion(
     args: &Args,
+    run: &Path,
     metrics: &[Metric],
     cremonesi: &[Cremonesi],
     policy: Candidates,
@@ -599,13 +675,13 @@ fn run_on_datafusion(
     let evaluated = match &args.ballista {
         None => recs_datafusion::evaluate_parquet(
             &args.qrels,
-            &args.run,
+            run,
             metrics,
             options,
             args.max_fpr,
             None,
         )?,
-        Some(url) => on_ballista(url, args, metrics, options)?,
+        Some(url) => on_ballista(url, args, run, metrics, options)?,
     };
     print(args, &evaluated.report, policy, &options, evaluated.n_ignored, &[], None)
 }

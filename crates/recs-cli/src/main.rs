@@ -6,6 +6,7 @@
 
 mod data;
 mod eval;
+mod factors;
 mod format;
 mod run;
 mod score;

@@ -1,0 +1,243 @@
+//! `recs eval --user-factors U --item-factors V --train TRAIN --qrels TEST`: a factor
+//! model fitted anywhere, evaluated on the full catalog by the streaming driver of `recs
+//! run` with its exact kernel (`FactorModel`), without listing a single score.
+//!
+//! Factors are `.npy` files (NumPy's format: a 2-D array of little-endian `float32` or
+//! `float64`, C or Fortran order); row `r` is the user (item) whose id is `r`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use recs_bench::ModelRows;
+use recs_bench::models::latent::FactorModel;
+use recs_metrics::io::{Qrels, RowCatalog, RowNames};
+use recs_metrics::stream::{CatalogMetrics, StreamProgress, evaluate_catalog};
+use recs_metrics::{Metric, Options, Report};
+
+/// A 2-D matrix of factors, row-major `f32`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Matrix {
+    pub(crate) rows: usize,
+    pub(crate) columns: usize,
+    pub(crate) values: Vec<f32>,
+}
+
+/// Reads a `.npy` file holding a 2-D `float32` or `float64` array.
+pub(crate) fn read_npy(path: &Path) -> anyhow::Result<Matrix> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    parse_npy(&bytes)
+        .with_context(|| format!("{}: not a 2-D float32 or float64 .npy array", path.display()))
+}
+
+/// The matrix of the bytes of a `.npy` file (format versions 1 to 3).
+fn parse_npy(bytes: &[u8]) -> anyhow::Result<Matrix> {
+    if bytes.len() < 10 || &bytes[..6] != b"\x93NUMPY" {
+        bail!("no NumPy magic string");
+    }
+    let (header_len, start) = match bytes[6] {
+        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
+        2 | 3 if bytes.len() >= 12 => {
+            (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12)
+        }
+        v => bail!("format version {v}"),
+    };
+    let header = bytes.get(start..start + header_len).context("a header past the end")?;
+    let header = std::str::from_utf8(header).context("a header that is not text")?;
+    let field = |key: &str| -> anyhow::Result<&str> {
+        let at = header.find(&format!("'{key}'")).with_context(|| format!("no `{key}`"))?;
+        let rest = header[at + key.len() + 2..].trim_start().trim_start_matches(':').trim_start();
+        Ok(rest)
+    };
+    let descr = field("descr")?;
+    let width = if descr.starts_with("'<f4'") || descr.starts_with("'|f4'") {
+        4
+    } else if descr.starts_with("'<f8'") {
+        8
+    } else {
+        bail!("dtype {}", descr.split(',').next().unwrap_or(descr));
+    };
+    let fortran = field("fortran_order")?.starts_with("True");
+    let shape = field("shape")?;
+    let shape = shape.strip_prefix('(').and_then(|s| s.split(')').next()).context("no shape")?;
+    let dims: Vec<usize> = shape
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .context("a shape that is not numbers")?;
+    let [rows, columns] = dims[..] else { bail!("shape ({shape}): not 2-D") };
+    let data = &bytes[start + header_len..];
+    let n = rows.checked_mul(columns).context("a shape too large")?;
+    if data.len() != n * width {
+        bail!("{} data bytes for shape ({rows}, {columns})", data.len());
+    }
+    let read: Vec<f32> = if width == 4 {
+        data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    } else {
+        data.chunks_exact(8)
+            .map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]) as f32)
+            .collect()
+    };
+    let values = if fortran {
+        // Column-major on disk: element (r, c) at c · rows + r.
+        (0..n).map(|k| read[(k % columns) * rows + k / columns]).collect()
+    } else {
+        read
+    };
+    Ok(Matrix { rows, columns, values })
+}
+
+/// The factor files and how to stream them.
+pub(crate) struct FactorArgs<'a> {
+    pub(crate) user_factors: &'a Path,
+    pub(crate) item_factors: &'a Path,
+    pub(crate) train: Option<&'a PathBuf>,
+    pub(crate) qrels_path: &'a Path,
+    pub(crate) memory_budget: usize,
+    pub(crate) progress: bool,
+    /// Keep the ROC and CROC curves (`--curves`).
+    pub(crate) keep_curves: bool,
+}
+
+/// The report of the factors of `args` on the full catalog of `qrels`, with the warning
+/// `recs eval --candidates catalog` gives about graded training pairs.
+pub(crate) fn evaluate_factors(
+    args: &FactorArgs<'_>,
+    qrels: &Qrels,
+    metrics: &[Metric],
+    options: Options,
+    max_fpr: f64,
+) -> anyhow::Result<Report> {
+    let Some(train_path) = args.train else {
+        bail!("--user-factors needs --train FILE: the training events");
+    };
+    let users = read_npy(args.user_factors)?;
+    let items = read_npy(args.item_factors)?;
+    if users.columns != items.columns {
+        bail!(
+            "--user-factors {} and --item-factors {}: {} and {} dimensions; the factors of one \
+             model have the same rank",
+            args.user_factors.display(),
+            args.item_factors.display(),
+            users.columns,
+            items.columns
+        );
+    }
+    check_finite(&users, "--user-factors", args.user_factors)?;
+    check_finite(&items, "--item-factors", args.item_factors)?;
+    let train = crate::eval::read_train(train_path)?;
+    let known = train
+        .interactions
+        .events()
+        .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
+    let row_ids = |n: usize| (0..n).map(|r| r.to_string()).collect::<Vec<_>>();
+    let names = RowNames {
+        qrels: "--qrels",
+        train: "--train",
+        users: "--user-factors (row r is user r)",
+        items: "--item-factors (row r is item r)",
+    };
+    let catalog = RowCatalog::new(qrels, known, &row_ids(users.rows), &row_ids(items.rows), names)?;
+    let rank = users.columns;
+    // The item rows in the catalog's column order: the kernel then scores columns.
+    let columns: Vec<f32> = catalog
+        .item_rows()
+        .iter()
+        .flat_map(|&r| &items.values[r as usize * rank..(r as usize + 1) * rank])
+        .copied()
+        .collect();
+    let model = FactorModel::new(users.rows, items.rows, rank, users.values, columns)?;
+    let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
+    let bar = Bar::new(args.progress);
+    let report =
+        evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar);
+    bar.0.finish_and_clear();
+    let mut report = report?;
+    let (qrels_name, train_name) = (args.qrels_path.display(), train_path.display());
+    report.warnings.extend(catalog.warning(&qrels_name.to_string(), &train_name.to_string()));
+    Ok(report)
+}
+
+/// Refuses a factor that is not finite, naming the flag, row and dimension.
+fn check_finite(m: &Matrix, flag: &str, path: &Path) -> anyhow::Result<()> {
+    if let Some(at) = m.values.iter().position(|v| !v.is_finite()) {
+        let columns = m.columns.max(1);
+        bail!(
+            "{flag} {}: row {}, dimension {} is {}",
+            path.display(),
+            at / columns,
+            at % columns,
+            m.values[at]
+        );
+    }
+    Ok(())
+}
+
+/// Users done, rate and time left on standard error, drawn only on a terminal.
+struct Bar(ProgressBar);
+
+impl Bar {
+    fn new(wanted: bool) -> Self {
+        if !(wanted && std::io::stderr().is_terminal()) {
+            return Bar(ProgressBar::hidden());
+        }
+        let bar = ProgressBar::new(0);
+        if let Ok(style) = ProgressStyle::with_template(
+            "{msg} [{bar:30}] {pos}/{len} users  {per_sec}  {eta} left",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        Bar(bar)
+    }
+}
+
+impl StreamProgress for Bar {
+    fn begin(&self, pass: &'static str, n_users: usize) {
+        self.0.set_message(pass);
+        self.0.set_length(n_users as u64);
+        self.0.reset();
+    }
+
+    fn advance(&self, n_users: usize) {
+        self.0.inc(n_users as u64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The bytes NumPy writes for `np.arange(6, dtype=dtype).reshape(2, 3)` in `order`.
+    fn npy(descr: &str, fortran: bool, data: &[u8]) -> Vec<u8> {
+        let order = if fortran { "True" } else { "False" };
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': (2, 3), }}");
+        while (10 + header.len() + 1) % 64 != 0 {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend((header.len() as u16).to_le_bytes());
+        bytes.extend(header.as_bytes());
+        bytes.extend(data);
+        bytes
+    }
+
+    #[test]
+    fn npy_arrays_read_in_either_order_and_width() {
+        let c: Vec<f32> = (0..6).map(|x| x as f32).collect();
+        let f32_c: Vec<u8> = c.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let expected = Matrix { rows: 2, columns: 3, values: c };
+        assert_eq!(parse_npy(&npy("<f4", false, &f32_c)).unwrap(), expected);
+        // Fortran order: column after column (0, 3, 1, 4, 2, 5).
+        let f64_f: Vec<u8> =
+            [0.0f64, 3.0, 1.0, 4.0, 2.0, 5.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+        assert_eq!(parse_npy(&npy("<f8", true, &f64_f)).unwrap(), expected);
+        assert!(parse_npy(&npy("<i8", false, &f64_f)).is_err());
+        assert!(parse_npy(&npy("<f4", false, &f32_c[..20])).is_err());
+        assert!(parse_npy(b"not numpy").is_err());
+    }
+}

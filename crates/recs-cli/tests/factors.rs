@@ -1,0 +1,166 @@
+//! `recs eval --user-factors U --item-factors V --train T --qrels Q`: the factors' scores
+//! streamed over the full catalog give the `--json` of the same scores listed as a run
+//! and evaluated with `--candidates catalog`, for every tie policy; mistakes are errors
+//! naming the flag.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use recs_bench::models::latent::FactorModel;
+use recs_core::Recommender;
+
+const METRICS: &str = "roc,croc,user_auc,p@5,r@10,ndcg@10,map,mrr,half_life@5";
+
+/// NumPy's `.npy` bytes of a 2-D array: `float32` in C order, or `float64` in Fortran
+/// order (column after column).
+fn npy(rows: usize, columns: usize, values: &[f32], fortran: bool) -> Vec<u8> {
+    let (descr, order) = if fortran { ("<f8", "True") } else { ("<f4", "False") };
+    let mut header =
+        format!("{{'descr': '{descr}', 'fortran_order': {order}, 'shape': ({rows}, {columns}), }}");
+    while (10 + header.len() + 1) % 64 != 0 {
+        header.push(' ');
+    }
+    header.push('\n');
+    let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+    bytes.extend((header.len() as u16).to_le_bytes());
+    bytes.extend(header.as_bytes());
+    if fortran {
+        for c in 0..columns {
+            for r in 0..rows {
+                bytes.extend(f64::from(values[r * columns + c]).to_le_bytes());
+            }
+        }
+    } else {
+        bytes.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    bytes
+}
+
+/// Factors with ties: multiples of 1/4 between -1 and 1.
+fn factors(n: usize, salt: usize) -> Vec<f32> {
+    (0..n).map(|i| ((i * 7 + salt * 13) % 9) as f32 / 4.0 - 1.0).collect()
+}
+
+struct Files {
+    dir: tempfile::TempDir,
+}
+
+impl Files {
+    fn path(&self, name: &str) -> std::path::PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+/// 30 users, 40 items, rank 3: the factor files, the training and test files, and the
+/// run listing the score of every candidate.
+fn files() -> Files {
+    let (n_users, n_items, rank) = (30, 40, 3);
+    let dir = tempfile::tempdir().unwrap();
+    let (users, items) = (factors(n_users * rank, 1), factors(n_items * rank, 2));
+    std::fs::write(dir.path().join("U.npy"), npy(n_users, rank, &users, false)).unwrap();
+    std::fs::write(dir.path().join("V.npy"), npy(n_items, rank, &items, true)).unwrap();
+    let model = FactorModel::new(n_users, n_items, rank, users, items).unwrap();
+    let (mut train, mut qrels, mut run) = (String::new(), String::new(), String::new());
+    for u in 0..n_users {
+        let known: Vec<usize> = (0..n_items).filter(|i| (i * 3 + u) % 7 == 0).collect();
+        for &i in &known {
+            train.push_str(&format!("{u}\t{i}\n"));
+        }
+        // Two graded items, one of them a training item (reported, not a candidate).
+        let fresh = (0..n_items).map(|k| (u * 5 + 1 + k) % n_items).find(|i| !known.contains(i));
+        for (i, grade) in [(fresh.unwrap(), 2), (known[0], 1)] {
+            qrels.push_str(&format!("{u}\t{i}\t{grade}\n"));
+        }
+        for i in (0..n_items).filter(|i| !known.contains(i)) {
+            let mut score = [0.0f32];
+            model.score(u as u32, &[i as u32], &mut score).unwrap();
+            run.push_str(&format!("{u}\t{i}\t{}\n", score[0]));
+        }
+    }
+    for (name, text) in [("train.tsv", train), ("qrels.tsv", qrels), ("run.tsv", run)] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    Files { dir }
+}
+
+fn recs(args: &[&str], paths: &[(&str, &Path)]) -> std::process::Output {
+    let mut command = Command::cargo_bin("recs").unwrap();
+    command.arg("eval");
+    for (flag, path) in paths {
+        command.arg(flag).arg(path);
+    }
+    command.args(args).output().unwrap()
+}
+
+fn json(out: &std::process::Output) -> serde_json::Value {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn factors_give_the_json_of_their_scores_listed() {
+    let f = files();
+    let (qrels, train) = (f.path("qrels.tsv"), f.path("train.tsv"));
+    let (users, items, run) = (f.path("U.npy"), f.path("V.npy"), f.path("run.tsv"));
+    for ties in ["expected", "item-ascending", "item-descending"] {
+        let args = ["--metrics", METRICS, "--ties", ties, "--json", "--intervals"];
+        let listed = recs(
+            &[&args[..], &["--candidates", "catalog"]].concat(),
+            &[("--qrels", &qrels), ("--train", &train), ("--run", &run)],
+        );
+        let streamed = recs(
+            &args,
+            &[
+                ("--qrels", &qrels),
+                ("--train", &train),
+                ("--user-factors", &users),
+                ("--item-factors", &items),
+            ],
+        );
+        let (listed, streamed) = (json(&listed), json(&streamed));
+        assert_eq!(listed, streamed, "ties {ties}");
+        assert!(streamed["warnings"][0].as_str().unwrap().contains("30 graded pairs"));
+    }
+}
+
+#[test]
+fn mistakes_are_errors_naming_the_flag() {
+    let f = files();
+    let (qrels, train, users) = (f.path("qrels.tsv"), f.path("train.tsv"), f.path("U.npy"));
+    let err = |paths: &[(&str, &Path)], args: &[&str]| {
+        let out = recs(args, paths);
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Rank 2 items against rank 3 users.
+    std::fs::write(f.path("V2.npy"), npy(40, 2, &factors(80, 3), false)).unwrap();
+    let base = [
+        ("--qrels", qrels.as_path()),
+        ("--train", train.as_path()),
+        ("--user-factors", users.as_path()),
+    ];
+    let message =
+        err(&[&base[..], &[("--item-factors", f.path("V2.npy").as_path())]].concat(), &[]);
+    assert!(message.contains("same rank"), "{message}");
+    // 20 item rows: the items 20..39 of the train and qrels files have none.
+    std::fs::write(f.path("V20.npy"), npy(20, 3, &factors(60, 3), false)).unwrap();
+    let message =
+        err(&[&base[..], &[("--item-factors", f.path("V20.npy").as_path())]].concat(), &[]);
+    assert!(
+        message.contains("--train: item `") && message.contains("has no row in --item-factors"),
+        "{message}"
+    );
+    let mut nan = factors(120, 2);
+    nan[7] = f32::NAN;
+    std::fs::write(f.path("Vnan.npy"), npy(40, 3, &nan, false)).unwrap();
+    let message =
+        err(&[&base[..], &[("--item-factors", f.path("Vnan.npy").as_path())]].concat(), &[]);
+    assert!(
+        message.contains("--item-factors") && message.contains("row 2, dimension 1 is NaN"),
+        "{message}"
+    );
+    let items = f.path("V.npy");
+    let with_items = [&base[..], &[("--item-factors", items.as_path())]].concat();
+    let message = err(&with_items, &["--compare", "x"]);
+    assert!(message.contains("does not take --compare"), "{message}");
+}
