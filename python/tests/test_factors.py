@@ -212,3 +212,12 @@ def test_a_torch_model_is_evaluated_on_the_full_catalog():
     scores = torch.from_numpy(_kernel_scores(U, V))
     got = recs.evaluate_scorer(lambda rows: scores[torch.from_numpy(rows)], len(U), train, qrels, METRICS, details=True)
     assert got == reference
+
+
+@pytest.mark.skipif(not _has("ml-100k"), reason="RECS_DATA_DIR has no ml-100k")
+def test_the_pytorch_example_of_the_docs_runs():
+    pytest.importorskip("torch")
+    page = (Path(__file__).parents[2] / "docs" / "python.md").read_text()
+    section = page.split("## Evaluate a PyTorch model on the full catalog", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/python.md", "exec"), {})

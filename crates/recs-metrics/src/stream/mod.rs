@@ -20,6 +20,11 @@
 //! negatives (within `1e-15`; see [`Thresholds::summary`]). Catalog coverage needs every
 //! user's full ranking and is refused here.
 //!
+//! [`evaluate_catalog`] is the one driver of such an evaluation: it takes the users and
+//! their scores from a [`CatalogSource`] (a split's model in `recs run`; the rows of score
+//! matrices, [`crate::io::RowCatalog`]) block by block, with a fixed number of workers
+//! bounded by a memory budget ([`catalog_workers`]).
+//!
 //! ```
 //! use recs_metrics::stream::{CatalogUser, Evaluator, PositiveScores};
 //! use recs_metrics::{Metric, Options};
