@@ -12,6 +12,9 @@ resident memory (``ru_maxrss``) is the whole process's.
    holds out 20% of each user's events (leave-k-out, seed 1).
 2. ``recs.evaluate_factors`` evaluates random rank-64 numpy factors (seed 0) on the full
    catalog: roc, croc, ndcg@10, r@20, map. Time of the call alone; memory of the process.
+   With ``FACTORS=puresvd``, PureSVD's factors computed by scipy instead (what ``recs
+   run`` evaluates in step 3: the time of a ranking depends on where the relevant items
+   rank, so random factors are not the same work).
 3. ``ml20m``: ``recs run`` evaluates PureSVD rank 64 on the same split, streamed, and its
    ``timings.json`` gives the evaluation's seconds, the reference for step 2.
 4. ``ml1m``: the peers on the same factors and split: a numpy full-sort loop of the
@@ -60,13 +63,33 @@ def factors(n_users, n_items):
     )
 
 
+def puresvd_factors(train, n_users, n_items):
+    """PureSVD's factors of the training matrix R (rank 64, scipy's ``svds``): items
+    ``V`` (the right singular vectors) and users ``R V``, so that a score is ``r_u V
+    v_i``, PureSVD's. Rows are ids (row 0 unused)."""
+    import numpy as np
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import svds
+
+    R = sp.csr_matrix(
+        (np.ones(len(train), dtype=np.float64), (train.user.to_numpy(), train.item.to_numpy())),
+        shape=(n_users + 1, n_items + 1),
+    )
+    _, _, vt = svds(R, k=RANK, random_state=0)
+    V = np.ascontiguousarray(vt.T)
+    return (R @ V).astype(np.float32), V.astype(np.float32)
+
+
 def step_recs(out, n_users, n_items):
+    import numpy as np
+
     import recs
 
     train, test = read_split(out)
-    import numpy as np
-
-    U, V = factors(n_users + 1, n_items + 1)  # ids run from 1: row r is id r, as below
+    if os.environ.get("FACTORS") == "puresvd":
+        U, V = puresvd_factors(train, n_users, n_items)
+    else:
+        U, V = factors(n_users + 1, n_items + 1)  # ids run from 1: row r is id r, as below
     qrels = test.assign(grade=1.0)
     users, items = np.arange(1, n_users + 1), np.arange(1, n_items + 1)
     start = time.perf_counter()
@@ -129,13 +152,13 @@ def step_ranx(out, n_users, n_items):
         scores.append((U[u] @ V[candidates].T).astype(np.float64))
     # ranx takes ids as Python strings (object columns).
     run = pd.DataFrame({
-        "q_id": np.concatenate(users).astype(object),
-        "doc_id": np.concatenate(items).astype(object),
+        "q_id": pd.Series(np.concatenate(users), dtype=object),
+        "doc_id": pd.Series(np.concatenate(items), dtype=object),
         "score": np.concatenate(scores),
     })
     qrels = pd.DataFrame({
-        "q_id": test.user.astype(str).astype(object),
-        "doc_id": test.item.astype(str).astype(object),
+        "q_id": pd.Series(test.user.astype(str).to_numpy(), dtype=object),
+        "doc_id": pd.Series(test.item.astype(str).to_numpy(), dtype=object),
         "score": 1,
     })
     values = evaluate(
