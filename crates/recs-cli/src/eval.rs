@@ -198,7 +198,7 @@ fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Re
     let Some(path) = &args.train else {
         anyhow::bail!("--candidates catalog needs --train FILE: the training events");
     };
-    let train = read_train(path)?;
+    let train = crate::format::read_train(path)?;
     let known = train
         .interactions
         .events()
@@ -207,16 +207,6 @@ fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Re
     warnings
         .extend(catalog.warning(&args.qrels.display().to_string(), &path.display().to_string()));
     Ok(catalog.qrels)
-}
-
-/// The training events of `--train`: `user item ...` per line, delimiter and header
-/// found from the file, further columns ignored.
-pub(crate) fn read_train(path: &Path) -> anyhow::Result<recs_data::Dataset> {
-    let format = recs_data::DelimitedFormat::detected()
-        .rating(None)
-        .duplicates(recs_core::DuplicatePolicy::KeepLast);
-    recs_data::load_delimited(path, &format)
-        .with_context(|| format!("reading training file {}", path.display()))
 }
 
 /// The candidates (as qrels) and scores of the run at `path` under `policy`, with

@@ -128,7 +128,7 @@ pub(crate) fn evaluate_factors(
     }
     check_finite(&users, "--user-factors", args.user_factors)?;
     check_finite(&items, "--item-factors", args.item_factors)?;
-    let train = crate::eval::read_train(train_path)?;
+    let train = crate::format::read_train(train_path)?;
     let known = train
         .interactions
         .events()

@@ -38,3 +38,13 @@ impl FileFormat {
         Ok(DelimitedFormat::from_options(&self.delimiter, header, self.implicit, self.timestamps)?)
     }
 }
+
+/// The training events of `recs eval --train`: `user item ...` per line, delimiter and
+/// header found from the file, further columns ignored.
+pub(crate) fn read_train(path: &std::path::Path) -> anyhow::Result<recs_data::Dataset> {
+    use anyhow::Context;
+    let format =
+        DelimitedFormat::detected().rating(None).duplicates(recs_core::DuplicatePolicy::KeepLast);
+    recs_data::load_delimited(path, &format)
+        .with_context(|| format!("reading training file {}", path.display()))
+}
