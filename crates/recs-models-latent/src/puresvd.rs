@@ -303,6 +303,13 @@ fn dense_svd(train: &Interactions, _rank: usize) -> Result<SvdParts> {
 /// runs with `Par::Seq`; its sparse products run in parallel over rows with a fixed
 /// order of additions ([`ParallelSparse`]), so the result does not depend on the thread
 /// count.
+///
+/// The solver stays at `Par::Seq` because faer's parallel path gives other bits: the
+/// Householder back-transformation in its dense SVD of the projected matrix splits the
+/// columns between threads and rounds differently from `Par::Seq` (seen on search spaces
+/// of 100 and 128, i.e. ranks 50 and 64; not on 64 or 160 to 256). `Par` would also not
+/// reach the solver's largest dense cost, the reorthogonalisation of each Lanczos vector
+/// against the basis (one sequential dot product and update per basis vector, twice).
 fn lanczos_svd(train: &Interactions, rank: usize, seed: u64) -> Result<SvdParts> {
     let (m, n) = (train.n_users(), train.n_items());
     let matrix = ParallelSparse::new(train);
@@ -411,6 +418,38 @@ mod tests {
         };
         let one = scores(1);
         assert_eq!(scores(4), one);
+    }
+
+    /// The Lanczos factors at any thread count on a matrix large enough for the parallel
+    /// products to split both sides into many tasks, with a power-law head that the task
+    /// bounds must spread.
+    #[test]
+    fn lanczos_factors_are_bit_identical_at_any_thread_count_on_a_power_law_matrix() {
+        let (n_users, n_items) = (20_000usize, 5_000usize);
+        let mut state = 17u64;
+        let mut uniform = || (recs_core::splitmix64(&mut state) >> 11) as f64 / (1u64 << 53) as f64;
+        let events: Vec<Event> = (0..400_000)
+            .map(|_| {
+                let (x, y, rating) = (uniform(), uniform(), uniform());
+                let user = (n_users as f64 * x * x) as u32;
+                let item = (n_items as f64 * y * y * y) as u32;
+                Event::new(user, item, 1.0 + (5.0 * rating).floor() as f32)
+            })
+            .collect();
+        let train =
+            Interactions::from_events(n_users, n_items, events, DuplicatePolicy::Max).unwrap();
+        let bits = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let (left, right, values, converged) =
+                pool.install(|| lanczos_svd(&train, 20, 7)).unwrap();
+            assert_eq!(converged, 20);
+            let all = left.iter().chain(&right).chain(&values);
+            all.map(|x| x.to_bits()).collect::<Vec<u64>>()
+        };
+        let one = bits(1);
+        for threads in [2, 3, 5, 8, 16] {
+            assert!(bits(threads) == one, "{threads} threads");
+        }
     }
 
     #[test]

@@ -52,9 +52,9 @@ pub struct CatalogWorkers {
 ///
 /// A worker holds a block of scores (4 bytes per score), the negatives' score keys of
 /// the block twice while they are counted for the pooled ROC (8 bytes per score), the
-/// bucket index of that count (512 KiB), the pooled ROC's negative counts (16 bytes per
-/// distinct positive score, at most `n_positives + 1`) and the CROC counts (16 bytes
-/// per item). The block shrinks (down to one user) until one worker fits the budget;
+/// bucket index of that count (512 KiB), the pooled ROC's negative counts (8 bytes per
+/// distinct positive score, at most `n_positives + 1`: two 32-bit counts, widened only
+/// past 2^32 negatives in one worker) and the CROC counts (16 bytes per item). The block shrinks (down to one user) until one worker fits the budget;
 /// then as many workers run as fit it, at least one and at most `threads`. The thread
 /// count changes how many workers run, never what they compute: the report is the same.
 pub fn catalog_workers(
@@ -76,7 +76,7 @@ fn workers_for_block(
 ) -> CatalogWorkers {
     let per_score = if n_positives.is_some() { 12 } else { 4 };
     let per_user = per_score * n_items.max(1);
-    let fixed = n_positives.map_or(0, |p| 16 * (p + 1) + (8 << 16)) + 16 * n_items;
+    let fixed = n_positives.map_or(0, |p| 8 * (p + 1) + (8 << 16)) + 16 * n_items;
     let mut block_users = block_users.max(1);
     let room = budget.saturating_sub(fixed);
     if block_users * per_user > room {
@@ -311,7 +311,7 @@ mod tests {
         assert_eq!(workers(64), at_16, "more threads than fit the budget change nothing");
         assert_eq!(workers(1).workers, 1);
         assert_eq!(at_16.block_users, catalog_block_users(n_items));
-        let per_worker = 16 * (positives + 1) + (8 << 16) + 16 * n_items + 12 * 64 * n_items;
+        let per_worker = 8 * (positives + 1) + (8 << 16) + 16 * n_items + 12 * 64 * n_items;
         assert!(at_16.workers * per_worker <= budget && at_16.workers < 16);
         // A budget below one worker: one worker with a block shrunk to one user.
         let tiny = catalog_workers(n_items, Some(positives), 16, 1);

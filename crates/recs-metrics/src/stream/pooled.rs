@@ -107,7 +107,7 @@ const BUCKET_BITS: u32 = 16;
 impl Thresholds {
     /// Fresh counts for the negatives of a part of the data.
     pub fn counts(&self) -> NegativeCounts {
-        NegativeCounts { below: vec![0; self.keys.len() + 1], equal: vec![0; self.keys.len()] }
+        NegativeCounts::zeros(self.keys.len())
     }
 
     /// Counts one negative pair of `score` (`NaN` = missing, lowest).
@@ -119,13 +119,24 @@ impl Thresholds {
     /// Counts one negative pair of score key `key`.
     #[inline]
     fn push_negative_key(&self, counts: &mut NegativeCounts, key: u32) {
+        counts.reserve(1);
+        match &mut counts.cells {
+            Cells::Narrow { below, equal } => self.count_key(below, equal, key),
+            Cells::Wide { below, equal } => self.count_key(below, equal, key),
+        }
+    }
+
+    /// Adds one to the cell of `key`: `equal[j]` on threshold `j`, else `below[j]` under
+    /// the first threshold above it.
+    #[inline]
+    fn count_key<T: Cell>(&self, below: &mut [T], equal: &mut [T], key: u32) {
         let p = (key >> self.shift) as usize;
         let (lo, hi) = (self.prefix[p] as usize, self.prefix[p + 1] as usize);
         let j = lo + self.keys[lo..hi].partition_point(|&k| k < key);
         if j < hi && self.keys[j] == key {
-            counts.equal[j] += 1;
+            equal[j].add(1);
         } else {
-            counts.below[j] += 1;
+            below[j].add(1);
         }
     }
 
@@ -153,6 +164,22 @@ impl Thresholds {
             bucketed[*slot as usize] = k;
             *slot += 1;
         }
+        counts.reserve(keys.len() as u64);
+        match &mut counts.cells {
+            Cells::Narrow { below, equal } => self.count_buckets(below, equal, starts, bucketed),
+            Cells::Wide { below, equal } => self.count_buckets(below, equal, starts, bucketed),
+        }
+        keys.clear();
+    }
+
+    /// Counts the keys of `bucketed`, grouped by bucket as `starts` delimits them.
+    fn count_buckets<T: Cell>(
+        &self,
+        below: &mut [T],
+        equal: &mut [T],
+        starts: &[u32],
+        bucketed: &[u32],
+    ) {
         let cells = 32 - BUCKET_BITS - self.shift;
         for (b, bounds) in starts.windows(2).enumerate() {
             let bucket = &bucketed[bounds[0] as usize..bounds[1] as usize];
@@ -162,14 +189,14 @@ impl Thresholds {
             let (lo, hi) =
                 (self.prefix[b << cells] as usize, self.prefix[(b + 1) << cells] as usize);
             if lo == hi {
-                counts.below[lo] += bucket.len() as u64;
+                // A bucket holds fewer keys than a batch, which `reserve` keeps below 2^32.
+                below[lo].add(bucket.len() as u32);
                 continue;
             }
             for &k in bucket {
-                self.push_negative_key(counts, k);
+                self.count_key(below, equal, k);
             }
         }
-        keys.clear();
     }
 
     /// Number of positive pairs.
@@ -184,8 +211,8 @@ impl Thresholds {
     fn groups<'a>(&'a self, counts: &'a NegativeCounts) -> impl Iterator<Item = (u64, u64)> + 'a {
         let d = self.keys.len();
         (0..=d).rev().flat_map(move |j| {
-            let run = (0, counts.below[j]);
-            let group = (j < d).then(|| (self.positives[j], counts.equal[j]));
+            let run = (0, counts.below(j));
+            let group = (j < d).then(|| (self.positives[j], counts.equal(j)));
             group.into_iter().chain(std::iter::once(run)).filter(|&(p, n)| p + n > 0)
         })
     }
@@ -232,30 +259,174 @@ impl Thresholds {
 /// How many negative pairs fall strictly between consecutive positive keys (`below[j]`:
 /// under key `j`, above key `j − 1`) and on each key (`equal[j]`). Integer counts: parts
 /// merge exactly, in any order.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// The counts are the largest piece of a streamed evaluation's working memory (two per
+/// distinct positive score, millions at MovieLens-20M shape, one set per worker), so they
+/// are held in 32 bits while they fit (while fewer than 2^32 negatives have been
+/// counted) and widened to 64 bits, once, when they might not; the values, the merges and
+/// the serialised form (64-bit counts) are the same either way.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(into = "WideCounts", from = "WideCounts")]
 pub struct NegativeCounts {
+    cells: Cells,
+    /// Negatives counted so far: no cell exceeds it.
+    counted: u64,
+}
+
+/// The cells of [`NegativeCounts`], in 32 or 64 bits.
+#[derive(Debug, Clone)]
+enum Cells {
+    Narrow { below: Vec<u32>, equal: Vec<u32> },
+    Wide { below: Vec<u64>, equal: Vec<u64> },
+}
+
+/// A counter cell: `u32` or `u64`.
+trait Cell: Copy {
+    fn add(&mut self, n: u32);
+}
+
+impl Cell for u32 {
+    #[inline]
+    fn add(&mut self, n: u32) {
+        *self += n;
+    }
+}
+
+impl Cell for u64 {
+    #[inline]
+    fn add(&mut self, n: u32) {
+        *self += u64::from(n);
+    }
+}
+
+/// The serialised form of [`NegativeCounts`].
+#[derive(Serialize, Deserialize)]
+struct WideCounts {
     below: Vec<u64>,
     equal: Vec<u64>,
 }
 
+impl From<NegativeCounts> for WideCounts {
+    fn from(counts: NegativeCounts) -> WideCounts {
+        match counts.cells {
+            Cells::Wide { below, equal } => WideCounts { below, equal },
+            Cells::Narrow { below, equal } => WideCounts {
+                below: below.into_iter().map(u64::from).collect(),
+                equal: equal.into_iter().map(u64::from).collect(),
+            },
+        }
+    }
+}
+
+impl From<WideCounts> for NegativeCounts {
+    fn from(WideCounts { below, equal }: WideCounts) -> NegativeCounts {
+        let counted: u64 = below.iter().chain(&equal).sum();
+        let narrow = |cells: Vec<u64>| cells.into_iter().map(|c| c as u32).collect();
+        let cells = if counted <= u64::from(u32::MAX) {
+            // No cell exceeds the total, so every one fits.
+            Cells::Narrow { below: narrow(below), equal: narrow(equal) }
+        } else {
+            Cells::Wide { below, equal }
+        };
+        NegativeCounts { cells, counted }
+    }
+}
+
+impl PartialEq for NegativeCounts {
+    fn eq(&self, other: &NegativeCounts) -> bool {
+        let n = self.len();
+        n == other.len()
+            && (0..=n).all(|j| self.below(j) == other.below(j))
+            && (0..n).all(|j| self.equal(j) == other.equal(j))
+    }
+}
+
 impl NegativeCounts {
+    /// No negative counted, against `keys` thresholds.
+    fn zeros(keys: usize) -> NegativeCounts {
+        let cells = Cells::Narrow { below: vec![0; keys + 1], equal: vec![0; keys] };
+        NegativeCounts { cells, counted: 0 }
+    }
+
+    /// The number of thresholds.
+    fn len(&self) -> usize {
+        match &self.cells {
+            Cells::Narrow { equal, .. } => equal.len(),
+            Cells::Wide { equal, .. } => equal.len(),
+        }
+    }
+
+    /// Negatives strictly under threshold `j` and above threshold `j − 1`.
+    fn below(&self, j: usize) -> u64 {
+        match &self.cells {
+            Cells::Narrow { below, .. } => u64::from(below[j]),
+            Cells::Wide { below, .. } => below[j],
+        }
+    }
+
+    /// Negatives on threshold `j`.
+    fn equal(&self, j: usize) -> u64 {
+        match &self.cells {
+            Cells::Narrow { equal, .. } => u64::from(equal[j]),
+            Cells::Wide { equal, .. } => equal[j],
+        }
+    }
+
+    /// Makes room for `more` negatives: widens the cells when the count could pass
+    /// `u32::MAX`.
+    fn reserve(&mut self, more: u64) {
+        self.counted += more;
+        if self.counted > u64::from(u32::MAX) {
+            self.widen();
+        }
+    }
+
+    /// Holds the cells in 64 bits from now on.
+    fn widen(&mut self) {
+        if let Cells::Narrow { below, equal } = &mut self.cells {
+            let wide = |cells: &mut Vec<u32>| cells.drain(..).map(u64::from).collect();
+            self.cells = Cells::Wide { below: wide(below), equal: wide(equal) };
+        }
+    }
+
     /// Adds the counts of `other` (made from the same [`Thresholds`]).
     ///
     /// # Panics
     /// When `other` was made from other thresholds (counts of another length).
     pub fn merge(&mut self, other: &NegativeCounts) {
-        assert_eq!(self.below.len(), other.below.len(), "counts of other thresholds");
-        for (a, b) in self.below.iter_mut().zip(&other.below) {
-            *a += b;
+        assert_eq!(self.len(), other.len(), "counts of other thresholds");
+        self.reserve(other.counted);
+        if matches!(other.cells, Cells::Wide { .. }) {
+            self.widen();
         }
-        for (a, b) in self.equal.iter_mut().zip(&other.equal) {
-            *a += b;
+        match (&mut self.cells, &other.cells) {
+            (Cells::Narrow { below, equal }, Cells::Narrow { below: b, equal: e }) => {
+                add_cells(below, b);
+                add_cells(equal, e);
+            }
+            (Cells::Wide { below, equal }, Cells::Narrow { below: b, equal: e }) => {
+                add_cells(below, b);
+                add_cells(equal, e);
+            }
+            (Cells::Wide { below, equal }, Cells::Wide { below: b, equal: e }) => {
+                add_cells(below, b);
+                add_cells(equal, e);
+            }
+            (Cells::Narrow { .. }, Cells::Wide { .. }) => unreachable!("widened above"),
         }
     }
 
     /// Number of negative pairs counted.
     pub fn n_negatives(&self) -> u64 {
-        self.below.iter().sum::<u64>() + self.equal.iter().sum::<u64>()
+        let n = self.len();
+        (0..=n).map(|j| self.below(j)).sum::<u64>() + (0..n).map(|j| self.equal(j)).sum::<u64>()
+    }
+}
+
+/// `a[j] += b[j]` for every cell.
+fn add_cells<A: Copy + std::ops::AddAssign + From<B>, B: Copy>(a: &mut [A], b: &[B]) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x += A::from(y);
     }
 }
 
@@ -311,7 +482,9 @@ mod tests {
         first.push_user(&vec![1.0; positives.len()], &positives, 1.0);
         let thresholds = first.thresholds();
         assert!(thresholds.shift < 32 - BUCKET_BITS, "the index is finer than the buckets");
-        let (mut batched, mut brute) = (thresholds.counts(), thresholds.counts());
+        let mut batched = thresholds.counts();
+        let n = thresholds.keys.len();
+        let (mut below, mut equal) = (vec![0u64; n + 1], vec![0u64; n]);
         let mut batch = NegativeBatch::default();
         for i in 0..60_000 {
             // Negatives among the positives, around them, and some equal to one.
@@ -320,14 +493,68 @@ mod tests {
             batch.keys.push(key);
             let j = thresholds.keys.partition_point(|&k| k < key);
             if thresholds.keys.get(j) == Some(&key) {
-                brute.equal[j] += 1;
+                equal[j] += 1;
             } else {
-                brute.below[j] += 1;
+                below[j] += 1;
             }
         }
         thresholds.push_batch(&mut batched, &mut batch);
-        assert_eq!(batched, brute);
-        assert!(brute.equal.iter().sum::<u64>() > 0 && brute.below[0] > 0);
+        assert!(equal.iter().sum::<u64>() > 0 && below[0] > 0);
+        assert_eq!(batched, NegativeCounts::from(WideCounts { below, equal }));
+    }
+
+    #[test]
+    fn narrow_and_wide_counts_agree_and_widen_before_they_could_overflow() {
+        let mut first = PositiveScores::new();
+        first.push_user(&[1.0; 3], &[0.2, 0.5, 0.5], 1.0);
+        let thresholds = first.thresholds();
+        let negatives = [0.1f32, 0.5, 0.7, 0.5, f32::NAN, 0.3];
+        let (mut narrow, mut wide) = (thresholds.counts(), thresholds.counts());
+        wide.widen();
+        for &s in &negatives {
+            thresholds.push_negative(&mut narrow, s);
+            thresholds.push_negative(&mut wide, s);
+        }
+        assert!(matches!(narrow.cells, Cells::Narrow { .. }));
+        assert!(matches!(wide.cells, Cells::Wide { .. }));
+        assert_eq!(narrow, wide);
+        assert_eq!(narrow.n_negatives(), 6);
+        let (a, b) =
+            (thresholds.summary(&narrow, 0.5).unwrap(), thresholds.summary(&wide, 0.5).unwrap());
+        assert_eq!(
+            (a.auc.to_bits(), a.partial_auc.to_bits()),
+            (b.auc.to_bits(), b.partial_auc.to_bits())
+        );
+        // Merges across widths, both ways.
+        let mut doubled = narrow.clone();
+        doubled.merge(&wide);
+        let mut doubled_wide = wide.clone();
+        doubled_wide.merge(&narrow);
+        assert_eq!(doubled, doubled_wide);
+        assert_eq!((doubled.below(0), doubled.equal(1), doubled.n_negatives()), (4, 4, 12));
+        // The serialised form is 64-bit whatever the width; small counts come back narrow.
+        let json = serde_json::to_string(&narrow).unwrap();
+        assert_eq!(json, serde_json::to_string(&wide).unwrap());
+        assert_eq!(json, r#"{"below":[2,1,1],"equal":[0,2]}"#);
+        let back: NegativeCounts = serde_json::from_str(&json).unwrap();
+        assert!(matches!(back.cells, Cells::Narrow { .. }) && back == narrow);
+        let big: NegativeCounts =
+            serde_json::from_str(r#"{"below":[4294967296,0,0],"equal":[0,0]}"#).unwrap();
+        assert!(matches!(big.cells, Cells::Wide { .. }));
+        // A count about to pass 2^32 − 1 widens first: no cell wraps.
+        let mut near = thresholds.counts();
+        for _ in 0..3 {
+            thresholds.push_negative(&mut near, 0.1);
+        }
+        near.counted = u64::from(u32::MAX) - 1;
+        if let Cells::Narrow { below, .. } = &mut near.cells {
+            below[0] = u32::MAX - 1;
+        }
+        let mut batch = NegativeBatch::default();
+        batch.keys.extend([score_key(0.1), score_key(0.1), score_key(0.6)]);
+        thresholds.push_batch(&mut near, &mut batch);
+        assert!(matches!(near.cells, Cells::Wide { .. }));
+        assert_eq!((near.below(0), near.below(2)), (u64::from(u32::MAX) + 1, 1));
     }
 
     proptest! {

@@ -1,5 +1,6 @@
-//! "The more, the better": mean NDCG@50 against the history length L, its MANDCG, and the
-//! L at which two curves swap order (the switch point of a hybrid).
+//! "The more, the better": mean NDCG@50 against the history length L, its mean over L
+//! (MANDCG where every user is present), and the L at which two curves swap order (the
+//! switch point of a hybrid).
 
 use recs_bench::{ModelResults, Results};
 
@@ -67,9 +68,11 @@ pub(crate) fn curve(draws: &[(f64, Vec<f64>)]) -> Curve {
         .collect()
 }
 
-/// MANDCG: the average of the curve's means over its L (proportional to the area under
-/// the curve); `None` for an empty curve.
-pub(crate) fn mandcg(curve: &[(f64, Estimate)]) -> Option<f64> {
+/// The average of the curve's means over its L (proportional to the area under the
+/// curve); `None` for an empty curve. It is the post's MANDCG (the mean over users of each
+/// user's average over L) only over L at which every user has a value: further on, each
+/// point averages fewer users.
+pub(crate) fn curve_mean(curve: &[(f64, Estimate)]) -> Option<f64> {
     (!curve.is_empty()).then(|| curve.iter().map(|(_, e)| e.mean).sum::<f64>() / curve.len() as f64)
 }
 
@@ -114,10 +117,10 @@ mod tests {
     }
 
     #[test]
-    fn mandcg_is_the_mean_over_l() {
+    fn curve_mean_is_the_mean_over_l() {
         let curve: Vec<_> = [0.1, 0.2, 0.6].iter().map(|&m| e(m)).collect();
-        assert!((mandcg(&curve).unwrap() - 0.3).abs() < 1e-12);
-        assert_eq!(mandcg(&[]), None);
+        assert!((curve_mean(&curve).unwrap() - 0.3).abs() < 1e-12);
+        assert_eq!(curve_mean(&[]), None);
     }
 
     #[test]

@@ -150,15 +150,28 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let (wr, sr) = (splits(&weak_rating)?, splits(&strong_rating)?);
     let claims = vec![
         claims::with_readings(claims::f1(&h, &a), POST, vec![(GAIN_RATING, claims::f1(&hr, &ar))]),
-        claims::with_readings(claims::f2(&h, &a), POST, vec![(GAIN_RATING, claims::f2(&hr, &ar))]),
         claims::with_readings(
+            claims::f2(&h, &a),
+            POST,
+            vec![
+                (POST, claims::f2_reversal(&h, &a)),
+                (GAIN_RATING, claims::f2(&hr, &ar)),
+                (GAIN_RATING, claims::f2_reversal(&hr, &ar)),
+            ],
+        ),
+        // The post hedges ("Normally ... ideally"): it fixes neither "every model" nor "most
+        // models", so no reading of F3 is primary.
+        claims::open(claims::with_readings(
             claims::f3_fixed(&populations),
             POST,
-            vec![(
-                "gain = rating, L = 1 against the last L over the users left (a shrinking set)",
-                claims::f3(&rating_models),
-            )],
-        ),
+            vec![
+                (POST, claims::f3_typical(&populations)),
+                (
+                    "gain = rating, L = 1 against the last L over the users left (a shrinking set)",
+                    claims::f3(&rating_models),
+                ),
+            ],
+        )),
         claims::with_readings(
             claims::f4(&post_models, complete),
             &format!("{POST}, L up to the last, points of fewer than {MIN_USERS} users dropped"),
