@@ -29,14 +29,17 @@ pub(crate) struct Args {
     #[arg(long, required_unless_present = "user_factors", conflicts_with = "user_factors")]
     run: Option<PathBuf>,
     /// Instead of a run: the user factors of a factor model, a `.npy` file (a 2-D
-    /// float32 or float64 array, row r = user id r). Scores are the dot products with
-    /// --item-factors, computed by the exact kernel of `recs run`, and evaluated on the
-    /// full catalog (every item row but the user's --train items) in a stream: no score
-    /// is listed, memory grows with users + items + graded pairs.
-    #[arg(long, value_name = "NPY", requires_all = ["item_factors", "train"])]
+    /// float32 or float64 array, row r = user id r) or a Parquet or Arrow IPC file (a
+    /// column `id`, and the factors as one list column or one number column per
+    /// dimension). Scores are the dot products with --item-factors, computed by the exact
+    /// kernel of `recs run`, and evaluated on the full catalog (every item row but the
+    /// user's --train items) in a stream: no score is listed, memory grows with users +
+    /// items + graded pairs.
+    #[arg(long, value_name = "FILE", requires_all = ["item_factors", "train"])]
     user_factors: Option<PathBuf>,
-    /// With --user-factors: the item factors, a `.npy` file (row r = item id r).
-    #[arg(long, value_name = "NPY", requires = "user_factors")]
+    /// With --user-factors: the item factors, in the same formats (row r = item id r in
+    /// a `.npy` file, rows named by `id` in a columnar one).
+    #[arg(long, value_name = "FILE", requires = "user_factors")]
     item_factors: Option<PathBuf>,
     /// With --user-factors: bytes of the streamed evaluation's block buffers and partial
     /// states together, in MiB (as `recs run --memory-budget-mib`).

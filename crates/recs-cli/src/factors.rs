@@ -3,7 +3,10 @@
 //! run` with its exact kernel (`FactorModel`), without listing a single score.
 //!
 //! Factors are `.npy` files (NumPy's format: a 2-D array of little-endian `float32` or
-//! `float64`, C or Fortran order); row `r` is the user (item) whose id is `r`.
+//! `float64`, C or Fortran order), whose row `r` is the user (item) whose id is `r`, or
+//! Parquet and Arrow IPC files with a column `id` naming each row and the factors either
+//! as one list (or fixed-size list) column or as one number column per dimension
+//! (`recs_core::columnar::read_matrix`).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -22,6 +25,31 @@ pub(crate) struct Matrix {
     pub(crate) rows: usize,
     pub(crate) columns: usize,
     pub(crate) values: Vec<f32>,
+}
+
+/// Factors and the ids their rows stand for.
+struct Factors {
+    matrix: Matrix,
+    /// The id of each row: the row numbers for `.npy` files.
+    ids: Vec<String>,
+    /// How rows are named, for errors.
+    named: &'static str,
+}
+
+/// Reads the factors of `path`: a columnar file by its `id` column, a `.npy` file by row
+/// number.
+fn read_factors(path: &Path) -> anyhow::Result<Factors> {
+    let format = recs_core::columnar::columnar_format(path)
+        .with_context(|| format!("reading {}", path.display()))?;
+    let Some(format) = format else {
+        let matrix = read_npy(path)?;
+        let ids = (0..matrix.rows).map(|r| r.to_string()).collect();
+        return Ok(Factors { matrix, ids, named: "row r is id r" });
+    };
+    let read = recs_core::columnar::read_matrix(path, format, "id")
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let matrix = Matrix { rows: read.ids.len(), columns: read.columns, values: read.values };
+    Ok(Factors { matrix, ids: read.ids, named: "rows named by its `id` column" })
 }
 
 /// Reads a `.npy` file holding a 2-D `float32` or `float64` array.
@@ -114,8 +142,9 @@ pub(crate) fn evaluate_factors(
     let Some(train_path) = args.train else {
         bail!("--user-factors needs --train FILE: the training events");
     };
-    let users = read_npy(args.user_factors)?;
-    let items = read_npy(args.item_factors)?;
+    let (user_file, item_file) =
+        (read_factors(args.user_factors)?, read_factors(args.item_factors)?);
+    let (users, items) = (&user_file.matrix, &item_file.matrix);
     if users.columns != items.columns {
         bail!(
             "--user-factors {} and --item-factors {}: {} and {} dimensions; the factors of one \
@@ -126,21 +155,20 @@ pub(crate) fn evaluate_factors(
             items.columns
         );
     }
-    check_finite(&users, "--user-factors", args.user_factors)?;
-    check_finite(&items, "--item-factors", args.item_factors)?;
+    check_finite(users, "--user-factors", args.user_factors)?;
+    check_finite(items, "--item-factors", args.item_factors)?;
     let train = crate::format::read_train(train_path)?;
     let known = train
         .interactions
         .events()
         .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
-    let row_ids = |n: usize| (0..n).map(|r| r.to_string()).collect::<Vec<_>>();
-    let names = RowNames {
-        qrels: "--qrels",
-        train: "--train",
-        users: "--user-factors (row r is user r)",
-        items: "--item-factors (row r is item r)",
-    };
-    let catalog = RowCatalog::new(qrels, known, &row_ids(users.rows), &row_ids(items.rows), names)?;
+    let (user_names, item_names) = (
+        format!("--user-factors ({})", user_file.named),
+        format!("--item-factors ({})", item_file.named),
+    );
+    let names =
+        RowNames { qrels: "--qrels", train: "--train", users: &user_names, items: &item_names };
+    let catalog = RowCatalog::new(qrels, known, &user_file.ids, &item_file.ids, names)?;
     let rank = users.columns;
     // The item rows in the catalog's column order: the kernel then scores columns.
     let columns: Vec<f32> = catalog
@@ -149,7 +177,8 @@ pub(crate) fn evaluate_factors(
         .flat_map(|&r| &items.values[r as usize * rank..(r as usize + 1) * rank])
         .copied()
         .collect();
-    let model = FactorModel::new(users.rows, items.rows, rank, users.values, columns)?;
+    let (n_users, n_items) = (users.rows, items.rows);
+    let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
     let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
     let bar = Bar::new(args.progress);
     let report =

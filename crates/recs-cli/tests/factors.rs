@@ -97,27 +97,37 @@ fn json(out: &std::process::Output) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
+/// The `--json` of `args` on the listed run, and on the factor files `users` and `items`.
+fn listed_and_streamed(
+    f: &Files,
+    args: &[&str],
+    users: &Path,
+    items: &Path,
+) -> (serde_json::Value, serde_json::Value) {
+    let (qrels, train, run) = (f.path("qrels.tsv"), f.path("train.tsv"), f.path("run.tsv"));
+    let listed = recs(
+        &[args, &["--candidates", "catalog"]].concat(),
+        &[("--qrels", &qrels), ("--train", &train), ("--run", &run)],
+    );
+    let streamed = recs(
+        args,
+        &[
+            ("--qrels", &qrels),
+            ("--train", &train),
+            ("--user-factors", users),
+            ("--item-factors", items),
+        ],
+    );
+    (json(&listed), json(&streamed))
+}
+
 #[test]
 fn factors_give_the_json_of_their_scores_listed() {
     let f = files();
-    let (qrels, train) = (f.path("qrels.tsv"), f.path("train.tsv"));
-    let (users, items, run) = (f.path("U.npy"), f.path("V.npy"), f.path("run.tsv"));
+    let (users, items) = (f.path("U.npy"), f.path("V.npy"));
     for ties in ["expected", "item-ascending", "item-descending"] {
         let args = ["--metrics", METRICS, "--ties", ties, "--json", "--intervals"];
-        let listed = recs(
-            &[&args[..], &["--candidates", "catalog"]].concat(),
-            &[("--qrels", &qrels), ("--train", &train), ("--run", &run)],
-        );
-        let streamed = recs(
-            &args,
-            &[
-                ("--qrels", &qrels),
-                ("--train", &train),
-                ("--user-factors", &users),
-                ("--item-factors", &items),
-            ],
-        );
-        let (listed, streamed) = (json(&listed), json(&streamed));
+        let (listed, streamed) = listed_and_streamed(&f, &args, &users, &items);
         assert_eq!(listed, streamed, "ties {ties}");
         assert!(streamed["warnings"][0].as_str().unwrap().contains("30 graded pairs"));
     }
@@ -163,4 +173,68 @@ fn mistakes_are_errors_naming_the_flag() {
     let with_items = [&base[..], &[("--item-factors", items.as_path())]].concat();
     let message = err(&with_items, &["--compare", "x"]);
     assert!(message.contains("does not take --compare"), "{message}");
+}
+
+/// A Parquet file of factors (`rank` per row, row-major in `values`): a column `id` (named
+/// so) with the rows in reverse order, and the factors as one list column (`as_list`) or as one
+/// column per dimension.
+fn parquet_factors(path: &Path, id: &str, rank: usize, values: &[f32], as_list: bool) {
+    use arrow_array::builder::{Float32Builder, ListBuilder};
+    use arrow_array::{ArrayRef, Float32Array, Int64Array, RecordBatch};
+    use std::sync::Arc;
+
+    let order: Vec<usize> = (0..values.len() / rank).rev().collect();
+    let mut columns: Vec<(String, ArrayRef)> =
+        vec![(id.into(), Arc::new(Int64Array::from_iter_values(order.iter().map(|&r| r as i64))))];
+    if as_list {
+        let mut lists = ListBuilder::new(Float32Builder::new());
+        for &r in &order {
+            lists.values().append_slice(&values[r * rank..(r + 1) * rank]);
+            lists.append(true);
+        }
+        columns.push(("factors".into(), Arc::new(lists.finish())));
+    } else {
+        for d in 0..rank {
+            let column =
+                Float32Array::from_iter_values(order.iter().map(|&r| values[r * rank + d]));
+            columns.push((format!("f{d}"), Arc::new(column)));
+        }
+    }
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
+    let file = std::fs::File::create(path).unwrap();
+    let mut writer = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
+    writer.write(&batch).unwrap();
+    writer.close().unwrap();
+}
+
+#[test]
+fn parquet_factors_name_their_rows_by_id() {
+    let f = files();
+    let (qrels, train) = (f.path("qrels.tsv"), f.path("train.tsv"));
+    // The same factors as U.npy and V.npy: the users as a list column, the items as one
+    // column per dimension, both in reverse row order.
+    parquet_factors(&f.path("U.parquet"), "id", 3, &factors(30 * 3, 1), true);
+    parquet_factors(&f.path("V.parquet"), "id", 3, &factors(40 * 3, 2), false);
+    let args = ["--metrics", METRICS, "--json"];
+    let (users, items) = (f.path("U.parquet"), f.path("V.parquet"));
+    let (listed, streamed) = listed_and_streamed(&f, &args, &users, &items);
+    assert_eq!(listed, streamed);
+    // A file without the `id` column is refused, naming the flag and the columns it has.
+    let bad = f.path("bad.parquet");
+    parquet_factors(&bad, "item", 3, &factors(40 * 3, 2), false);
+    let out = recs(
+        &args,
+        &[
+            ("--qrels", &qrels),
+            ("--train", &train),
+            ("--user-factors", &users),
+            ("--item-factors", &bad),
+        ],
+    );
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        message.contains("bad.parquet: no column `id` (columns: item, f0, f1, f2)"),
+        "{message}"
+    );
 }

@@ -23,7 +23,7 @@ use std::path::Path;
 mod read;
 
 #[cfg(feature = "columnar")]
-pub use read::{Row, Table, read_columns};
+pub use read::{Matrix, Row, Table, read_columns, read_matrix};
 
 /// A columnar file format, recognised from a file's first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

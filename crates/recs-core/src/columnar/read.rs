@@ -80,8 +80,13 @@ pub fn read_columns(
     format: Columnar,
     columns: &[Column<'_>],
 ) -> Result<Table, String> {
-    let read = quiet_panics::catch(|| read_batches(path, format, columns));
-    read.unwrap_or_else(|panic| {
+    caught(format, || read_batches(path, format, columns))
+}
+
+/// `read()`, with a panic of the file readers (a malformed file they do not catch)
+/// turned into an error saying so.
+fn caught<T>(format: Columnar, read: impl FnOnce() -> Result<T, String>) -> Result<T, String> {
+    quiet_panics::catch(read).unwrap_or_else(|panic| {
         let reason = panic
             .downcast_ref::<String>()
             .map(String::as_str)
@@ -89,6 +94,129 @@ pub fn read_columns(
             .unwrap_or("no reason given");
         Err(format!("malformed {} file ({reason})", format.name()))
     })
+}
+
+/// A matrix read from a columnar file by [`read_matrix`]: each row's id and values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Matrix {
+    /// The id of each row, as text (integers as their decimal text).
+    pub ids: Vec<String>,
+    /// The values per row.
+    pub columns: usize,
+    /// Row-major values, `ids.len() × columns`.
+    pub values: Vec<f32>,
+}
+
+/// Reads a matrix with one row per id from the file at `path`: the column `id` (text or
+/// integers) names the rows, and the values are either the one other column, a list or
+/// fixed-size list of numbers of the same length on every row, or every other column, a
+/// number each, in the file's column order. Numbers are read as `f32`.
+///
+/// # Errors
+/// A message (without the file's name): the file cannot be read or is malformed, it has
+/// no column `id` or no value column, a value is null or not a number, or lists differ
+/// in length.
+pub fn read_matrix(path: &Path, format: Columnar, id: &str) -> Result<Matrix, String> {
+    caught(format, || {
+        let mut matrix = Matrix::default();
+        for_each_batch(path, format, |batch| push_matrix_rows(&mut matrix, &batch, id))?;
+        Ok(matrix)
+    })
+}
+
+/// Appends the rows of `batch` to `matrix` ([`read_matrix`]).
+fn push_matrix_rows(matrix: &mut Matrix, batch: &RecordBatch, id: &str) -> Result<(), String> {
+    let schema = batch.schema();
+    let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+    let Ok(id_index) = schema.index_of(id) else {
+        return Err(format!("no column `{id}` (columns: {})", names.join(", ")));
+    };
+    let ids = non_null(batch.column(id_index), id)?;
+    let ids = arrow_cast::cast(ids, &DataType::Utf8).map_err(|e| format!("column `{id}`: {e}"))?;
+    matrix.ids.extend(ids.as_string::<i32>().iter().map(|v| v.unwrap_or_default().to_string()));
+    let values: Vec<usize> = (0..names.len()).filter(|&k| k != id_index).collect();
+    let n = batch.num_rows();
+    let mut set_columns = |columns: usize| {
+        if matrix.ids.len() > n && matrix.columns != columns {
+            return Err(format!("{columns} values per row after {}", matrix.columns));
+        }
+        matrix.columns = columns;
+        Ok(())
+    };
+    match values[..] {
+        [] => Err(format!("no value column beside `{id}` (columns: {})", names.join(", "))),
+        [k] if matches!(
+            schema.field(k).data_type(),
+            DataType::List(_) | DataType::LargeList(_) | DataType::FixedSizeList(..)
+        ) =>
+        {
+            let name = names[k];
+            let lists = non_null(batch.column(k), name)?;
+            let (offsets, flat): (Vec<usize>, ArrayRef) = match lists.data_type() {
+                DataType::FixedSizeList(_, width) => {
+                    let lists = lists.as_fixed_size_list();
+                    let (width, first) = (*width as usize, lists.value_offset(0) as usize);
+                    ((0..=n).map(|r| first + r * width).collect(), lists.values().clone())
+                }
+                DataType::List(_) => {
+                    let lists = lists.as_list::<i32>();
+                    (
+                        lists.value_offsets().iter().map(|&o| o as usize).collect(),
+                        lists.values().clone(),
+                    )
+                }
+                _ => {
+                    let lists = lists.as_list::<i64>();
+                    (
+                        lists.value_offsets().iter().map(|&o| o as usize).collect(),
+                        lists.values().clone(),
+                    )
+                }
+            };
+            let flat = numbers(non_null(&flat, name)?, name)?;
+            let flat = flat.as_primitive::<Float32Type>().values();
+            let width = offsets.get(1).map_or(0, |end| end - offsets[0]);
+            for (r, bounds) in offsets.windows(2).enumerate() {
+                if bounds[1] - bounds[0] != width {
+                    return Err(format!(
+                        "column `{name}`: a list of {} values on row {} where the first has {width}",
+                        bounds[1] - bounds[0],
+                        matrix.ids.len() - n + r + 1
+                    ));
+                }
+            }
+            set_columns(width)?;
+            matrix.values.extend_from_slice(&flat[offsets[0]..offsets[n]]);
+            Ok(())
+        }
+        _ => {
+            let mut cast = Vec::with_capacity(values.len());
+            for &k in &values {
+                cast.push(numbers(non_null(batch.column(k), names[k])?, names[k])?);
+            }
+            set_columns(values.len())?;
+            let columns: Vec<&[f32]> =
+                cast.iter().map(|c| &c.as_primitive::<Float32Type>().values()[..]).collect();
+            matrix.values.extend((0..n).flat_map(|r| columns.iter().map(move |c| c[r])));
+            Ok(())
+        }
+    }
+}
+
+/// `array` cast to `f32`, or an error naming column `name` when a value is not a number
+/// (a strict cast: text that is no number is an error, not a null).
+fn numbers(array: &ArrayRef, name: &str) -> Result<ArrayRef, String> {
+    let strict = arrow_cast::CastOptions { safe: false, ..Default::default() };
+    arrow_cast::cast_with_options(array, &DataType::Float32, &strict)
+        .map_err(|e| format!("column `{name}`: {e}"))
+}
+
+/// `array`, or an error when it holds a null.
+fn non_null<'a>(array: &'a ArrayRef, name: &str) -> Result<&'a ArrayRef, String> {
+    match array.null_count() {
+        0 => Ok(array),
+        nulls => Err(format!("column `{name}` has {nulls} null values")),
+    }
 }
 
 /// A Parquet file whose reads past its end are errors instead of empty reads. parquet-rs
@@ -134,14 +262,23 @@ impl parquet::file::reader::ChunkReader for ParquetFile {
 }
 
 fn read_batches(path: &Path, format: Columnar, columns: &[Column<'_>]) -> Result<Table, String> {
+    let mut table = Table::default();
+    for_each_batch(path, format, |batch| {
+        table.batches.push(typed_columns(&batch, columns)?);
+        Ok(())
+    })?;
+    Ok(table)
+}
+
+/// Calls `f` on every record batch of the file at `path`, in file order.
+fn for_each_batch(
+    path: &Path,
+    format: Columnar,
+    mut f: impl FnMut(RecordBatch) -> Result<(), String>,
+) -> Result<(), String> {
     let file = File::open(path).map_err(|e| e.to_string())?;
     let unreadable =
         |e: &dyn std::fmt::Display| format!("not a readable {} file: {e}", format.name());
-    let mut table = Table::default();
-    let mut push = |batch: RecordBatch| -> Result<(), String> {
-        table.batches.push(typed_columns(&batch, columns)?);
-        Ok(())
-    };
     match format {
         Columnar::Parquet => {
             let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
@@ -150,7 +287,7 @@ fn read_batches(path: &Path, format: Columnar, columns: &[Column<'_>]) -> Result
             .and_then(|b| b.build())
             .map_err(|e| unreadable(&e))?;
             for batch in reader {
-                push(batch.map_err(|e| e.to_string())?)?;
+                f(batch.map_err(|e| e.to_string())?)?;
             }
         }
         Columnar::ArrowIpc => {
@@ -158,11 +295,11 @@ fn read_batches(path: &Path, format: Columnar, columns: &[Column<'_>]) -> Result
             let reader =
                 arrow_ipc::reader::FileReader::try_new(file, None).map_err(|e| unreadable(&e))?;
             for batch in reader {
-                push(batch.map_err(|e| e.to_string())?)?;
+                f(batch.map_err(|e| e.to_string())?)?;
             }
         }
     }
-    Ok(table)
+    Ok(())
 }
 
 /// The requested columns of `batch`, cast.
@@ -273,5 +410,126 @@ mod quiet_panics {
         let result = panic::catch_unwind(AssertUnwindSafe(f));
         CATCHING.with(|c| c.set(outer));
         result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::builder::{FixedSizeListBuilder, Float64Builder, ListBuilder};
+    use arrow_array::{Float32Array, Float64Array, Int64Array, StringArray};
+
+    use super::*;
+
+    /// Writes `columns` as a Parquet file in a folder of the test's own and reads its matrix.
+    fn matrix_of(name: &str, columns: Columns) -> Result<Matrix, String> {
+        let dir =
+            std::env::temp_dir().join(format!("recs-core-matrix-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("factors.parquet");
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(
+            File::create(&path).unwrap(),
+            batch.schema(),
+            None,
+        )
+        .unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let read = read_matrix(&path, Columnar::Parquet, "id");
+        std::fs::remove_dir_all(&dir).unwrap();
+        read
+    }
+
+    /// Named columns of a file to write.
+    type Columns = Vec<(&'static str, ArrayRef)>;
+
+    fn ids() -> ArrayRef {
+        Arc::new(StringArray::from(vec!["u1", "u2"]))
+    }
+
+    #[test]
+    fn a_matrix_is_one_column_per_dimension_or_one_list_column() {
+        let expected = Matrix {
+            ids: vec!["u1".into(), "u2".into()],
+            columns: 2,
+            values: vec![0.5, -1.0, 2.0, 3.0],
+        };
+        // One number column per dimension, in file order, of any numeric type.
+        let per_dimension = matrix_of(
+            "columns",
+            vec![
+                ("f0", Arc::new(Float64Array::from(vec![0.5, 2.0])) as ArrayRef),
+                ("id", ids()),
+                ("f1", Arc::new(Float32Array::from(vec![-1.0, 3.0]))),
+            ],
+        );
+        assert_eq!(per_dimension.unwrap(), expected);
+        // A list column.
+        let mut lists = ListBuilder::new(Float64Builder::new());
+        for row in [[0.5, -1.0], [2.0, 3.0]] {
+            lists.values().append_slice(&row);
+            lists.append(true);
+        }
+        let listed = matrix_of("list", vec![("id", ids()), ("v", Arc::new(lists.finish()))]);
+        assert_eq!(listed.unwrap(), expected);
+        // A fixed-size list column.
+        let mut fixed = FixedSizeListBuilder::new(Float64Builder::new(), 2);
+        for row in [[0.5, -1.0], [2.0, 3.0]] {
+            fixed.values().append_slice(&row);
+            fixed.append(true);
+        }
+        let fixed = matrix_of("fixed", vec![("id", ids()), ("v", Arc::new(fixed.finish()))]);
+        assert_eq!(fixed.unwrap(), expected);
+        // Integer ids read as their decimal text.
+        let numbered = matrix_of(
+            "int-ids",
+            vec![
+                ("id", Arc::new(Int64Array::from(vec![7, 9])) as ArrayRef),
+                ("f0", Arc::new(Float64Array::from(vec![1.0, 2.0]))),
+            ],
+        );
+        assert_eq!(numbered.unwrap().ids, ["7", "9"]);
+    }
+
+    #[test]
+    fn a_malformed_matrix_is_refused_with_its_reason() {
+        let number = |v: Vec<Option<f64>>| Arc::new(Float64Array::from(v)) as ArrayRef;
+        let cases: Vec<(&str, Columns, &str)> = vec![
+            (
+                "no-id",
+                vec![("user", ids()), ("f0", number(vec![Some(1.0), Some(2.0)]))],
+                "no column `id` (columns: user, f0)",
+            ),
+            ("no-values", vec![("id", ids())], "no value column beside `id` (columns: id)"),
+            (
+                "null",
+                vec![("id", ids()), ("f0", number(vec![Some(1.0), None]))],
+                "column `f0` has 1 null values",
+            ),
+            (
+                "text",
+                vec![
+                    ("id", ids()),
+                    ("f0", Arc::new(StringArray::from(vec!["a", "b"])) as ArrayRef),
+                ],
+                "column `f0`:",
+            ),
+        ];
+        for (name, columns, expected) in cases {
+            let error = matrix_of(name, columns).unwrap_err();
+            assert!(error.starts_with(expected), "{name}: {error}");
+        }
+        let mut ragged = ListBuilder::new(Float64Builder::new());
+        ragged.values().append_slice(&[1.0, 2.0]);
+        ragged.append(true);
+        ragged.values().append_slice(&[3.0]);
+        ragged.append(true);
+        let error = matrix_of("ragged", vec![("id", ids()), ("v", Arc::new(ragged.finish()))]);
+        assert_eq!(
+            error.unwrap_err(),
+            "column `v`: a list of 1 values on row 2 where the first has 2"
+        );
     }
 }
