@@ -5,7 +5,7 @@ use std::sync::OnceLock;
 
 use rand_core::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use recs_core::{GOLDEN_GAMMA, RecsError, Result, check_index, check_items, check_len, splitmix64};
+use recs_core::{GOLDEN_GAMMA, RecsError, Result, check_index, check_len, splitmix64};
 
 use crate::kernel::ItemPanels;
 
@@ -18,6 +18,7 @@ pub(crate) enum Stream {
     /// The held-out share of training events (aspect model).
     Holdout = 2,
     /// The start vector of the Lanczos SVD.
+    #[cfg(feature = "fits")]
     StartVector = 3,
 }
 
@@ -83,6 +84,7 @@ pub(crate) fn cholesky_solve(a: &mut [f64], b: &mut [f64], k: usize) -> bool {
     true
 }
 
+#[cfg(feature = "fits")]
 /// Dot product in a fixed order.
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
@@ -114,6 +116,7 @@ pub(crate) struct Factors {
 }
 
 impl Factors {
+    #[cfg(feature = "fits")]
     pub(crate) fn from_f64(
         n_users: usize,
         n_items: usize,
@@ -184,6 +187,7 @@ impl Factors {
         Ok(())
     }
 
+    #[cfg(feature = "fits")]
     /// Scores every item for each of `users` into `out` (`users.len() × n_items`,
     /// row-major) with one matrix product. Values agree with [`Factors::score`] to within
     /// `f32` rounding (the product may sum in another order).
@@ -209,9 +213,10 @@ impl Factors {
         Ok(())
     }
 
+    #[cfg(feature = "fits")]
     /// Checks the item half of the score arguments (for fold-in scorers).
     pub(crate) fn check_items(&self, items: &[u32], out: &[f32]) -> Result<()> {
-        check_items(self.n_items, items, out)
+        recs_core::check_items(self.n_items, items, out)
     }
 }
 
@@ -262,7 +267,8 @@ macro_rules! factor_scoring {
 }
 pub(crate) use factor_scoring;
 
-#[cfg(test)]
+// The tests use the fitted models' streams and factors.
+#[cfg(all(test, feature = "fits"))]
 mod tests {
     use super::*;
 

@@ -46,23 +46,32 @@
 //! # Ok::<(), recs_core::RecsError>(())
 //! ```
 #![deny(missing_docs)]
+// The crate's documentation describes every model; without `fits` some are not built.
+#![cfg_attr(not(feature = "fits"), allow(rustdoc::broken_intra_doc_links))]
 // The numeric kernels index several parallel arrays with one loop variable, as the
 // papers' formulas do; iterator chains would hide the correspondence.
 #![allow(clippy::needless_range_loop)]
 
+#[cfg(feature = "fits")]
 mod als;
 mod aspect;
+#[cfg(feature = "fits")]
 mod catalog;
 mod common;
 mod given;
 mod kernel;
 mod lpca;
+#[cfg(feature = "fits")]
 mod puresvd;
+#[cfg(feature = "fits")]
 mod sparse;
 
+#[cfg(feature = "fits")]
 pub use als::{Als, AlsLoss, AlsParams, AlsReport};
 pub use aspect::{Aspect, AspectAttr, AspectAttrParams, AspectForm, AspectParams, AspectReport};
+#[cfg(feature = "fits")]
 pub use catalog::catalog;
 pub use given::FactorModel;
 pub use lpca::{Lpca, LpcaFit, LpcaParams, LpcaReport};
+#[cfg(feature = "fits")]
 pub use puresvd::{PureSvd, PureSvdParams, SvdReport, SvdSolver};
