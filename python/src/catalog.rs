@@ -12,8 +12,7 @@ use std::io::IsTerminal;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
-use recs_core::Recommender;
-use recs_metrics::io::{Candidates, RowCatalog, RowNames, RowScorer};
+use recs_metrics::io::{Candidates, ModelRows, RowCatalog, RowNames, RowScorer};
 use recs_metrics::stream::{self, CatalogMetrics, StreamProgress};
 use recs_metrics::{MetricsError, Report};
 use recs_models_latent::FactorModel;
@@ -89,7 +88,8 @@ impl Streamed {
     /// Streams `scorer`'s scores without the GIL; the `recs eval --json` dict.
     fn evaluate<'py, S>(&self, py: Python<'py>, scorer: S) -> PyResult<Bound<'py, PyDict>>
     where
-        S: RowScorer<Error = Failure> + Send,
+        S: RowScorer + Send,
+        Failure: From<S::Error>,
     {
         let metrics = CatalogMetrics {
             metrics: &self.settings.metrics,
@@ -99,8 +99,9 @@ impl Streamed {
         };
         let bar = Bar::new(self.progress);
         let source = self.catalog.source(scorer);
-        let result: Result<Report, Failure> =
-            py.detach(|| stream::evaluate_catalog(&source, metrics, false, &bar));
+        let result: Result<Report, Failure> = py.detach(|| {
+            stream::evaluate_catalog(&source, metrics, false, &bar).map_err(Failure::from)
+        });
         bar.0.finish_and_clear();
         let mut report = result?;
         report.warnings.extend(self.warning.iter().cloned());
@@ -154,34 +155,6 @@ fn check_finite(values: &[f32], rank: usize, ids: &[String], name: &str) -> PyRe
     }
 }
 
-/// A factor model's scores of user rows (columns in the catalog's order).
-struct Factors<'a>(&'a FactorModel);
-
-impl RowScorer for Factors<'_> {
-    type Error = Failure;
-
-    fn score_rows(&self, rows: &[u32], out: &mut [f32]) -> Result<(), Failure> {
-        self.0.score_catalog(rows, out).map_err(|e| Failure::Metrics(e.into()))
-    }
-
-    fn score_columns(
-        &self,
-        rows: &[u32],
-        columns: &[&[u32]],
-        _n_items: usize,
-        out: &mut Vec<f32>,
-    ) -> Result<(), Failure> {
-        for (&row, columns) in rows.iter().zip(columns) {
-            let start = out.len();
-            out.resize(start + columns.len(), 0.0);
-            self.0
-                .score(row, columns, &mut out[start..])
-                .map_err(|e| Failure::Metrics(e.into()))?;
-        }
-        Ok(())
-    }
-}
-
 /// Evaluates the dot products of `user_factors` (`users × rank`) and `item_factors`
 /// (`items × rank`, both little-endian `f32`, row-major) on the full catalog: every item
 /// row but a user's training items is a candidate. The `recs eval --json` dict.
@@ -224,7 +197,7 @@ pub(crate) fn evaluate_factors<'py>(
     drop(items);
     let model = FactorModel::new(n_users, n_items, rank, users, columns)
         .map_err(|e| invalid(e.to_string()))?;
-    streamed.evaluate(py, Factors(&model))
+    streamed.evaluate(py, ModelRows(&model))
 }
 
 /// A Python callable's scores of blocks of user rows: `score_block(rows bytes)` returns

@@ -51,7 +51,6 @@ mod plan;
 mod plot;
 pub mod registry;
 pub mod report;
-mod rows;
 mod runner;
 mod scoring;
 pub mod verdict;
@@ -68,8 +67,8 @@ pub use plan::{
     RATING_ERROR_KEYS, RankBy,
 };
 pub use plot::PlotError;
+pub use recs_metrics::io::ModelRows;
 pub use registry::models;
-pub use rows::ModelRows;
 pub use runner::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, ExperimentRun, ModelResults, Outcome,
     Progress, Results, RunOptions, Session, Silent, Timing, catalog_block_users, catalog_workers,

@@ -69,7 +69,7 @@ pub use candidates::{
 };
 #[cfg(feature = "columnar")]
 pub use columnar::ParquetRunWriter;
-pub use rows::{RowCatalog, RowNames, RowScorer, RowSource};
+pub use rows::{ModelRows, RowCatalog, RowNames, RowScorer, RowSource};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.
 #[derive(Debug, Clone)]

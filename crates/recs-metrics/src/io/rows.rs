@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use recs_core::IdMap;
+use recs_core::{IdMap, Recommender};
 
 use super::Qrels;
 use super::candidates::graded_known_warning;
@@ -237,6 +237,43 @@ pub trait RowScorer: Sync {
         self.score_rows(rows, &mut block)?;
         for (scores, columns) in block.chunks(n_items.max(1)).zip(columns) {
             out.extend(columns.iter().map(|&c| scores[c as usize]));
+        }
+        Ok(())
+    }
+}
+
+/// The scores of a model's users (the rows) against every item (the columns, in the
+/// model's item order): full-catalog blocks through [`Recommender::score_catalog`], the
+/// graded items of the pooled ROC's first pass one user at a time through
+/// [`Recommender::score`] (the same bits for a factor model). `recs eval --user-factors`
+/// and the Python module evaluate factors handed in through it.
+#[derive(Clone, Copy)]
+pub struct ModelRows<'a>(pub &'a dyn Recommender);
+
+impl std::fmt::Debug for ModelRows<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ModelRows").field(&self.0.shape()).finish()
+    }
+}
+
+impl RowScorer for ModelRows<'_> {
+    type Error = MetricsError;
+
+    fn score_rows(&self, rows: &[u32], out: &mut [f32]) -> Result<()> {
+        Ok(self.0.score_catalog(rows, out)?)
+    }
+
+    fn score_columns(
+        &self,
+        rows: &[u32],
+        columns: &[&[u32]],
+        _n_items: usize,
+        out: &mut Vec<f32>,
+    ) -> Result<()> {
+        for (&row, columns) in rows.iter().zip(columns) {
+            let start = out.len();
+            out.resize(start + columns.len(), 0.0);
+            self.0.score(row, columns, &mut out[start..])?;
         }
         Ok(())
     }
