@@ -60,6 +60,8 @@ mod catalog;
 mod common;
 mod given;
 mod kernel;
+#[cfg(feature = "fits")]
+mod lanczos;
 mod lpca;
 #[cfg(feature = "fits")]
 mod puresvd;

@@ -7,12 +7,11 @@
 //! reconstruction `U_L S_L V_Lᵀ`; for a user unseen in training it is the fold-in that needs
 //! no refit.
 
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::matrix_free::eigen::{PartialEigenParams, partial_svd, partial_svd_scratch};
-use faer::{Mat, Par};
+use faer::Mat;
 use recs_core::{FoldInUser, Interactions, Recommender, RecsError, Result, TrainData, UserRow};
 
 use crate::common::{Factors, Stream, check_history, rng, uniform};
+use crate::lanczos::{thin_svd, truncated_svd};
 use crate::sparse::ParallelSparse;
 
 /// Which decomposition computes the truncated SVD.
@@ -24,8 +23,8 @@ pub enum SvdSolver {
     Auto,
     /// Dense thin SVD of the whole matrix (memory `users × items`): the reference.
     Dense,
-    /// Restarted Lanczos bidiagonalisation on the sparse matrix
-    /// (`faer::matrix_free::eigen::partial_svd`), memory `O((users + items) · L)`. Needs
+    /// Restarted Lanczos bidiagonalisation on the sparse matrix, memory
+    /// `O((users + items) · L)`, parallel and the same at any thread count. Needs
     /// `min(users, items) > max(64, 2L)`; smaller problems fall back to the dense solver
     /// (the report says which ran).
     Lanczos,
@@ -86,6 +85,8 @@ pub struct SvdReport {
     /// Number of singular triplets the Lanczos solver reported converged (all of them
     /// for the dense solver). Fewer than asked means the rank was cut to this number.
     pub converged: usize,
+    /// Restart cycles of the Lanczos solver (0 for the dense solver).
+    pub restarts: usize,
 }
 
 /// A fitted PureSVD model.
@@ -134,7 +135,7 @@ impl PureSvd {
             SvdSolver::Lanczos => !lanczos_possible,
             SvdSolver::Auto => !lanczos_possible || effective <= 256 || 3 * rank > effective,
         };
-        let (mut left, mut right, values, converged) =
+        let (mut left, mut right, values, converged, restarts) =
             if dense { dense_svd(train, rank)? } else { lanczos_svd(train, rank, seed)? };
         let rank = converged.min(rank);
         fix_signs(&mut left, &mut right, m, n, values.len(), rank);
@@ -159,8 +160,14 @@ impl PureSvd {
             );
         }
         let factors = Factors::from_f64(m, n, rank, &users, &right);
-        let report =
-            SvdReport { requested_rank: params.rank, rank, singular_values, dense, converged };
+        let report = SvdReport {
+            requested_rank: params.rank,
+            rank,
+            singular_values,
+            dense,
+            converged,
+            restarts,
+        };
         Ok(PureSvd { factors, left, right, report })
     }
 
@@ -257,7 +264,8 @@ fn fix_signs(left: &mut [f64], right: &mut [f64], m: usize, n: usize, cols: usiz
     }
 }
 
-type SvdParts = (Vec<f64>, Vec<f64>, Vec<f64>, usize);
+/// Left and right vectors (row-major), singular values, converged triplets, restarts.
+type SvdParts = (Vec<f64>, Vec<f64>, Vec<f64>, usize, usize);
 
 /// Dense thin SVD (reference path), returning row-major `U` (`m × k`), `V` (`n × k`), all
 /// `k = min(m, n)` singular values, and `k`.
@@ -271,80 +279,24 @@ fn dense_svd(train: &Interactions, _rank: usize) -> Result<SvdParts> {
         }
     }
     let k = m.min(n);
-    let mut s = faer::diag::Diag::<f64>::zeros(k);
-    let mut u = Mat::<f64>::zeros(m, k);
-    let mut v = Mat::<f64>::zeros(n, k);
-    let req = faer::linalg::svd::svd_scratch::<f64>(
-        m,
-        n,
-        faer::linalg::svd::ComputeSvdVectors::Thin,
-        faer::linalg::svd::ComputeSvdVectors::Thin,
-        Par::Seq,
-        Default::default(),
-    );
-    let mut buffer = MemBuffer::new(req);
-    faer::linalg::svd::svd(
-        dense.as_ref(),
-        s.as_mut(),
-        Some(u.as_mut()),
-        Some(v.as_mut()),
-        Par::Seq,
-        MemStack::new(&mut buffer),
-        Default::default(),
-    )
-    .map_err(|e| RecsError::Unsupported(format!("PureSVD: dense SVD failed: {e:?}")))?;
-    let values: Vec<f64> = (0..k).map(|j| s[j]).collect();
+    let (u, values, v) = thin_svd(dense.as_ref())?;
     let left = (0..m).flat_map(|i| (0..k).map(move |j| (i, j))).map(|(i, j)| u[(i, j)]).collect();
     let right = (0..n).flat_map(|i| (0..k).map(move |j| (i, j))).map(|(i, j)| v[(i, j)]).collect();
-    Ok((left, right, values, k))
+    Ok((left, right, values, k, 0))
 }
 
-/// Truncated SVD by faer's restarted Lanczos solver on the sparse matrix. The solver
-/// runs with `Par::Seq`; its sparse products run in parallel over rows with a fixed
-/// order of additions ([`ParallelSparse`]), so the result does not depend on the thread
-/// count.
-///
-/// The solver stays at `Par::Seq` because faer's parallel path gives other bits: the
-/// Householder back-transformation in its dense SVD of the projected matrix splits the
-/// columns between threads and rounds differently from `Par::Seq` (seen on search spaces
-/// of 100 and 128, i.e. ranks 50 and 64; not on 64 or 160 to 256). `Par` would also not
-/// reach the solver's largest dense cost, the reorthogonalisation of each Lanczos vector
-/// against the basis (one sequential dot product and update per basis vector, twice).
+/// Truncated SVD by restarted Lanczos bidiagonalisation on the sparse matrix
+/// ([`crate::lanczos`]), with search spaces of `max(64, 2L)` vectors. Its sparse products
+/// and its passes over the bases run in parallel with a fixed order of additions, so the
+/// result does not depend on the thread count.
 fn lanczos_svd(train: &Interactions, rank: usize, seed: u64) -> Result<SvdParts> {
-    let (m, n) = (train.n_users(), train.n_items());
+    let n = train.n_items();
     let matrix = ParallelSparse::new(train);
-
-    let mut start = rng(seed, Stream::StartVector);
-    let mut v0 = faer::Col::<f64>::from_fn(n, |_| uniform(&mut start) - 0.5);
-    let norm = v0.norm_l2();
-    if norm > 0.0 {
-        v0 /= norm;
-    }
-    let params = PartialEigenParams::default();
-    let req = partial_svd_scratch::<f64>(&matrix, rank, Par::Seq, params);
-    let mut buffer = MemBuffer::new(req);
-    let mut u = Mat::<f64>::zeros(m, rank);
-    let mut v = Mat::<f64>::zeros(n, rank);
-    let mut s = vec![0.0f64; rank];
-    let info = partial_svd(
-        u.as_mut(),
-        v.as_mut(),
-        &mut s,
-        &matrix,
-        v0.as_ref(),
-        f64::EPSILON * 128.0,
-        Par::Seq,
-        MemStack::new(&mut buffer),
-        params,
-    );
-    let converged = info.n_converged_eigen.min(rank);
-    // Order by decreasing singular value (the solver already does; this makes it explicit).
-    let mut order: Vec<usize> = (0..rank).collect();
-    order.sort_by(|&a, &b| s[b].total_cmp(&s[a]).then(a.cmp(&b)));
-    let values = order.iter().map(|&j| s[j].abs()).collect();
-    let left = (0..m).flat_map(|i| order.iter().map(move |&j| (i, j))).map(|(i, j)| u[(i, j)]);
-    let right = (0..n).flat_map(|i| order.iter().map(move |&j| (i, j))).map(|(i, j)| v[(i, j)]);
-    Ok((left.collect(), right.collect(), values, converged))
+    let mut stream = rng(seed, Stream::StartVector);
+    let start: Vec<f64> = (0..n).map(|_| uniform(&mut stream) - 0.5).collect();
+    let d = (2 * rank).max(64);
+    let svd = truncated_svd(&matrix, rank, d, &start, stream)?;
+    Ok((svd.left, svd.right, svd.values, svd.converged, svd.restarts))
 }
 
 impl Recommender for PureSvd {
@@ -440,7 +392,7 @@ mod tests {
             Interactions::from_events(n_users, n_items, events, DuplicatePolicy::Max).unwrap();
         let bits = |threads: usize| {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-            let (left, right, values, converged) =
+            let (left, right, values, converged, _) =
                 pool.install(|| lanczos_svd(&train, 20, 7)).unwrap();
             assert_eq!(converged, 20);
             let all = left.iter().chain(&right).chain(&values);

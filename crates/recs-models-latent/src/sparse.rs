@@ -57,33 +57,43 @@ impl Compressed {
         Compressed { starts, indices, values, tasks }
     }
 
-    /// `out[r] = Σ values · rhs[index]` for every row `r`, in parallel over row ranges;
+    /// `out[r] = Σ values · x[index]` for every row `r`, in parallel over row ranges;
     /// each row summed sequentially in stored order from zero, so neither the ranges nor
     /// the thread count change a bit.
-    fn apply(&self, out: MatMut<'_, f64>, rhs: MatRef<'_, f64>) {
-        for (mut column, x) in out.col_iter_mut().zip(rhs.col_iter()) {
-            let dot = |r: usize| {
-                let (lo, hi) = (self.starts[r], self.starts[r + 1]);
-                let mut acc = 0.0f64;
-                for (&i, &v) in self.indices[lo..hi].iter().zip(&self.values[lo..hi]) {
-                    acc += f64::from(v) * x[i as usize];
-                }
-                acc
-            };
-            let mut owned: Vec<f64> = vec![0.0; column.nrows()];
-            let mut parts = Vec::with_capacity(self.tasks.len());
-            let mut rest = owned.as_mut_slice();
-            for bounds in self.tasks.windows(2) {
-                let (part, tail) = rest.split_at_mut(bounds[1] - bounds[0]);
-                parts.push((bounds[0], part));
-                rest = tail;
+    fn apply_slice(&self, x: &[f64], out: &mut [f64]) {
+        debug_assert_eq!(out.len() + 1, self.starts.len());
+        let dot = |r: usize| {
+            let (lo, hi) = (self.starts[r], self.starts[r + 1]);
+            let mut acc = 0.0f64;
+            for (&i, &v) in self.indices[lo..hi].iter().zip(&self.values[lo..hi]) {
+                acc += f64::from(v) * x[i as usize];
             }
-            parts.into_par_iter().for_each(|(first, part)| {
-                for (k, o) in part.iter_mut().enumerate() {
-                    *o = dot(first + k);
-                }
-            });
-            for (r, value) in owned.into_iter().enumerate() {
+            acc
+        };
+        let mut parts = Vec::with_capacity(self.tasks.len());
+        let mut rest = out;
+        for bounds in self.tasks.windows(2) {
+            let (part, tail) = rest.split_at_mut(bounds[1] - bounds[0]);
+            parts.push((bounds[0], part));
+            rest = tail;
+        }
+        parts.into_par_iter().for_each(|(first, part)| {
+            for (k, o) in part.iter_mut().enumerate() {
+                *o = dot(first + k);
+            }
+        });
+    }
+
+    /// [`Compressed::apply_slice`] for each column of `rhs`.
+    fn apply(&self, out: MatMut<'_, f64>, rhs: MatRef<'_, f64>) {
+        let mut x = vec![0.0f64; rhs.nrows()];
+        let mut owned = vec![0.0f64; out.nrows()];
+        for (mut column, rhs) in out.col_iter_mut().zip(rhs.col_iter()) {
+            for (x, &r) in x.iter_mut().zip(rhs.iter()) {
+                *x = r;
+            }
+            self.apply_slice(&x, &mut owned);
+            for (r, &value) in owned.iter().enumerate() {
                 column[r] = value;
             }
         }
@@ -137,6 +147,30 @@ impl ParallelSparse {
         }
         let columns = Compressed::new(starts, indices, values, work_per_task);
         ParallelSparse { rows, columns, n_rows, n_columns }
+    }
+}
+
+impl ParallelSparse {
+    /// Rows of `A` (users).
+    pub(crate) fn n_rows(&self) -> usize {
+        self.n_rows
+    }
+
+    /// Columns of `A` (items).
+    pub(crate) fn n_columns(&self) -> usize {
+        self.n_columns
+    }
+
+    /// `out = A·x`.
+    pub(crate) fn mul(&self, x: &[f64], out: &mut [f64]) {
+        assert_eq!((x.len(), out.len()), (self.n_columns, self.n_rows));
+        self.rows.apply_slice(x, out);
+    }
+
+    /// `out = Aᵀ·y`.
+    pub(crate) fn mul_transpose(&self, y: &[f64], out: &mut [f64]) {
+        assert_eq!((y.len(), out.len()), (self.n_rows, self.n_columns));
+        self.columns.apply_slice(y, out);
     }
 }
 
