@@ -19,6 +19,7 @@
 
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::{Mat, MatRef, Par};
+use pulp::Arch;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use recs_core::{RecsError, Result};
@@ -31,6 +32,11 @@ use crate::sparse::ParallelSparse;
 /// block order, so the bits do not depend on how blocks are spread over threads. 4,096
 /// rows of a vector are 32 KiB, a level-1 or level-2 cache's worth.
 const BLOCK_ROWS: usize = 4096;
+
+/// Rows per slice of [`Basis::subtract_and_project`]: a multiple of 8 (see
+/// [`accumulate`]) small enough that a slice of a 128-vector basis (256 KiB) stays in a
+/// level-2 cache between its update and its projection.
+const SLICE_ROWS: usize = 256;
 
 /// A triplet has converged when its residual is at most this times the largest singular
 /// value. Far below what `f32` factors resolve (a relative 6·10⁻⁸).
@@ -90,7 +96,8 @@ impl Basis {
             .map(|b| {
                 let rows = b * BLOCK_ROWS..((b + 1) * BLOCK_ROWS).min(self.len);
                 let w = &w[rows.clone()];
-                (0..cols).map(|c| dot(&self.col(c)[rows.clone()], w)).collect()
+                let dots = || (0..cols).map(|c| dot(&self.col(c)[rows.clone()], w)).collect();
+                Arch::new().dispatch(dots)
             })
             .collect();
         sum_in_order(parts, cols)
@@ -100,13 +107,48 @@ impl Basis {
     fn subtract(&self, h: &[f64], w: &mut [f64]) {
         w.par_chunks_mut(BLOCK_ROWS).enumerate().for_each(|(b, w)| {
             let start = b * BLOCK_ROWS;
-            for (c, &h) in h.iter().enumerate() {
-                let column = &self.col(c)[start..start + w.len()];
-                for (x, &p) in w.iter_mut().zip(column) {
-                    *x -= h * p;
+            Arch::new().dispatch(|| {
+                for (c, &h) in h.iter().enumerate() {
+                    let column = &self.col(c)[start..start + w.len()];
+                    for (x, &p) in w.iter_mut().zip(column) {
+                        *x -= h * p;
+                    }
                 }
-            }
+            });
         });
+    }
+
+    /// `w −= Σ_c h_c basis[·, c]` and then `basis[·, ..h.len()]ᵀ w`, in one pass over the
+    /// basis: each block of rows is updated and projected in slices of [`SLICE_ROWS`]
+    /// rows, so the second read of a slice's basis rows comes from cache. Both results
+    /// have the bits of [`Basis::subtract`] followed by [`Basis::project`]: the slices
+    /// carry each dot product's eight partial sums across, in the order [`dot`] adds them.
+    fn subtract_and_project(&self, h: &[f64], w: &mut [f64]) -> Vec<f64> {
+        let cols = h.len();
+        let parts: Vec<Vec<f64>> = w
+            .par_chunks_mut(BLOCK_ROWS)
+            .enumerate()
+            .map(|(b, w)| {
+                let start = b * BLOCK_ROWS;
+                Arch::new().dispatch(|| {
+                    let mut sums = vec![[0.0f64; 8]; cols];
+                    for (slice, w) in w.chunks_mut(SLICE_ROWS).enumerate() {
+                        let first = start + slice * SLICE_ROWS;
+                        let rows = first..first + w.len();
+                        for (c, &h) in h.iter().enumerate() {
+                            for (x, &p) in w.iter_mut().zip(&self.col(c)[rows.clone()]) {
+                                *x -= h * p;
+                            }
+                        }
+                        for (c, sums) in sums.iter_mut().enumerate() {
+                            accumulate(sums, &self.col(c)[rows.clone()], w);
+                        }
+                    }
+                    sums.iter().map(combine).collect()
+                })
+            })
+            .collect();
+        sum_in_order(parts, cols)
     }
 
     /// Makes `w` orthogonal to the first `cols` vectors: classical Gram–Schmidt, twice.
@@ -114,10 +156,9 @@ impl Basis {
         if cols == 0 {
             return;
         }
-        for _ in 0..2 {
-            let h = self.project(cols, w);
-            self.subtract(&h, w);
-        }
+        let first = self.project(cols, w);
+        let second = self.subtract_and_project(&first, w);
+        self.subtract(&second, w);
     }
 
     /// Replaces the first `cols` vectors by `basis · mix[.., ..cols]`, `mix` being
@@ -131,15 +172,8 @@ impl Basis {
                 let rows = b * BLOCK_ROWS..((b + 1) * BLOCK_ROWS).min(len);
                 let height = rows.len();
                 let mut out = vec![0.0f64; height * cols];
-                for (c, out) in out.chunks_exact_mut(height).enumerate() {
-                    for l in 0..d {
-                        let x = mix[c * d + l];
-                        let column = &self.col(l)[rows.clone()];
-                        for (o, &p) in out.iter_mut().zip(column) {
-                            *o += x * p;
-                        }
-                    }
-                }
+                let columns: Vec<&[f64]> = (0..d).map(|l| &self.col(l)[rows.clone()]).collect();
+                Arch::new().dispatch(|| rotate_block(&columns, mix, cols, &mut out));
                 out
             })
             .collect();
@@ -165,21 +199,68 @@ impl Basis {
     }
 }
 
+/// `out[c·h + r] = Σ_l mix[c·d + l] · columns[l][r]` for the `cols` outputs of a block
+/// of `h` rows (`d = columns.len()`). Tiles of 4 outputs × 64 rows stay in level-1 cache
+/// while the 64 rows of the `d` basis vectors (level-2 cache) stream past, for every
+/// group of 4 outputs in turn. Each element adds its `d` products in basis order,
+/// starting from zero, each product rounded before its addition (no fused
+/// multiply-add), so the vector width the processor offers does not change a bit.
+#[inline(always)]
+fn rotate_block(columns: &[&[f64]], mix: &[f64], cols: usize, out: &mut [f64]) {
+    let d = columns.len();
+    let height = out.len() / cols.max(1);
+    for r0 in (0..height).step_by(64) {
+        let h = (height - r0).min(64);
+        for c0 in (0..cols).step_by(4) {
+            let group = (cols - c0).min(4);
+            let mut tile = [[0.0f64; 64]; 4];
+            for (l, column) in columns.iter().enumerate() {
+                let column = &column[r0..r0 + h];
+                for (k, acc) in tile.iter_mut().enumerate().take(group) {
+                    let x = mix[(c0 + k) * d + l];
+                    for (a, &p) in acc.iter_mut().zip(column) {
+                        *a += x * p;
+                    }
+                }
+            }
+            for (k, acc) in tile.iter().enumerate().take(group) {
+                let start = (c0 + k) * height + r0;
+                out[start..start + h].copy_from_slice(&acc[..h]);
+            }
+        }
+    }
+}
+
 /// `Σ a_i b_i` with eight partial sums (element `i` goes to sum `i mod 8`) added in a
 /// fixed order: the same bits on every machine, whatever the alignment of the slices.
+#[inline(always)]
 fn dot(a: &[f64], b: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 8];
+    let mut sums = [0.0f64; 8];
+    accumulate(&mut sums, a, b);
+    combine(&sums)
+}
+
+/// Adds `a_i b_i` to `sums[i mod 8]` in order of `i`. Called on consecutive slices whose
+/// lengths are multiples of 8 (all but the last), it adds in the same order as on their
+/// concatenation.
+#[inline(always)]
+fn accumulate(sums: &mut [f64; 8], a: &[f64], b: &[f64]) {
     let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
     let (ra, rb) = (a8.remainder(), b8.remainder());
     for (x, y) in a8.zip(b8) {
         for k in 0..8 {
-            acc[k] += x[k] * y[k];
+            sums[k] += x[k] * y[k];
         }
     }
     for (k, (x, y)) in ra.iter().zip(rb).enumerate() {
-        acc[k] += x * y;
+        sums[k] += x * y;
     }
-    ((acc[0] + acc[4]) + (acc[2] + acc[6])) + ((acc[1] + acc[5]) + (acc[3] + acc[7]))
+}
+
+/// The eight partial sums of [`accumulate`], added pairwise in a fixed order.
+#[inline(always)]
+fn combine(sums: &[f64; 8]) -> f64 {
+    ((sums[0] + sums[4]) + (sums[2] + sums[6])) + ((sums[1] + sums[5]) + (sums[3] + sums[7]))
 }
 
 /// Adds per-block partial results element-wise in block order.
@@ -513,6 +594,53 @@ mod tests {
             let cosine: f64 = (0..1_200).map(|c| ours.right[c * rank + i] * v[(c, i)]).sum();
             assert!((cosine.abs() - 1.0).abs() < 1e-9, "v_{i}: |cos| = {}", cosine.abs());
         }
+    }
+
+    /// A basis of `cols` vectors of length `len` with values of many magnitudes.
+    fn basis(len: usize, cols: usize) -> Basis {
+        let mut basis = Basis::new(len, cols);
+        for (i, x) in basis.data.iter_mut().enumerate() {
+            *x = ((i as f64 * 0.7).sin() * 1e3).powi(3) / 1e6;
+        }
+        basis
+    }
+
+    #[test]
+    fn the_fused_pass_has_the_bits_of_the_two_passes() {
+        // Lengths across block, slice and 8-lane boundaries.
+        for len in [5, 256, 1_003, BLOCK_ROWS + 777, 3 * BLOCK_ROWS] {
+            let basis = basis(len, 9);
+            let w: Vec<f64> = (0..len).map(|i| (i as f64 * 0.13).cos()).collect();
+            let h = basis.project(9, &w);
+            let mut two = w.clone();
+            basis.subtract(&h, &mut two);
+            let expected = basis.project(9, &two);
+            let mut one = w.clone();
+            let got = basis.subtract_and_project(&h, &mut one);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&one), bits(&two), "len {len}");
+            assert_eq!(bits(&got), bits(&expected), "len {len}");
+        }
+    }
+
+    #[test]
+    fn rotation_adds_in_basis_order() {
+        let (len, d, cols) = (BLOCK_ROWS + 100, 7, 6);
+        let mut rotated = basis(len, d);
+        let original = basis(len, d);
+        let mix: Vec<f64> = (0..d * cols).map(|i| (i as f64 * 1.9).sin()).collect();
+        rotated.rotate(d, &mix, cols);
+        for c in 0..cols {
+            for r in 0..len {
+                let mut expected = 0.0f64;
+                for l in 0..d {
+                    expected += mix[c * d + l] * original.col(l)[r];
+                }
+                assert_eq!(rotated.col(c)[r].to_bits(), expected.to_bits(), "({r}, {c})");
+            }
+        }
+        // The vectors past `cols` are untouched.
+        assert_eq!(rotated.col(cols), original.col(cols));
     }
 
     #[test]
