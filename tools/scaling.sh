@@ -19,6 +19,9 @@
 #    /usr/bin/time when present), and the sha256 of report.json (equal on every line:
 #    the report does not depend on the thread count).
 #
+# 4. With fit_scale beside recs in BIN_DIR, fit.txt: the PureSVD fit alone at each thread
+#    count (same data generator and split as recs run's), with a checksum of the factors.
+#
 # Environment: THREADS, REPEATS, MEMORY_BUDGET_MIB (passed as --memory-budget-mib when
 # set), USERS, ITEMS, EVENTS (another shape).
 set -euo pipefail
@@ -114,6 +117,20 @@ PY
         tail -n 1 "$csv"
     done
 done
+
+# The fit alone at every thread count, when the example binary came along
+# (`cargo build --release -p recs-bench --example fit_scale`, then
+# target/release/examples/fit_scale, or fit_scale.gz): seconds per fit and a checksum
+# of the factors, which must not change with the thread count.
+fit_scale="$bin_dir/fit_scale"
+if [ ! -x "$fit_scale" ] && [ -f "$fit_scale.gz" ]; then
+    gzip -dc "$fit_scale.gz" > "$fit_scale"
+    chmod +x "$fit_scale"
+fi
+if [ -x "$fit_scale" ]; then
+    echo "== the fit alone (fit_scale)"
+    "$fit_scale" "$(echo $threads | tr ' ' ',')" "$users" "$items" "$events" 64 | tee "$out/fit.txt"
+fi
 
 echo "== $csv"
 column -s, -t "$csv" 2>/dev/null || cat "$csv"

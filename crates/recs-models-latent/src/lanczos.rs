@@ -200,33 +200,48 @@ impl Basis {
 }
 
 /// `out[c·h + r] = Σ_l mix[c·d + l] · columns[l][r]` for the `cols` outputs of a block
-/// of `h` rows (`d = columns.len()`). Tiles of 4 outputs × 64 rows stay in level-1 cache
-/// while the 64 rows of the `d` basis vectors (level-2 cache) stream past, for every
-/// group of 4 outputs in turn. Each element adds its `d` products in basis order,
+/// of `h` rows (`d = columns.len()`). Tiles of 8 rows × 4 outputs are summed in
+/// registers while the basis vectors stream past (their 8 rows stay in level-1 cache for
+/// the next group of outputs). Each element adds its `d` products in basis order,
 /// starting from zero, each product rounded before its addition (no fused
 /// multiply-add), so the vector width the processor offers does not change a bit.
 #[inline(always)]
 fn rotate_block(columns: &[&[f64]], mix: &[f64], cols: usize, out: &mut [f64]) {
     let d = columns.len();
     let height = out.len() / cols.max(1);
-    for r0 in (0..height).step_by(64) {
-        let h = (height - r0).min(64);
+    // mix by basis vector: the 4 coefficients a tile needs are side by side.
+    let mut by_basis = vec![0.0f64; d * cols.next_multiple_of(4)];
+    let stride = cols.next_multiple_of(4);
+    for c in 0..cols {
+        for l in 0..d {
+            by_basis[l * stride + c] = mix[c * d + l];
+        }
+    }
+    let full = height - height % 8;
+    for r0 in (0..full).step_by(8) {
         for c0 in (0..cols).step_by(4) {
-            let group = (cols - c0).min(4);
-            let mut tile = [[0.0f64; 64]; 4];
+            let mut tile = [[0.0f64; 8]; 4];
             for (l, column) in columns.iter().enumerate() {
-                let column = &column[r0..r0 + h];
-                for (k, acc) in tile.iter_mut().enumerate().take(group) {
-                    let x = mix[(c0 + k) * d + l];
-                    for (a, &p) in acc.iter_mut().zip(column) {
-                        *a += x * p;
+                let rows: &[f64; 8] = column[r0..r0 + 8].try_into().expect("8 rows");
+                let x: &[f64; 4] = by_basis[l * stride + c0..][..4].try_into().expect("4");
+                for k in 0..4 {
+                    for i in 0..8 {
+                        tile[k][i] += x[k] * rows[i];
                     }
                 }
             }
-            for (k, acc) in tile.iter().enumerate().take(group) {
-                let start = (c0 + k) * height + r0;
-                out[start..start + h].copy_from_slice(&acc[..h]);
+            for (k, sums) in tile.iter().enumerate().take(cols - c0) {
+                out[(c0 + k) * height + r0..][..8].copy_from_slice(sums);
             }
+        }
+    }
+    for r in full..height {
+        for c in 0..cols {
+            let mut sum = 0.0f64;
+            for (l, column) in columns.iter().enumerate() {
+                sum += mix[c * d + l] * column[r];
+            }
+            out[c * height + r] = sum;
         }
     }
 }
