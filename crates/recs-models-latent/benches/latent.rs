@@ -32,15 +32,16 @@
 //! | iALS vs `implicit` ALS with exact Cholesky solves (`use_cg=False`), as ours | 2.41, 3.49 | 3.14, 3.34 |
 //!
 //! PureSVD now fits with its own restarted Lanczos solver (`src/lanczos.rs`), because
-//! faer's could return a singular triplet twice. On the idle machine, in one run of the
-//! script (criterion means; peers best of 3; 2 threads):
+//! faer's could return a singular triplet twice. On the idle machine, two runs of the
+//! script (the second after the restart rotation moved to register tiles; criterion
+//! means; peers best of 3; 2 threads):
 //!
 //! | comparison | peer | recs | peer / recs |
 //! |---|---|---|---|
-//! | ML-100K size: PureSVD rank 50 vs scipy `svds(k=50)` | 68 ms | 176 ms | 0.39 |
-//! | ML-1M size: PureSVD rank 50 vs scipy `svds(k=50)` | 703 ms | 747 ms | 0.94 |
-//! | ML-100K size: iALS vs `implicit` (conjugate gradients) | 38 ms | 48 ms | 0.78 |
-//! | ML-1M size: iALS vs `implicit` (conjugate gradients) | 353 ms | 317 ms | 1.11 |
+//! | ML-100K size: PureSVD rank 50 vs scipy `svds(k=50)` | 68, 64 ms | 176, 161 ms | 0.39, 0.40 |
+//! | ML-1M size: PureSVD rank 50 vs scipy `svds(k=50)` | 703, 708 ms | 747, 643 ms | 0.94, 1.10 |
+//! | ML-100K size: iALS vs `implicit` (conjugate gradients) | 38, 38 ms | 48, 49 ms | 0.78, 0.77 |
+//! | ML-1M size: iALS vs `implicit` (conjugate gradients) | 353, 351 ms | 317, 315 ms | 1.11, 1.12 |
 //!
 //! On one thread the new solver and faer's take about the same time at ML-1M size (0.95 s
 //! and 0.97 s on a 6,040 × 3,706 power-law matrix) and 200 ms against 120 ms at ML-100K
