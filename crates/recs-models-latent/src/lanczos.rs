@@ -33,6 +33,16 @@ use crate::sparse::ParallelSparse;
 /// rows of a vector are 32 KiB, a level-1 or level-2 cache's worth.
 const BLOCK_ROWS: usize = 4096;
 
+/// Rows per parallel task of the passes whose every element is computed on its own
+/// (updates, rotations, scaling): any split gives the same bits, so these tasks can be
+/// finer than [`BLOCK_ROWS`] and keep many threads busy on a short side (26,744 items
+/// are 7 blocks but 53 tasks).
+const TASK_ROWS: usize = 512;
+
+/// Basis vectors per parallel task of a projection: within a block each vector's dot
+/// product is computed on its own, so a block's vectors can be split among threads.
+const TASK_VECTORS: usize = 16;
+
 /// Rows per slice of [`Basis::subtract_and_project`]: a multiple of 8 (see
 /// [`accumulate`]) small enough that a slice of a 128-vector basis (256 KiB) stays in a
 /// level-2 cache between its update and its projection.
@@ -91,22 +101,26 @@ impl Basis {
 
     /// `h_c = Σ_r basis[r, c] w[r]` for the first `cols` vectors.
     fn project(&self, cols: usize, w: &[f64]) -> Vec<f64> {
-        let parts: Vec<Vec<f64>> = (0..self.blocks())
+        let groups = cols.div_ceil(TASK_VECTORS);
+        let dots: Vec<Vec<f64>> = (0..self.blocks() * groups)
             .into_par_iter()
-            .map(|b| {
+            .map(|task| {
+                let (b, g) = (task / groups, task % groups);
                 let rows = b * BLOCK_ROWS..((b + 1) * BLOCK_ROWS).min(self.len);
+                let vectors = g * TASK_VECTORS..((g + 1) * TASK_VECTORS).min(cols);
                 let w = &w[rows.clone()];
-                let dots = || (0..cols).map(|c| dot(&self.col(c)[rows.clone()], w)).collect();
+                let dots = || vectors.map(|c| dot(&self.col(c)[rows.clone()], w)).collect();
                 Arch::new().dispatch(dots)
             })
             .collect();
+        let parts = dots.chunks(groups.max(1)).map(|block| block.concat()).collect();
         sum_in_order(parts, cols)
     }
 
     /// `w −= Σ_c h_c basis[·, c]`, each element updated in the order of `c`.
     fn subtract(&self, h: &[f64], w: &mut [f64]) {
-        w.par_chunks_mut(BLOCK_ROWS).enumerate().for_each(|(b, w)| {
-            let start = b * BLOCK_ROWS;
+        w.par_chunks_mut(TASK_ROWS).enumerate().for_each(|(t, w)| {
+            let start = t * TASK_ROWS;
             Arch::new().dispatch(|| {
                 for (c, &h) in h.iter().enumerate() {
                     let column = &self.col(c)[start..start + w.len()];
@@ -157,7 +171,15 @@ impl Basis {
             return;
         }
         let first = self.project(cols, w);
-        let second = self.subtract_and_project(&first, w);
+        // The fused pass reads the basis once less but runs one task per block; with
+        // fewer blocks than two per thread the separate passes keep more threads busy.
+        // Both give the same bits.
+        let second = if self.blocks() >= 2 * rayon::current_num_threads() {
+            self.subtract_and_project(&first, w)
+        } else {
+            self.subtract(&first, w);
+            self.project(cols, w)
+        };
         self.subtract(&second, w);
     }
 
@@ -166,10 +188,10 @@ impl Basis {
     /// order of the basis vectors.
     fn rotate(&mut self, d: usize, mix: &[f64], cols: usize) {
         let len = self.len;
-        let blocks: Vec<Vec<f64>> = (0..self.blocks())
+        let blocks: Vec<Vec<f64>> = (0..len.div_ceil(TASK_ROWS))
             .into_par_iter()
-            .map(|b| {
-                let rows = b * BLOCK_ROWS..((b + 1) * BLOCK_ROWS).min(len);
+            .map(|t| {
+                let rows = t * TASK_ROWS..((t + 1) * TASK_ROWS).min(len);
                 let height = rows.len();
                 let mut out = vec![0.0f64; height * cols];
                 let columns: Vec<&[f64]> = (0..d).map(|l| &self.col(l)[rows.clone()]).collect();
@@ -177,8 +199,8 @@ impl Basis {
                 out
             })
             .collect();
-        for (b, block) in blocks.iter().enumerate() {
-            let start = b * BLOCK_ROWS;
+        for (t, block) in blocks.iter().enumerate() {
+            let start = t * TASK_ROWS;
             let height = block.len() / cols.max(1);
             for c in 0..cols {
                 self.data[c * len + start..c * len + start + height]
@@ -296,7 +318,7 @@ fn norm(w: &[f64]) -> f64 {
 }
 
 fn scale(w: &mut [f64], by: f64) {
-    w.par_chunks_mut(BLOCK_ROWS).for_each(|c| c.iter_mut().for_each(|x| *x /= by));
+    w.par_chunks_mut(TASK_ROWS).for_each(|c| c.iter_mut().for_each(|x| *x /= by));
 }
 
 /// Golub–Kahan state: bases, the projected matrix and scratch vectors.
