@@ -9,8 +9,9 @@
 //! ```
 //!
 //! Arguments: users, items, events, rank (defaults 138,493 × 26,744, 20,000,263 events,
-//! rank 64), then optionally the metrics (default `roc,croc,ndcg@10,r@20,map`). The data are synthetic events (`recs data synth --seed 1` with these numbers
-//! and its defaults);
+//! rank 64), then optionally the metrics (default `roc,croc,ndcg@10,r@20,map`). The
+//! data are synthetic events (`recs data synth --seed 1 --user-exponent 0.8` with these
+//! numbers and its other defaults: a heavier user tail than `tools/scaling.sh`'s data);
 //! 20% of each user's events are held out; every test event is relevant and every item
 //! the user has not rated is a candidate. `tools/bench_stream.sh` runs it and `recs run`
 //! on the same shape for the whole-process memory.

@@ -1,6 +1,6 @@
-//! The PureSVD fit at scale, alone: the training matrix of the streamed-evaluation
-//! benchmark (`catalog_scale`), fitted at each thread count given, with the time of each
-//! fit and a checksum of its factors (equal at every thread count).
+//! The PureSVD fit at scale, alone: the training matrix of `tools/scaling.sh`'s `recs run`,
+//! fitted at each thread count given, with the time of each fit and a checksum of its
+//! factors (equal at every thread count).
 //!
 //! ```text
 //! cargo run --release -p recs-bench --example fit_scale                 # 1 and 2 threads
@@ -11,7 +11,8 @@
 //! Arguments: the thread counts (comma-separated), then users, items, events and rank
 //! (defaults 138,493 × 26,744, 20,000,263 events, rank 64: MovieLens-20M shape). The data
 //! are synthetic events (`recs data synth --seed 1` with these numbers and its defaults)
-//! with 20% of each user's events held out, as in `catalog_scale`. With `CHECK=1` set,
+//! with 20% of each user's events held out, the training matrix `recs run` fits in
+//! `tools/scaling.sh` (15,999,702 events at the default shape). With `CHECK=1` set,
 //! each fit's triplets are checked against the matrix: `‖A v − s u‖` and `‖Aᵀ u − s v‖`
 //! per triplet, computed here by plain loops over the events.
 
@@ -35,15 +36,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (arg(0, 138_493), arg(1, 26_744), arg(2, 20_000_263), arg(3, 64));
 
     let started = Instant::now();
-    let data = PowerLaw {
-        n_users,
-        n_items,
-        n_events: n_events as u64,
-        seed: 1,
-        user_exponent: 0.8,
-        ..PowerLaw::default()
-    }
-    .generate()?;
+    let data =
+        PowerLaw { n_users, n_items, n_events: n_events as u64, seed: 1, ..PowerLaw::default() }
+            .generate()?;
     let protocol = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
     let split = protocol.split(&data.interactions, 1, SplitId::default())?;
     println!(
