@@ -391,6 +391,20 @@ pub(crate) fn truncated_svd(
     start: &[f64],
     rng: Xoshiro256PlusPlus,
 ) -> Result<Truncated> {
+    // Each Lanczos step makes about ten parallel passes. Called from a thread outside
+    // the pool, each would be handed to the pool and waited for (two context switches,
+    // most of the time of a MovieLens-100K-size fit); inside a scope the solver runs on
+    // a worker, which starts its passes directly.
+    rayon::scope(|_| solve(matrix, rank, d, start, rng))
+}
+
+fn solve(
+    matrix: &ParallelSparse,
+    rank: usize,
+    d: usize,
+    start: &[f64],
+    rng: Xoshiro256PlusPlus,
+) -> Result<Truncated> {
     let (m, n) = (matrix.n_rows(), matrix.n_columns());
     assert!(0 < rank && rank < d && d < m.min(n), "rank {rank}, d {d}, {m} × {n}");
     assert_eq!(start.len(), n);
