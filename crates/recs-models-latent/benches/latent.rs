@@ -32,23 +32,25 @@
 //! | iALS vs `implicit` ALS with exact Cholesky solves (`use_cg=False`), as ours | 2.41, 3.49 | 3.14, 3.34 |
 //!
 //! PureSVD now fits with its own restarted Lanczos solver (`src/lanczos.rs`), because
-//! faer's could return a singular triplet twice. On the idle machine, two runs of the
-//! script (the second after the restart rotation moved to register tiles; criterion
-//! means; peers best of 3; 2 threads):
+//! faer's could return a singular triplet twice. On the idle machine, three runs of the
+//! script (criterion means; peers best of 3; 2 threads). The first two ran before the
+//! solver ran inside a rayon scope: its passes, about ten per Lanczos step, were each
+//! handed from the calling thread to the pool and waited for, and at ML-100K size those
+//! handoffs took about 40% of a fit on one thread. The second also had the restart
+//! rotation in register tiles.
 //!
 //! | comparison | peer | recs | peer / recs |
 //! |---|---|---|---|
-//! | ML-100K size: PureSVD rank 50 vs scipy `svds(k=50)` | 68, 64 ms | 176, 161 ms | 0.39, 0.40 |
-//! | ML-1M size: PureSVD rank 50 vs scipy `svds(k=50)` | 703, 708 ms | 747, 643 ms | 0.94, 1.10 |
-//! | ML-100K size: iALS vs `implicit` (conjugate gradients) | 38, 38 ms | 48, 49 ms | 0.78, 0.77 |
-//! | ML-1M size: iALS vs `implicit` (conjugate gradients) | 353, 351 ms | 317, 315 ms | 1.11, 1.12 |
+//! | ML-100K size: PureSVD rank 50 vs scipy `svds(k=50)` | 68, 64, 95 ms | 176, 161, 104 ms | 0.39, 0.40, 0.92 |
+//! | ML-1M size: PureSVD rank 50 vs scipy `svds(k=50)` | 703, 708, 866 ms | 747, 643, 474 ms | 0.94, 1.10, 1.83 |
+//! | ML-100K size: iALS vs `implicit` (conjugate gradients) | 38, 38, 42 ms | 48, 49, 40 ms | 0.78, 0.77, 1.05 |
+//! | ML-1M size: iALS vs `implicit` (conjugate gradients) | 353, 351, 360 ms | 317, 315, 271 ms | 1.11, 1.12, 1.33 |
 //!
-//! On one thread the new solver and faer's take about the same time at ML-1M size (0.95 s
-//! and 0.97 s on a 6,040 × 3,706 power-law matrix) and 200 ms against 120 ms at ML-100K
-//! size, where 40% of the new solver's time goes to rotating the bases at its restarts:
-//! it restarts with 75 of 100 vectors and updates them all, while faer locks converged
-//! triplets and stops updating them. At MovieLens-20M shape the new solver is 1.6×
-//! faster than faer's on two threads (`docs/architecture.md`, "Workstations").
+//! The peers' times vary between runs by up to 40% (the iALS code did not change), so
+//! read each run's ratio, not times across runs. On one thread, on a 943 × 1,682
+//! power-law matrix, the solver takes 157 ms in a scope, 265 ms before.
+//! At MovieLens-20M shape the new solver is 1.5× faster than faer's on two threads
+//! (`docs/architecture.md`, "Workstations").
 //!
 //! Before the normal equations of a row were accumulated as one matrix product
 //! (`Zᵀ Z` with faer's kernels) instead of one rank-one update per event, iALS took
