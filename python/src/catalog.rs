@@ -7,13 +7,10 @@
 //! The evaluation runs without the GIL; a callback takes it back for each block it
 //! scores, so scoring a block (on a GPU, say) and ranking the previous ones overlap.
 
-use std::io::IsTerminal;
-
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use recs_metrics::io::{Candidates, ModelRows, RowCatalog, RowNames, RowScorer};
-use recs_metrics::stream::{self, CatalogMetrics, StreamProgress};
+use recs_metrics::stream::{self, CatalogMetrics, TerminalProgress};
 use recs_metrics::{MetricsError, Report};
 use recs_models_latent::FactorModel;
 
@@ -97,45 +94,15 @@ impl Streamed {
             max_fpr: self.settings.max_fpr,
             memory_budget: self.memory_budget,
         };
-        let bar = Bar::new(self.progress);
+        let bar = TerminalProgress::new(self.progress);
         let source = self.catalog.source(scorer);
         let result: Result<Report, Failure> = py.detach(|| {
             stream::evaluate_catalog(&source, metrics, false, &bar).map_err(Failure::from)
         });
-        bar.0.finish_and_clear();
+        bar.finish();
         let mut report = result?;
         report.warnings.extend(self.warning.iter().cloned());
         report_dict(py, &report, Candidates::Catalog, &self.settings.options, 0)
-    }
-}
-
-/// Users done, rate and time left on standard error, drawn only on a terminal.
-struct Bar(ProgressBar);
-
-impl Bar {
-    fn new(wanted: bool) -> Self {
-        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::hidden());
-        if wanted && std::io::stderr().is_terminal() {
-            bar.set_draw_target(ProgressDrawTarget::stderr());
-            if let Ok(style) = ProgressStyle::with_template(
-                "{msg} [{bar:30}] {pos}/{len} users  {per_sec}  {eta} left",
-            ) {
-                bar.set_style(style.progress_chars("=> "));
-            }
-        }
-        Bar(bar)
-    }
-}
-
-impl StreamProgress for Bar {
-    fn begin(&self, pass: &'static str, n_users: usize) {
-        self.0.set_message(pass);
-        self.0.set_length(n_users as u64);
-        self.0.reset();
-    }
-
-    fn advance(&self, n_users: usize) {
-        self.0.inc(n_users as u64);
     }
 }
 

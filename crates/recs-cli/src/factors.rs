@@ -8,15 +8,13 @@
 //! as one list (or fixed-size list) column or as one number column per dimension
 //! (`recs_core::columnar::read_matrix`).
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
-use indicatif::{ProgressBar, ProgressStyle};
 use recs_bench::ModelRows;
 use recs_bench::models::latent::FactorModel;
 use recs_metrics::io::{Qrels, RowCatalog, RowNames};
-use recs_metrics::stream::{CatalogMetrics, StreamProgress, evaluate_catalog};
+use recs_metrics::stream::{CatalogMetrics, TerminalProgress, evaluate_catalog};
 use recs_metrics::{Metric, Options, Report};
 
 /// A 2-D matrix of factors, row-major `f32`.
@@ -180,10 +178,10 @@ pub(crate) fn evaluate_factors(
     let (n_users, n_items) = (users.rows, items.rows);
     let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
     let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
-    let bar = Bar::new(args.progress);
+    let bar = TerminalProgress::new(args.progress);
     let report =
         evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar);
-    bar.0.finish_and_clear();
+    bar.finish();
     let mut report = report?;
     let (qrels_name, train_name) = (args.qrels_path.display(), train_path.display());
     report.warnings.extend(catalog.warning(&qrels_name.to_string(), &train_name.to_string()));
@@ -203,36 +201,6 @@ fn check_finite(m: &Matrix, flag: &str, path: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Users done, rate and time left on standard error, drawn only on a terminal.
-struct Bar(ProgressBar);
-
-impl Bar {
-    fn new(wanted: bool) -> Self {
-        if !(wanted && std::io::stderr().is_terminal()) {
-            return Bar(ProgressBar::hidden());
-        }
-        let bar = ProgressBar::new(0);
-        if let Ok(style) = ProgressStyle::with_template(
-            "{msg} [{bar:30}] {pos}/{len} users  {per_sec}  {eta} left",
-        ) {
-            bar.set_style(style.progress_chars("=> "));
-        }
-        Bar(bar)
-    }
-}
-
-impl StreamProgress for Bar {
-    fn begin(&self, pass: &'static str, n_users: usize) {
-        self.0.set_message(pass);
-        self.0.set_length(n_users as u64);
-        self.0.reset();
-    }
-
-    fn advance(&self, n_users: usize) {
-        self.0.inc(n_users as u64);
-    }
 }
 
 #[cfg(test)]

@@ -147,7 +147,8 @@ pub trait CatalogSource: Sync {
     fn score_block(&self, positions: &[usize], out: &mut [f32]) -> Result<(), Self::Error>;
 }
 
-/// Told how far a streamed evaluation has gone; drawing is the front end's business.
+/// Told how far a streamed evaluation has gone; drawing is the front end's business
+/// (the front ends share one bar, `TerminalProgress`, behind the `progress` feature).
 pub trait StreamProgress: Sync {
     /// A pass over `n_users` users begins: `"positives"` (the pooled ROC's first pass)
     /// or `"catalog"`.

@@ -56,12 +56,16 @@
 //! # Ok::<(), recs_metrics::MetricsError>(())
 //! ```
 
+#[cfg(feature = "progress")]
+mod bar;
 mod driver;
 mod pooled;
 mod user;
 
 use serde::{Deserialize, Serialize};
 
+#[cfg(feature = "progress")]
+pub use bar::TerminalProgress;
 pub use driver::{
     CatalogMetrics, CatalogSource, CatalogWorkers, DEFAULT_MEMORY_BUDGET, StreamProgress,
     catalog_block_users, catalog_workers, evaluate_catalog,
