@@ -380,25 +380,13 @@ fn next_vector(basis: &Basis, cols: usize, w: &mut [f64], rng: &mut Xoshiro256Pl
 
 /// The `rank` leading singular triplets of `matrix` from the start vector `start`
 /// (length `n`, not zero), with search spaces of `d` vectors (`rank < d < min(m, n)`).
-/// `rng` supplies random directions should the Krylov space be exhausted.
+/// `rng` supplies random directions should the Krylov space be exhausted. Call it on a
+/// rayon worker (in a scope, as PureSVD does): from another thread each of its many
+/// short passes is handed to the pool and waited for.
 ///
 /// # Errors
 /// When the dense SVD of the projected matrix fails.
 pub(crate) fn truncated_svd(
-    matrix: &ParallelSparse,
-    rank: usize,
-    d: usize,
-    start: &[f64],
-    rng: Xoshiro256PlusPlus,
-) -> Result<Truncated> {
-    // Each Lanczos step makes about ten parallel passes. Called from a thread outside
-    // the pool, each would be handed to the pool and waited for (two context switches,
-    // most of the time of a MovieLens-100K-size fit); inside a scope the solver runs on
-    // a worker, which starts its passes directly.
-    rayon::scope(|_| solve(matrix, rank, d, start, rng))
-}
-
-fn solve(
     matrix: &ParallelSparse,
     rank: usize,
     d: usize,
