@@ -4,7 +4,10 @@
 
 use proptest::prelude::*;
 use recs_core::Judgments;
-use recs_metrics::stream::{CatalogUser, Evaluator, Part, PositiveScores};
+use recs_metrics::stream::{
+    CatalogUser, CountedUser, Evaluator, GradedKeys, KeyCounts, NegativeCounts, Part,
+    PositiveScores,
+};
 use recs_metrics::{Metric, Options, Report, Scored, TieBreak, ZeroPolicy, evaluate};
 
 /// One user of a generated case: a score per item, training items, graded items.
@@ -75,7 +78,8 @@ fn catalog(index: usize, u: &User) -> CatalogUser<'_> {
     }
 }
 
-fn streamed(users: &[User], metrics: &[Metric], options: &Options, parts: usize) -> Report {
+/// An evaluator of `metrics` given the positives of `users`.
+fn with_positives(users: &[User], metrics: &[Metric], options: &Options) -> Evaluator {
     let mut evaluator = Evaluator::new(metrics, *options, 0.4).unwrap();
     let mut positives = PositiveScores::new();
     for u in users {
@@ -83,6 +87,11 @@ fn streamed(users: &[User], metrics: &[Metric], options: &Options, parts: usize)
         positives.push_user(&u.grades, &scores, options.threshold);
     }
     evaluator.set_positives(positives);
+    evaluator
+}
+
+fn streamed(users: &[User], metrics: &[Metric], options: &Options, parts: usize) -> Report {
+    let evaluator = with_positives(users, metrics, options);
     // Users dealt round-robin into parts, merged last part first.
     let mut pieces: Vec<Part> = (0..parts).map(|_| evaluator.part()).collect();
     for (index, u) in users.iter().enumerate() {
@@ -294,4 +303,109 @@ proptest! {
         prop_assert_eq!(got.per_user, memory.per_user);
         prop_assert_eq!((got.n_users, got.n_candidates, got.n_positives), (memory.n_users, memory.n_candidates, memory.n_positives));
     }
+}
+
+/// As a device counts: every candidate of every user placed against the user's graded
+/// keys in each of the evaluator's key orders, and every negative against the pooled
+/// ROC's thresholds through their index, by hand; only counts reach the evaluator.
+fn counted_outside(users: &[User], metrics: &[Metric], options: &Options) -> Report {
+    let evaluator = with_positives(users, metrics, options);
+    let thresholds = evaluator.thresholds().unwrap();
+    let (keys, (prefix, shift)) = (thresholds.keys(), thresholds.index());
+    let (mut below, mut equal) = (vec![0u64; keys.len() + 1], vec![0u64; keys.len()]);
+    let mut part = evaluator.part();
+    for (index, u) in users.iter().enumerate() {
+        let scores: Vec<f32> = u.graded.iter().map(|&i| u.scores[i as usize]).collect();
+        let candidates: Vec<u32> =
+            (0..u.scores.len() as u32).filter(|i| u.excluded.binary_search(i).is_err()).collect();
+        let mut counted = Vec::new();
+        for &order in evaluator.key_orders() {
+            let graded = GradedKeys::new(order, &u.graded, &u.grades, &scores);
+            let mut counts = KeyCounts::zeros(graded.keys().len());
+            // Visited last item first: counts do not depend on the order.
+            for &item in candidates.iter().rev() {
+                counts.count(graded.keys(), order.key(u.scores[item as usize], item));
+            }
+            counted.push((graded, counts));
+        }
+        let missing = candidates.iter().filter(|&&i| u.scores[i as usize].is_nan()).count();
+        let user = CountedUser {
+            user: index as u32,
+            n: candidates.len() as u64,
+            missing: missing as u64,
+            grades: &u.grades,
+            counted: &counted,
+        };
+        evaluator.push_counted(&mut part, user).unwrap();
+        for &item in &candidates {
+            let grade = u.graded.binary_search(&item).map_or(0.0, |k| u.grades[k]);
+            if grade >= options.threshold {
+                continue;
+            }
+            let key = recs_metrics::score_key(u.scores[item as usize]);
+            let cell = (key >> shift) as usize;
+            let (lo, hi) = (prefix[cell] as usize, prefix[cell + 1] as usize);
+            let j = lo + keys[lo..hi].partition_point(|&k| k < key);
+            if j < hi && keys[j] == key { equal[j] += 1 } else { below[j] += 1 }
+        }
+    }
+    part.add_negatives(NegativeCounts::from_cells(below, equal).unwrap()).unwrap();
+    evaluator.finish(part, true).unwrap()
+}
+
+proptest! {
+    #[test]
+    fn counts_from_outside_give_the_streamed_report(
+        users in users(9),
+        ties in 0usize..3,
+        threshold in 1u8..4,
+    ) {
+        let options = Options {
+            threshold: f32::from(threshold),
+            ties: [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending][ties],
+            ..Options::default()
+        };
+        let metrics = Metric::parse_list(METRICS).unwrap();
+        let expected = streamed(&users, &metrics, &options, 1);
+        let got = counted_outside(&users, &metrics, &options);
+        prop_assert_eq!(format!("{got:?}"), format!("{expected:?}"));
+    }
+}
+
+#[test]
+fn inconsistent_counts_are_refused() {
+    let metrics = Metric::parse_list("croc,ndcg@2").unwrap();
+    let options = Options { ties: TieBreak::ItemAscending, ..Options::default() };
+    let evaluator = Evaluator::new(&metrics, options, 0.4).unwrap();
+    // Item ties broken for NDCG, expected ties for CROC: two orders.
+    assert_eq!(evaluator.key_orders().len(), 2);
+    let orders = evaluator.key_orders().to_vec();
+    let keyed: Vec<GradedKeys> =
+        orders.iter().map(|&o| GradedKeys::new(o, &[1], &[1.0], &[0.5])).collect();
+    let good = || -> Vec<(GradedKeys, KeyCounts)> {
+        keyed.iter().map(|k| (k.clone(), KeyCounts { between: vec![1, 2], on: vec![1] })).collect()
+    };
+    fn user(counted: &[(GradedKeys, KeyCounts)]) -> CountedUser<'_> {
+        CountedUser { user: 0, n: 4, missing: 0, grades: &[1.0], counted }
+    }
+    let mut part = evaluator.part();
+    let fine = good();
+    evaluator.push_counted(&mut part, user(&fine)).unwrap();
+    let one_order = good()[..1].to_vec();
+    let mut short = good();
+    short[0].1.between.pop();
+    let mut wrong_total = good();
+    wrong_total[1].1.between[1] = 5;
+    let mut empty_key = good();
+    empty_key[0].1.on[0] = 0;
+    empty_key[0].1.between[0] = 2;
+    for bad in [one_order, short, wrong_total, empty_key] {
+        assert!(evaluator.push_counted(&mut part, user(&bad)).is_err(), "{bad:?}");
+    }
+    let missing = CountedUser { missing: 5, ..user(&fine) };
+    assert!(evaluator.push_counted(&mut part, missing).is_err());
+    // Negative counts need a part with the pooled ROC, and the right length.
+    let cells = NegativeCounts::from_cells(vec![0, 1], vec![0]).unwrap();
+    assert!(part.add_negatives(cells).is_err());
+    assert!(NegativeCounts::from_cells(vec![0], vec![0]).is_err());
 }

@@ -58,6 +58,7 @@
 
 #[cfg(feature = "progress")]
 mod bar;
+mod counted;
 mod driver;
 mod pooled;
 mod user;
@@ -66,6 +67,7 @@ use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "progress")]
 pub use bar::TerminalProgress;
+pub use counted::{CountedUser, GradedKeys, KeyCounts, KeyOrder};
 pub use driver::{
     CatalogMetrics, CatalogSource, CatalogWorkers, DEFAULT_MEMORY_BUDGET, StreamProgress,
     catalog_block_users, catalog_workers, evaluate_catalog,
@@ -81,8 +83,8 @@ use crate::report::{Report, assemble, missing_warning};
 use crate::roc::{RocSummary, check_max_fpr};
 use crate::scored::{Missing, TieBreak, score_key};
 use crate::spec::Metric;
-use crate::topn::{Options, PerUser, UserRow, UserShape, row_from_groups};
-use user::{Scratch, for_each_candidate, pass, user_auc};
+use crate::topn::{Group, Options, PerUser, UserRow, UserShape, row_from_groups};
+use user::{count_row, for_each_candidate, user_auc};
 
 /// Computes a list of metrics from users streamed one at a time; see the module page.
 #[derive(Debug)]
@@ -92,7 +94,18 @@ pub struct Evaluator {
     options: Options,
     max_fpr: f64,
     exp_gains: bool,
+    /// The orders a user's candidates are counted in ([`Evaluator::key_orders`]).
+    orders: Vec<KeyOrder>,
     thresholds: Option<Thresholds>,
+}
+
+/// Reused storage of the per-user work.
+#[derive(Debug, Default)]
+struct Scratch {
+    /// The scores of the user's graded candidates.
+    scores: Vec<f32>,
+    /// One `(keys, counts)` per key order.
+    counted: Vec<(GradedKeys, KeyCounts)>,
 }
 
 /// The partial state of a part of the users: merge parts with [`Part::merge`] in any
@@ -129,6 +142,32 @@ impl Part {
         self.n_positives += other.n_positives;
         self.n_without_relevant += other.n_without_relevant;
         self.n_missing += other.n_missing;
+    }
+
+    /// Adds negatives counted elsewhere (by a GPU, say) against the evaluator's
+    /// [`Thresholds`] to the pooled ROC's counts.
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidArgument`] when this part counts no pooled ROC (it was
+    /// made before the positives were set, or the ROC is not asked for), or the counts
+    /// are for another number of thresholds.
+    pub fn add_negatives(&mut self, counts: NegativeCounts) -> Result<()> {
+        let Some(own) = &mut self.roc else {
+            return Err(MetricsError::InvalidArgument {
+                name: "negative counts",
+                value: "a part without the pooled ROC".into(),
+                expected: "a part made after Evaluator::set_positives, with the ROC asked for",
+            });
+        };
+        if own.len() != counts.len() {
+            return Err(MetricsError::InvalidArgument {
+                name: "negative counts",
+                value: format!("counts for {} thresholds", counts.len()),
+                expected: "counts for the evaluator's thresholds",
+            });
+        }
+        own.merge(&counts);
+        Ok(())
     }
 
     /// Number of users pushed that had a candidate (the others are not judged).
@@ -194,6 +233,12 @@ impl Evaluator {
                 expected: "a metric other than coverage on a streamed full catalog",
             });
         }
+        // CROC and the per-user AUC count ties at their expected value whatever `ties`.
+        let wants_expected = metrics.iter().any(|m| matches!(m, Metric::Croc | Metric::UserAuc));
+        let mut orders = vec![KeyOrder::of(options.ties)];
+        if wants_expected && options.ties != TieBreak::Expected {
+            orders.push(KeyOrder::of(TieBreak::Expected));
+        }
         Ok(Evaluator {
             metrics: metrics.to_vec(),
             per_user_metrics: metrics
@@ -204,8 +249,23 @@ impl Evaluator {
             options,
             max_fpr,
             exp_gains: metrics.iter().any(|m| matches!(m, Metric::NdcgExp(_))),
+            orders,
             thresholds: None,
         })
+    }
+
+    /// The orders in which a user's candidates are counted for
+    /// [`Evaluator::push_counted`]: that of the tie policy, then, when ties are broken by
+    /// item and CROC or the per-user AUC is asked for (they count ties at their expected
+    /// value), the order of [`TieBreak::Expected`].
+    pub fn key_orders(&self) -> &[KeyOrder] {
+        &self.orders
+    }
+
+    /// The pooled ROC's thresholds, once the positives are set: what negatives are
+    /// counted against ([`Part::add_negatives`]).
+    pub fn thresholds(&self) -> Option<&Thresholds> {
+        self.thresholds.as_ref()
     }
 
     /// True when the pooled ROC is asked for: give the positives first
@@ -284,39 +344,17 @@ impl Evaluator {
             // No candidate: not a judged user, as in `Judgments`.
             return Ok(());
         }
-        let expected = self.options.ties == TieBreak::Expected;
-        let ranked = pass(user, self.options.ties, &self.options, self.exp_gains, scratch);
-        let shape = UserShape { n: ranked.n, positive_grades: user.grades };
-        let row = row_from_groups(
-            &ranked.groups,
-            &mut Vec::new(),
-            shape,
-            &self.per_user_metrics,
-            &self.options,
-        );
-        let relevant = user.grades.iter().filter(|&&g| g >= self.options.threshold).count();
-        part.n_candidates += ranked.n as u64;
-        part.n_positives += relevant as u64;
-        part.n_without_relevant += u64::from(row.without_relevant);
-        part.n_missing += ranked.missing as u64;
-        part.rows.push((user.user, row));
-        // CROC and the per-user AUC count ties at their expected value whatever `ties`.
-        let wants_expected = part.croc.is_some() || self.metrics.contains(&Metric::UserAuc);
-        if wants_expected {
-            let groups = if expected {
-                ranked.groups
-            } else {
-                pass(user, TieBreak::Expected, &self.options, false, scratch).groups
-            };
-            if let Some(croc) = &mut part.croc {
-                croc.push_groups(ranked.n, relevant, &groups);
-            }
-            if self.metrics.contains(&Metric::UserAuc)
-                && let Some(auc) = user_auc(&groups, ranked.n)
-            {
-                part.user_aucs.push((user.user, auc));
-            }
+        let Scratch { scores, counted } = scratch;
+        scores.clear();
+        scores.extend(user.graded.iter().map(|&i| user.scores[i as usize]));
+        counted.resize_with(self.orders.len(), Default::default);
+        let (mut n, mut missing) = (0, 0);
+        for (&order, (keys, counts)) in self.orders.iter().zip(counted.iter_mut()) {
+            keys.fill(order, user.graded, user.grades, scores);
+            (n, missing) = count_row(user, order, keys.keys(), counts);
         }
+        let counted = CountedUser { user: user.user, n, missing, grades: user.grades, counted };
+        self.push_counted(part, counted)?;
         if part.roc.is_some() {
             let mut graded = user.graded.iter().zip(user.grades).peekable();
             let keys = &mut part.batch.keys;
@@ -332,6 +370,53 @@ impl Evaluator {
                     keys.push(score_key(score));
                 }
             });
+        }
+        Ok(())
+    }
+
+    /// Evaluates one user from the counts of its candidates ([`CountedUser`]: counted by
+    /// a GPU, say) into `part`: the same rows, CROC counts and per-user AUC as
+    /// [`Evaluator::push_user`] on its scores. The pooled ROC's negatives are not in the
+    /// counts: add them with [`Part::add_negatives`]. A user without a candidate
+    /// (`n == 0`) is not judged and adds nothing.
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidArgument`] when the counts do not fit together: not one
+    /// `(keys, counts)` per [`Evaluator::key_orders`], counts of another length than
+    /// their keys, a total other than `n`, a graded key no candidate is on, more `NaN`
+    /// scores than candidates.
+    pub fn push_counted(&self, part: &mut Part, user: CountedUser<'_>) -> Result<()> {
+        check_counted(&user, self.orders.len())?;
+        if user.n == 0 {
+            return Ok(());
+        }
+        let n = user.n as usize;
+        let mut groups: Vec<Group> = Vec::new();
+        let (keys, counts) = &user.counted[0];
+        keys.groups(counts, &self.options, self.exp_gains, &mut groups);
+        let shape = UserShape { n, positive_grades: user.grades };
+        let row =
+            row_from_groups(&groups, &mut Vec::new(), shape, &self.per_user_metrics, &self.options);
+        let relevant = user.grades.iter().filter(|&&g| g >= self.options.threshold).count();
+        part.n_candidates += user.n;
+        part.n_positives += relevant as u64;
+        part.n_without_relevant += u64::from(row.without_relevant);
+        part.n_missing += user.missing;
+        part.rows.push((user.user, row));
+        // CROC and the per-user AUC count ties at their expected value whatever `ties`:
+        // the last order is then `expected`.
+        let wants_user_auc = self.metrics.contains(&Metric::UserAuc);
+        if part.croc.is_some() || wants_user_auc {
+            if user.counted.len() > 1 {
+                let (keys, counts) = &user.counted[1];
+                keys.groups(counts, &self.options, false, &mut groups);
+            }
+            if let Some(croc) = &mut part.croc {
+                croc.push_groups(n, relevant, &groups);
+            }
+            if wants_user_auc && let Some(auc) = user_auc(&groups, n) {
+                part.user_aucs.push((user.user, auc));
+            }
         }
         Ok(())
     }
@@ -429,28 +514,87 @@ impl Evaluator {
 
 /// The checks of [`Evaluator::push_user`] on one user.
 fn check_user(user: &CatalogUser<'_>) -> Result<()> {
+    check_lists(user.user, user.scores.len(), user.excluded, user.graded, user.grades)
+}
+
+/// The checks [`Evaluator::push_user`] makes of a user's lists, for a counter that reads
+/// them itself (a GPU, whose indices must stay in bounds): `excluded` and `graded`
+/// strictly ascending, below `n_items`, no graded item excluded, one finite positive
+/// grade per graded item.
+///
+/// # Errors
+/// [`MetricsError::InvalidArgument`] naming the user and what is wrong.
+pub fn check_lists(
+    user: u32,
+    n_items: usize,
+    excluded: &[u32],
+    graded: &[u32],
+    grades: &[f32],
+) -> Result<()> {
     let invalid = |what: &str, expected: &'static str| MetricsError::InvalidArgument {
         name: "catalog user",
-        value: format!("user {}: {what}", user.user),
+        value: format!("user {user}: {what}"),
         expected,
     };
-    let n_items = user.scores.len();
     let ascending = |items: &[u32]| items.windows(2).all(|w| w[0] < w[1]);
-    if !ascending(user.excluded) || !ascending(user.graded) {
+    if !ascending(excluded) || !ascending(graded) {
         return Err(invalid("item lists", "strictly ascending excluded and graded items"));
     }
     let in_range = |items: &[u32]| items.last().is_none_or(|&i| (i as usize) < n_items);
-    if !in_range(user.excluded) || !in_range(user.graded) {
+    if !in_range(excluded) || !in_range(graded) {
         return Err(invalid("an item beyond the scores", "items below the number of scores"));
     }
-    if user.grades.len() != user.graded.len() {
+    if grades.len() != graded.len() {
         return Err(invalid("grades", "one grade per graded item"));
     }
-    if user.grades.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
+    if grades.iter().any(|g| !(g.is_finite() && *g > 0.0)) {
         return Err(invalid("a grade", "finite grades > 0 for the graded items"));
     }
-    if user.graded.iter().any(|i| user.excluded.binary_search(i).is_ok()) {
+    if graded.iter().any(|i| excluded.binary_search(i).is_ok()) {
         return Err(invalid("a graded item is excluded", "graded items among the candidates"));
+    }
+    Ok(())
+}
+
+/// The checks of [`Evaluator::push_counted`] on one user's counts.
+fn check_counted(user: &CountedUser<'_>, orders: usize) -> Result<()> {
+    let invalid = |what: String, expected: &'static str| MetricsError::InvalidArgument {
+        name: "counted user",
+        value: format!("user {}: {what}", user.user),
+        expected,
+    };
+    if user.counted.len() != orders {
+        return Err(invalid(
+            format!("{} key orders", user.counted.len()),
+            "one (keys, counts) per order of Evaluator::key_orders",
+        ));
+    }
+    if user.missing > user.n {
+        return Err(invalid(
+            format!("{} missing of {} candidates", user.missing, user.n),
+            "no more missing scores than candidates",
+        ));
+    }
+    for (keys, counts) in user.counted {
+        let k = keys.keys().len();
+        if counts.between.len() != k + 1 || counts.on.len() != k {
+            return Err(invalid(
+                format!("{} and {} counts for {k} keys", counts.between.len(), counts.on.len()),
+                "keys + 1 counts between keys and one on each key",
+            ));
+        }
+        if counts.total() != user.n {
+            return Err(invalid(
+                format!("{} candidates counted of {}", counts.total(), user.n),
+                "every candidate counted once",
+            ));
+        }
+        if user.n > 0 && counts.on.contains(&0) {
+            return Err(invalid(
+                "a graded key with no candidate on it".into(),
+                "graded keys among the counted candidates",
+            ));
+        }
     }
     Ok(())
 }

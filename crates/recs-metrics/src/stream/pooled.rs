@@ -105,6 +105,19 @@ pub struct Thresholds {
 const BUCKET_BITS: u32 = 16;
 
 impl Thresholds {
+    /// The distinct positive score keys ([`score_key`]), ascending: negatives are
+    /// counted between and on them.
+    pub fn keys(&self) -> &[u32] {
+        &self.keys
+    }
+
+    /// The index that narrows a key's search: keys whose top bits (`key >> shift`) are
+    /// below `p` number `prefix[p]`, so a key `k` lies among `keys[prefix[k >> shift] ..
+    /// prefix[(k >> shift) + 1]]` or just past them. Returns `(prefix, shift)`.
+    pub fn index(&self) -> (&[u32], u32) {
+        (&self.prefix, self.shift)
+    }
+
     /// Fresh counts for the negatives of a part of the data.
     pub fn counts(&self) -> NegativeCounts {
         NegativeCounts::zeros(self.keys.len())
@@ -348,8 +361,26 @@ impl NegativeCounts {
         NegativeCounts { cells, counted: 0 }
     }
 
+    /// Counts taken elsewhere (by a GPU, say) in the layout of [`Thresholds::counts`]:
+    /// `below[j]` negatives strictly under threshold `j` and above threshold `j − 1`
+    /// (the last cell: under every threshold), `equal[j]` on threshold `j`.
+    ///
+    /// # Errors
+    /// [`crate::MetricsError::InvalidArgument`] unless `below` has one cell more than
+    /// `equal`.
+    pub fn from_cells(below: Vec<u64>, equal: Vec<u64>) -> Result<NegativeCounts> {
+        if below.len() != equal.len() + 1 {
+            return Err(crate::MetricsError::InvalidArgument {
+                name: "negative counts",
+                value: format!("{} cells below and {} on thresholds", below.len(), equal.len()),
+                expected: "one cell below more than on thresholds",
+            });
+        }
+        Ok(WideCounts { below, equal }.into())
+    }
+
     /// The number of thresholds.
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         match &self.cells {
             Cells::Narrow { equal, .. } => equal.len(),
             Cells::Wide { equal, .. } => equal.len(),

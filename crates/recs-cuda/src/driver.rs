@@ -1,0 +1,543 @@
+//! A streamed full-catalog evaluation whose counting runs on a [`Device`]: the host
+//! prepares each block of users (their graded keys, excluded and relevant items), the
+//! device scores and counts every candidate, and the host finishes each user from its
+//! counts with the CPU path's code.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+use recs_metrics::Report;
+use recs_metrics::stream::{
+    CatalogMetrics, CatalogSource, CountedUser, Evaluator, GradedKeys, KeyCounts, KeyOrder,
+    NegativeCounts, PositiveScores, StreamProgress, check_lists,
+};
+
+use crate::device::{Arg, Device, Kernel, Typed};
+use crate::error::Error;
+
+/// The default GPU memory budget of an evaluation: 2 GiB.
+pub const DEFAULT_DEVICE_BUDGET: usize = 2 << 30;
+
+/// Users one thread scores together (`USERS_PER_THREAD` in `kernels.cu`).
+const USERS_PER_THREAD: u32 = 8;
+/// Items one thread visits (`ITEMS_PER_THREAD` in `kernels.cu`).
+const ITEMS_PER_THREAD: u32 = 16;
+/// Threads per block of the counting kernels.
+const THREADS: u32 = 128;
+/// Threads per block of `mark_items`.
+const MARK_THREADS: u32 = 128;
+/// Users of one block at most: enough to fill a large GPU many times over.
+const MAX_BLOCK_USERS: usize = 1 << 14;
+/// Users per task of the host's first pass (the pooled ROC's positives).
+const POSITIVE_BLOCK: usize = 256;
+
+/// How much of the device an evaluation may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceSettings {
+    /// Bytes of device memory held at once ([`DEFAULT_DEVICE_BUDGET`] by default): the
+    /// item factors, the pooled ROC's thresholds and counts, and one block of users.
+    pub memory_budget: usize,
+    /// Users per block, when set (at most what the budget allows); the report does not
+    /// depend on it.
+    pub block_users: Option<usize>,
+}
+
+impl Default for DeviceSettings {
+    fn default() -> Self {
+        DeviceSettings { memory_budget: DEFAULT_DEVICE_BUDGET, block_users: None }
+    }
+}
+
+/// Scores from factors, computed on the device: the score of the user at position `p`
+/// and item `i` is the dot product of `users[user_rows[p] · rank ..][..rank]` and
+/// `items[i · rank ..][..rank]`, in `f32` products summed in `f64` from `+0.0` in
+/// dimension order and rounded to `f32` (the CPU's factor scores, bit for bit).
+#[derive(Debug, Clone, Copy)]
+pub struct FactorScores<'a> {
+    /// Dimensions.
+    pub rank: usize,
+    /// User factors, row-major.
+    pub users: &'a [f32],
+    /// Item factors, row-major, one row per item of the source's catalog in its order.
+    pub items: &'a [f32],
+    /// The row of `users` of each of the source's positions.
+    pub user_rows: &'a [u32],
+}
+
+/// The report of every judged user of `source` with the counting done on `device`: the
+/// report [`recs_metrics::stream::evaluate_catalog`] gives on the CPU, byte for byte.
+/// Scores come from `factors` on the device, or, without them, from the source's
+/// [`CatalogSource::score_block`] copied to the device block by block. The graded items'
+/// scores (the pooled ROC's first pass, and each user's keys) come from the source's
+/// [`CatalogSource::score_graded`] on the host.
+///
+/// # Errors
+/// A device failure ([`Error::Device`]), invalid metrics or users ([`Error::Metrics`]),
+/// factors of the wrong shape, or the source's scoring error ([`Error::Source`]).
+pub fn evaluate_catalog_on<D, S>(
+    device: &mut D,
+    source: &S,
+    factors: Option<FactorScores<'_>>,
+    metrics: CatalogMetrics<'_>,
+    settings: DeviceSettings,
+    keep_curves: bool,
+    progress: &dyn StreamProgress,
+) -> Result<Report, Error<S::Error>>
+where
+    D: Device + ?Sized,
+    S: CatalogSource + ?Sized,
+{
+    let mut evaluator = Evaluator::new(metrics.metrics, metrics.options, metrics.max_fpr)
+        .map_err(Error::Metrics)?;
+    let n_items = source.n_items();
+    let n_users = source.n_users();
+    if let Some(f) = &factors {
+        check_factors(f, n_items, n_users).map_err(Error::Metrics)?;
+    }
+    if n_items > u32::MAX as usize / 2 {
+        return Err(Error::Metrics(invalid(
+            "catalog",
+            format!("{n_items} items"),
+            "fewer than 2^31 items",
+        )));
+    }
+    let positions: Vec<usize> = (0..n_users).collect();
+    if evaluator.needs_positives() {
+        progress.begin("positives", n_users);
+        let positives = collect_positives(source, &positions, metrics.options.threshold, progress)
+            .map_err(Error::Source)?;
+        evaluator.set_positives(positives);
+    }
+    let threshold = metrics.options.threshold;
+    let mut run = Run::new(device, &evaluator, source, factors, threshold, settings)?;
+    progress.begin("catalog", n_users);
+    let mut part = evaluator.part();
+    for chunk in positions.chunks(run.block_users) {
+        run.block(&evaluator, chunk, &mut part)?;
+        progress.advance(chunk.len());
+    }
+    if let Some(counts) = run.pooled_counts()? {
+        part.add_negatives(counts).map_err(Error::Metrics)?;
+    }
+    run.free();
+    evaluator.finish(part, keep_curves).map_err(Error::Metrics)
+}
+
+fn invalid(
+    name: &'static str,
+    value: String,
+    expected: &'static str,
+) -> recs_metrics::MetricsError {
+    recs_metrics::MetricsError::InvalidArgument { name, value, expected }
+}
+
+/// Refuses factors whose shape does not fit the source.
+fn check_factors(f: &FactorScores<'_>, n_items: usize, n_users: usize) -> recs_metrics::Result<()> {
+    let rank = f.rank;
+    if rank == 0 || f.items.len() != n_items * rank || !f.users.len().is_multiple_of(rank) {
+        return Err(invalid(
+            "factors",
+            format!(
+                "rank {rank}, {} item and {} user values for {n_items} items",
+                f.items.len(),
+                f.users.len()
+            ),
+            "rank > 0, items × rank item values and whole user rows",
+        ));
+    }
+    let rows = f.users.len() / rank;
+    if f.user_rows.len() != n_users || f.user_rows.iter().any(|&r| r as usize >= rows) {
+        return Err(invalid(
+            "factors",
+            format!("{} user rows for {n_users} users, of {rows} factor rows", f.user_rows.len()),
+            "a factor row for each judged user",
+        ));
+    }
+    Ok(())
+}
+
+/// The positives of every user (the pooled ROC's first pass), scored on the host.
+fn collect_positives<S: CatalogSource + ?Sized>(
+    source: &S,
+    positions: &[usize],
+    threshold: f32,
+    progress: &dyn StreamProgress,
+) -> Result<PositiveScores, S::Error> {
+    let parts: Vec<PositiveScores> = positions
+        .par_chunks(POSITIVE_BLOCK)
+        .map(|chunk| {
+            let mut scores = Vec::new();
+            source.score_graded(chunk, &mut scores)?;
+            let n_graded: usize = chunk.iter().map(|&p| source.graded(p).1.len()).sum();
+            if scores.len() != n_graded {
+                return Err(invalid(
+                    "graded scores",
+                    format!("{} scores for {n_graded} graded items", scores.len()),
+                    "one score per graded item",
+                )
+                .into());
+            }
+            let mut positives = PositiveScores::new();
+            let mut start = 0;
+            for &p in chunk {
+                let grades = source.graded(p).1;
+                positives.push_user(grades, &scores[start..start + grades.len()], threshold);
+                start += grades.len();
+            }
+            progress.advance(chunk.len());
+            Ok(positives)
+        })
+        .collect::<Result<_, S::Error>>()?;
+    let mut positives = PositiveScores::new();
+    for part in parts {
+        positives.merge(part);
+    }
+    Ok(positives)
+}
+
+/// What stays on the device for the whole evaluation.
+struct Run<'a, D: ?Sized, S: ?Sized> {
+    device: &'a mut D,
+    source: &'a S,
+    factors: Option<FactorScores<'a>>,
+    /// Item factors by dimension (`rank × n_items`), with factor scores.
+    items_t: Option<Typed<f32>>,
+    /// The pooled ROC's thresholds, their index and counts, when it is asked for.
+    pooled: Option<Pooled>,
+    orders: Vec<KeyOrder>,
+    threshold: f32,
+    words: usize,
+    block_users: usize,
+}
+
+struct Pooled {
+    keys: Typed<u32>,
+    prefix: Typed<u32>,
+    shift: u32,
+    below: Typed<u64>,
+    equal: Typed<u64>,
+}
+
+/// What the device counted for one block: per key order, the cells between and on the
+/// users' keys; per user, the candidates scored `NaN`.
+struct BlockCounts {
+    orders: Vec<(Vec<u64>, Vec<u64>)>,
+    missing: Vec<u64>,
+}
+
+/// One block's host-side lists, in the layouts of `kernels.cu`.
+#[derive(Default)]
+struct BlockLists {
+    excluded_offsets: Vec<u32>,
+    excluded: Vec<u32>,
+    relevant_offsets: Vec<u32>,
+    relevant: Vec<u32>,
+    /// Per order: each user's graded keys, and the offsets of the users' keys.
+    keys: Vec<Vec<GradedKeys>>,
+    key_offsets: Vec<Vec<u32>>,
+    flat_keys: Vec<Vec<u64>>,
+    /// Candidates of each user.
+    candidates: Vec<u64>,
+}
+
+impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
+    fn new(
+        device: &'a mut D,
+        evaluator: &Evaluator,
+        source: &'a S,
+        factors: Option<FactorScores<'a>>,
+        threshold: f32,
+        settings: DeviceSettings,
+    ) -> Result<Self, Error<S::Error>> {
+        let n_items = source.n_items();
+        let words = n_items.div_ceil(32).max(1);
+        let orders = evaluator.key_orders().to_vec();
+        // What stays for the whole run.
+        let mut fixed = 0usize;
+        if let Some(f) = &factors {
+            fixed += 4 * f.rank * n_items;
+        }
+        if let Some(t) = evaluator.thresholds() {
+            let (prefix, _) = t.index();
+            fixed += 4 * t.keys().len() + 4 * prefix.len() + 16 * (t.keys().len() + 1);
+        }
+        // Per user of a block: two bitmaps, its factors or scores, its counts and keys
+        // (on average; the graded pairs of a block vary).
+        let scores_per_user = factors.as_ref().map_or(4 * n_items, |f| 4 * f.rank);
+        let graded_per_user = source.n_graded().div_ceil(source.n_users().max(1));
+        let per_user =
+            8 * words + scores_per_user + 32 + orders.len() * (8 + 24 * (graded_per_user + 1));
+        if fixed + per_user > settings.memory_budget {
+            return Err(Error::Metrics(invalid(
+                "device memory budget",
+                format!("{} bytes", settings.memory_budget),
+                "room for the item factors, the pooled ROC's thresholds and one user",
+            )));
+        }
+        let fit = (settings.memory_budget - fixed) / per_user;
+        let block_users =
+            settings.block_users.unwrap_or(MAX_BLOCK_USERS).min(fit).clamp(1, MAX_BLOCK_USERS);
+        let items_t = match &factors {
+            Some(f) => {
+                let mut by_dimension = vec![0.0f32; f.rank * n_items];
+                for (item, row) in f.items.chunks_exact(f.rank).enumerate() {
+                    for (k, &x) in row.iter().enumerate() {
+                        by_dimension[k * n_items + item] = x;
+                    }
+                }
+                Some(Typed::from_slice(device, &by_dimension)?)
+            }
+            None => None,
+        };
+        let pooled = match evaluator.thresholds() {
+            Some(t) => {
+                let (prefix, shift) = t.index();
+                let d = t.keys().len();
+                Some(Pooled {
+                    keys: Typed::from_slice(device, t.keys())?,
+                    prefix: Typed::from_slice(device, prefix)?,
+                    shift,
+                    below: Typed::zeros(device, d + 1)?,
+                    equal: Typed::zeros(device, d)?,
+                })
+            }
+            None => None,
+        };
+        Ok(Run { device, source, factors, items_t, pooled, orders, threshold, words, block_users })
+    }
+
+    /// The host's lists of the users at `chunk`, checked.
+    fn lists(&self, chunk: &[usize]) -> Result<BlockLists, Error<S::Error>> {
+        let source = self.source;
+        let n_items = source.n_items();
+        let mut graded_scores = Vec::new();
+        source.score_graded(chunk, &mut graded_scores).map_err(Error::Source)?;
+        let mut lists = BlockLists {
+            excluded_offsets: vec![0],
+            relevant_offsets: vec![0],
+            keys: vec![Vec::with_capacity(chunk.len()); self.orders.len()],
+            key_offsets: vec![vec![0]; self.orders.len()],
+            flat_keys: vec![Vec::new(); self.orders.len()],
+            ..BlockLists::default()
+        };
+        let mut start = 0;
+        for &p in chunk {
+            let excluded: Cow<'_, [u32]> = source.excluded(p);
+            let (graded, grades) = source.graded(p);
+            check_lists(source.user(p), n_items, &excluded, graded, grades)
+                .map_err(Error::Metrics)?;
+            let scores = graded_scores.get(start..start + graded.len()).ok_or_else(|| {
+                Error::Metrics(invalid(
+                    "graded scores",
+                    format!("{} scores", graded_scores.len()),
+                    "one score per graded item",
+                ))
+            })?;
+            start += graded.len();
+            lists.excluded.extend_from_slice(&excluded);
+            lists.excluded_offsets.push(to_u32(lists.excluded.len())?);
+            lists.relevant.extend(
+                graded.iter().zip(grades).filter(|&(_, &g)| g >= self.threshold).map(|(&i, _)| i),
+            );
+            lists.relevant_offsets.push(to_u32(lists.relevant.len())?);
+            for (o, &order) in self.orders.iter().enumerate() {
+                let keys = GradedKeys::new(order, graded, grades, scores);
+                lists.flat_keys[o].extend_from_slice(keys.keys());
+                lists.key_offsets[o].push(to_u32(lists.flat_keys[o].len())?);
+                lists.keys[o].push(keys);
+            }
+            lists.candidates.push((n_items - excluded.len()) as u64);
+        }
+        Ok(lists)
+    }
+
+    /// Evaluates the users at `chunk` into `part`.
+    fn block(
+        &mut self,
+        evaluator: &Evaluator,
+        chunk: &[usize],
+        part: &mut recs_metrics::stream::Part,
+    ) -> Result<(), Error<S::Error>> {
+        let lists = self.lists(chunk)?;
+        let n = chunk.len();
+        let n_items = self.source.n_items();
+        let words = self.words;
+        let mut held: Vec<crate::device::Buffer> = Vec::new();
+        let result = (|| -> Result<BlockCounts, Error<S::Error>> {
+            let device = &mut *self.device;
+            let mut keep = |t: crate::device::Buffer| held.push(t);
+            // Excluded and relevant items as bitmaps.
+            let excluded = Typed::<u32>::zeros(device, n * words)?;
+            keep(excluded.buffer);
+            let relevant = Typed::<u32>::zeros(device, n * words)?;
+            keep(relevant.buffer);
+            for (offsets, items, bitmap) in [
+                (&lists.excluded_offsets, &lists.excluded, &excluded),
+                (&lists.relevant_offsets, &lists.relevant, &relevant),
+            ] {
+                let offsets_d = Typed::from_slice(device, offsets)?;
+                keep(offsets_d.buffer);
+                let items_d = Typed::from_slice(device, items)?;
+                keep(items_d.buffer);
+                let args = [
+                    Arg::U32(n as u32),
+                    offsets_d.arg(),
+                    items_d.arg(),
+                    Arg::U32(words as u32),
+                    bitmap.arg(),
+                ];
+                device.launch(Kernel::MarkItems, [n as u32, 1, 1], [MARK_THREADS, 1, 1], &args)?;
+            }
+            // Keys and counts per order; a second order's arguments repeat the first's
+            // when there is none (the kernel reads only `n_orders`).
+            let mut order_args = Vec::new();
+            let mut counts = Vec::new();
+            for (o, order) in self.orders.iter().enumerate() {
+                let keys = Typed::from_slice(device, &lists.flat_keys[o])?;
+                keep(keys.buffer);
+                let offsets = Typed::from_slice(device, &lists.key_offsets[o])?;
+                keep(offsets.buffer);
+                let k = lists.flat_keys[o].len();
+                let between = Typed::<u64>::zeros(device, k + n)?;
+                keep(between.buffer);
+                let on = Typed::<u64>::zeros(device, k)?;
+                keep(on.buffer);
+                order_args.push([
+                    keys.arg(),
+                    offsets.arg(),
+                    between.arg(),
+                    on.arg(),
+                    Arg::U32(u32::from(order.descending_items)),
+                    Arg::U32(order.shift),
+                ]);
+                counts.push((between, on, k));
+            }
+            let second = order_args.get(1).copied().unwrap_or(order_args[0]);
+            let missing = Typed::<u64>::zeros(device, n)?;
+            keep(missing.buffer);
+            let mut args = vec![
+                Arg::U32(n_items as u32),
+                Arg::U32(n as u32),
+                excluded.arg(),
+                relevant.arg(),
+                Arg::U32(words as u32),
+                Arg::U32(self.orders.len() as u32),
+            ];
+            args.extend(order_args[0]);
+            args.extend(second);
+            args.push(missing.arg());
+            match &self.pooled {
+                Some(p) => args.extend([
+                    Arg::U32(1),
+                    p.keys.arg(),
+                    p.prefix.arg(),
+                    Arg::U32(p.shift),
+                    p.below.arg(),
+                    p.equal.arg(),
+                ]),
+                None => args.extend([
+                    Arg::U32(0),
+                    missing.arg(),
+                    missing.arg(),
+                    Arg::U32(0),
+                    missing.arg(),
+                    missing.arg(),
+                ]),
+            }
+            let grid = [
+                (n_items as u32).div_ceil(THREADS * ITEMS_PER_THREAD).max(1),
+                (n as u32).div_ceil(USERS_PER_THREAD),
+                1,
+            ];
+            match (&self.factors, &self.items_t) {
+                (Some(f), Some(items_t)) => {
+                    let mut rows = Vec::with_capacity(n * f.rank);
+                    for &p in chunk {
+                        let r = f.user_rows[p] as usize;
+                        rows.extend_from_slice(&f.users[r * f.rank..(r + 1) * f.rank]);
+                    }
+                    let users = Typed::from_slice(device, &rows)?;
+                    keep(users.buffer);
+                    let mut all = vec![Arg::U32(f.rank as u32), users.arg(), items_t.arg()];
+                    all.extend(args);
+                    device.launch(Kernel::CountFactors, grid, [THREADS, 1, 1], &all)?;
+                }
+                _ => {
+                    let mut scores = vec![0.0f32; n * n_items];
+                    self.source.score_block(chunk, &mut scores).map_err(Error::Source)?;
+                    let scores_d = Typed::from_slice(device, &scores)?;
+                    keep(scores_d.buffer);
+                    let mut all = vec![scores_d.arg()];
+                    all.extend(args);
+                    device.launch(Kernel::CountScores, grid, [THREADS, 1, 1], &all)?;
+                }
+            }
+            let mut orders = Vec::new();
+            for (between, on, k) in &counts {
+                orders.push((between.read(device, k + n)?, on.read(device, *k)?));
+            }
+            Ok(BlockCounts { orders, missing: missing.read(device, n)? })
+        })();
+        for buffer in held {
+            self.device.free(buffer);
+        }
+        let BlockCounts { orders: read, missing } = result?;
+        let mut counted: Vec<(GradedKeys, KeyCounts)> = Vec::with_capacity(self.orders.len());
+        for (u, &p) in chunk.iter().enumerate() {
+            counted.clear();
+            for (o, (between, on)) in read.iter().enumerate() {
+                let (lo, hi) =
+                    (lists.key_offsets[o][u] as usize, lists.key_offsets[o][u + 1] as usize);
+                let counts = KeyCounts {
+                    between: between[lo + u..=hi + u].to_vec(),
+                    on: on[lo..hi].to_vec(),
+                };
+                counted.push((lists.keys[o][u].clone(), counts));
+            }
+            let user = CountedUser {
+                user: self.source.user(p),
+                n: lists.candidates[u],
+                missing: missing[u],
+                grades: self.source.graded(p).1,
+                counted: &counted,
+            };
+            evaluator.push_counted(part, user).map_err(Error::Metrics)?;
+        }
+        Ok(())
+    }
+
+    /// The pooled ROC's counts, when it is asked for.
+    fn pooled_counts(&mut self) -> Result<Option<NegativeCounts>, Error<S::Error>> {
+        match &self.pooled {
+            Some(p) => {
+                let below = p.below.read(self.device, p.below.len)?;
+                let equal = p.equal.read(self.device, p.equal.len)?;
+                Ok(Some(NegativeCounts::from_cells(below, equal).map_err(Error::Metrics)?))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Gives back what stayed on the device.
+    fn free(self) {
+        let Run { device, items_t, pooled, .. } = self;
+        if let Some(t) = items_t {
+            device.free(t.buffer);
+        }
+        if let Some(p) = pooled {
+            for b in [p.keys.buffer, p.prefix.buffer, p.below.buffer, p.equal.buffer] {
+                device.free(b);
+            }
+        }
+    }
+}
+
+fn to_u32<E>(n: usize) -> Result<u32, Error<E>> {
+    u32::try_from(n).map_err(|_| {
+        Error::Metrics(invalid(
+            "block",
+            format!("{n} entries"),
+            "fewer than 2^32 entries per block",
+        ))
+    })
+}

@@ -1,0 +1,107 @@
+//! The GPU path on a real GPU: the kernels compile with NVRTC, and the reports equal the
+//! CPU path's byte for byte. Without NVRTC or a GPU the tests print a notice and pass,
+//! unless `RECS_REQUIRE_GPU=1` asks for a GPU (the device machine's check script).
+
+mod support;
+
+use recs_cuda::{Cuda, DeviceSettings, compile_kernels, evaluate_catalog_on, nvrtc_present};
+use recs_metrics::stream::{CatalogMetrics, evaluate_catalog};
+use recs_metrics::{Metric, Options, TieBreak};
+use support::FactorSource;
+
+fn gpu_required() -> bool {
+    std::env::var("RECS_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+#[test]
+fn kernels_compile_with_nvrtc() {
+    if !nvrtc_present() {
+        assert!(!gpu_required(), "RECS_REQUIRE_GPU=1 and no NVRTC");
+        eprintln!("notice: no NVRTC library (libnvrtc.so): the kernels' GPU build is not tested");
+        return;
+    }
+    let ptx = compile_kernels().unwrap().to_src();
+    for name in ["mark_items", "count_factors", "count_scores"] {
+        assert!(ptx.contains(&format!(".entry {name}(")), "{name} in the PTX");
+    }
+    // Double-precision additions and conversions as written: no contraction, round to
+    // nearest.
+    assert!(ptx.contains("fma.rn.f64") && ptx.contains("cvt.rn.f32.f64"));
+}
+
+fn gpu() -> Option<Cuda> {
+    match Cuda::open(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) => {
+            assert!(!gpu_required(), "RECS_REQUIRE_GPU=1: {e}");
+            eprintln!("notice: {e}; the GPU tests are skipped");
+            None
+        }
+    }
+}
+
+/// A generated case with many tied scores: `n_users` users, `n_items` items, rank 4.
+fn generated(n_users: usize, n_items: usize, seed: u64) -> FactorSource {
+    let rank = 4;
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state >> 33
+    };
+    let mut source = FactorSource {
+        n_items,
+        rank,
+        users: (0..n_users * rank).map(|_| (next() % 5) as f32 / 4.0 - 0.5).collect(),
+        items: (0..n_items * rank).map(|_| (next() % 5) as f32 / 4.0 - 0.5).collect(),
+        rows: (0..n_users as u32).collect(),
+        excluded: Vec::new(),
+        graded: Vec::new(),
+        grades: Vec::new(),
+    };
+    for _ in 0..n_users {
+        let (mut excluded, mut graded, mut grades) = (vec![], vec![], vec![]);
+        for item in 0..n_items as u32 {
+            match next() % 10 {
+                0 => excluded.push(item),
+                1 => {
+                    graded.push(item);
+                    grades.push((1 + next() % 5) as f32);
+                }
+                _ => {}
+            }
+        }
+        source.excluded.push(excluded);
+        source.graded.push(graded);
+        source.grades.push(grades);
+    }
+    source
+}
+
+#[test]
+fn gpu_reports_equal_the_cpu_reports() {
+    let Some(mut gpu) = gpu() else { return };
+    let metrics =
+        Metric::parse_list("roc,croc,user_auc,p@3,r@20,ndcg@10,ndcg_exp@4,map,mrr").unwrap();
+    for (n_users, n_items, seed) in [(3, 5, 1), (100, 700, 2), (1000, 3000, 3)] {
+        let source = generated(n_users, n_items, seed);
+        for ties in [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending] {
+            let options = Options { threshold: 3.0, ties, ..Options::default() };
+            let settings =
+                CatalogMetrics { metrics: &metrics, options, max_fpr: 0.3, memory_budget: 1 << 30 };
+            let cpu = format!("{:?}", evaluate_catalog(&source, settings, true, &()).unwrap());
+            for (factors, block_users) in [
+                (Some(source.factors()), None),
+                (Some(source.factors()), Some(7)),
+                (None, Some(64)),
+            ] {
+                let device = DeviceSettings { block_users, ..DeviceSettings::default() };
+                let report =
+                    evaluate_catalog_on(&mut gpu, &source, factors, settings, device, true, &())
+                        .unwrap();
+                assert_eq!(format!("{report:?}"), cpu, "{n_users}×{n_items}, {ties:?}");
+            }
+        }
+    }
+}
