@@ -330,10 +330,57 @@ pub struct EvaluationConfig {
     /// same numbers, in memory that grows with users × items).
     #[serde(default = "yes")]
     pub streaming: bool,
+    /// Where a streamed evaluation counts: `"cpu"` (default) or `"cuda"`, an NVIDIA GPU
+    /// (recs built with the `cuda` feature); the report is the same byte for byte.
+    #[serde(default)]
+    pub device: EvalDevice,
     /// Memory of a streamed evaluation's block buffers and partial states, in MiB, shared
     /// by every thread (default 1024): more threads share it, they do not multiply it.
     #[serde(default = "default_memory_budget_mib")]
     pub memory_budget_mib: usize,
+}
+
+/// Where a streamed full-catalog evaluation counts its candidates.
+///
+/// As text (`FromStr`, `Display`, serde, `recs run --device`): `cpu` or `cuda`.
+///
+/// ```
+/// use recs_bench::EvalDevice;
+/// assert_eq!("cuda".parse::<EvalDevice>()?, EvalDevice::Cuda);
+/// assert_eq!(EvalDevice::default().to_string(), "cpu");
+/// assert!("gpu".parse::<EvalDevice>().is_err());
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvalDevice {
+    /// The host's cores.
+    #[default]
+    Cpu,
+    /// The first NVIDIA GPU (`recs-cuda`): scores and counts there, the report finished
+    /// on the host.
+    Cuda,
+}
+
+impl std::str::FromStr for EvalDevice {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "cpu" => Ok(EvalDevice::Cpu),
+            "cuda" => Ok(EvalDevice::Cuda),
+            _ => Err(format!("unknown device `{s}`: expected `cpu` or `cuda`")),
+        }
+    }
+}
+
+impl std::fmt::Display for EvalDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EvalDevice::Cpu => "cpu",
+            EvalDevice::Cuda => "cuda",
+        })
+    }
 }
 
 fn default_memory_budget_mib() -> usize {
@@ -372,6 +419,7 @@ impl Default for EvaluationConfig {
             markers: [0.0, 0.0],
             rating_errors: false,
             streaming: true,
+            device: EvalDevice::Cpu,
             memory_budget_mib: default_memory_budget_mib(),
         }
     }
@@ -556,6 +604,12 @@ impl Config {
         if !(evaluation.gain_offset.is_finite() && evaluation.gain_offset >= 0.0) {
             return Err(err("evaluation.gain_offset", "a finite number >= 0".into()));
         }
+        if evaluation.device == EvalDevice::Cuda && !cfg!(feature = "cuda") {
+            return Err(err(
+                "evaluation.device",
+                "\"cpu\": this build has no GPU support (build recs with `--features cuda`)".into(),
+            ));
+        }
         if evaluation.memory_budget_mib == 0 {
             return Err(err("evaluation.memory_budget_mib", "at least 1 (MiB)".into()));
         }
@@ -608,6 +662,7 @@ impl Config {
             save_scores: evaluation.save_scores,
             streaming: evaluation.streaming,
             memory_budget: mib_bytes(evaluation.memory_budget_mib),
+            device: evaluation.device,
             markers: evaluation.markers,
             selection: None,
             models: Vec::with_capacity(self.models.len()),
@@ -1184,6 +1239,14 @@ mod tests {
         let mut c = base();
         c.evaluation.memory_budget_mib = 0;
         assert_eq!(key_of(c), "evaluation.memory_budget_mib");
+        // A GPU needs a build with GPU support; the check says so before any work.
+        let mut c = base();
+        c.evaluation.device = EvalDevice::Cuda;
+        if cfg!(feature = "cuda") {
+            assert_eq!(c.check("t").unwrap().device, EvalDevice::Cuda);
+        } else {
+            assert_eq!(key_of(c), "evaluation.device");
+        }
         let mut c = base();
         c.evaluation.user_groups = vec![5, 5];
         assert_eq!(key_of(c), "evaluation.user_groups");

@@ -56,7 +56,7 @@ mod scoring;
 pub mod verdict;
 
 pub use config::{
-    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
+    ClaimConfig, Config, DatasetConfig, EvalDevice, EvaluationConfig, JudgedItems, JudgmentsConfig,
     ModelConfig, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};

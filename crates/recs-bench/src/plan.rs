@@ -228,6 +228,8 @@ pub struct Plan {
     pub(crate) streaming: bool,
     /// Bytes of a streamed evaluation's block buffers, shared by every thread.
     pub(crate) memory_budget: usize,
+    /// Where a streamed evaluation counts.
+    pub(crate) device: crate::config::EvalDevice,
     pub(crate) markers: [f64; 2],
     pub(crate) selection: Option<Selection>,
     pub(crate) models: Vec<ModelPlan>,
@@ -273,6 +275,22 @@ impl Plan {
     pub fn with_memory_budget_mib(mut self, mib: usize) -> Self {
         self.memory_budget = mib_bytes(mib);
         self
+    }
+
+    /// Counts streamed evaluations on `device` (replaces `evaluation.device`).
+    ///
+    /// # Errors
+    /// [`BenchError::Config`] for `cuda` in a build without the `cuda` feature.
+    pub fn with_device(mut self, device: crate::config::EvalDevice) -> Result<Self> {
+        if device == crate::config::EvalDevice::Cuda && !cfg!(feature = "cuda") {
+            return Err(BenchError::config(
+                "--device",
+                "",
+                "cuda: this build has no GPU support (build recs with `--features cuda`)",
+            ));
+        }
+        self.device = device;
+        Ok(self)
     }
 
     /// Keeps the first split's test judgments in the run's

@@ -45,6 +45,14 @@ pub(crate) struct Args {
     /// states together, in MiB (as `recs run --memory-budget-mib`).
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     memory_budget_mib: u64,
+    /// With --user-factors: where the catalog is scored and counted, `cpu` or `cuda` (an
+    /// NVIDIA GPU, in a build with the `cuda` feature); the report is the same byte for
+    /// byte.
+    #[arg(long, value_name = "DEVICE", default_value = "cpu", requires = "user_factors")]
+    device: recs_bench::EvalDevice,
+    /// With --device cuda: GPU memory held at once, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 2048, requires = "user_factors")]
+    device_memory_mib: u64,
     /// No progress bar (it is drawn only on a terminal, with --user-factors).
     #[arg(long)]
     quiet: bool,
@@ -476,6 +484,9 @@ fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyh
             .unwrap_or(usize::MAX),
         progress: !args.quiet,
         keep_curves: args.curves.is_some(),
+        device: args.device,
+        device_memory: usize::try_from(args.device_memory_mib.saturating_mul(1 << 20))
+            .unwrap_or(usize::MAX),
     };
     let mut report =
         crate::factors::evaluate_factors(&factor_args, &qrels, metrics, options, args.max_fpr)?;

@@ -126,6 +126,11 @@ pub(crate) struct FactorArgs<'a> {
     pub(crate) progress: bool,
     /// Keep the ROC and CROC curves (`--curves`).
     pub(crate) keep_curves: bool,
+    /// Where to score and count (`--device`).
+    pub(crate) device: recs_bench::EvalDevice,
+    /// GPU memory held at once, in bytes (`--device-memory-mib`).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) device_memory: usize,
 }
 
 /// The report of the factors of `args` on the full catalog of `qrels`, with the warning
@@ -176,16 +181,81 @@ pub(crate) fn evaluate_factors(
         .copied()
         .collect();
     let (n_users, n_items) = (users.rows, items.rows);
-    let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
     let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
     let bar = TerminalProgress::new(args.progress);
-    let report =
-        evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar);
+    let report = match args.device {
+        recs_bench::EvalDevice::Cpu => {
+            let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
+            evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar)
+        }
+        recs_bench::EvalDevice::Cuda => {
+            on_gpu(&catalog, &user_file.matrix, &columns, settings, args, &bar)?
+        }
+    };
     bar.finish();
     let mut report = report?;
     let (qrels_name, train_name) = (args.qrels_path.display(), train_path.display());
     report.warnings.extend(catalog.warning(&qrels_name.to_string(), &train_name.to_string()));
     Ok(report)
+}
+
+/// The report of factors scored and counted on the first GPU: the same as on the CPU.
+#[cfg(feature = "cuda")]
+fn on_gpu(
+    catalog: &RowCatalog,
+    users: &Matrix,
+    columns: &[f32],
+    settings: CatalogMetrics<'_>,
+    args: &FactorArgs<'_>,
+    bar: &TerminalProgress,
+) -> anyhow::Result<Result<Report, recs_metrics::MetricsError>> {
+    let mut gpu = recs_cuda::Cuda::open(0).context("--device cuda")?;
+    let rows: Vec<u32> = (0..catalog.n_users()).map(|p| catalog.user_row(p)).collect();
+    let factors = recs_cuda::FactorScores {
+        rank: users.columns,
+        users: &users.values,
+        items: columns,
+        user_rows: &rows,
+    };
+    // The scorer is never called for the catalog (the GPU scores it); the graded items'
+    // scores come from the same arithmetic on the host.
+    let model = FactorModel::new(
+        users.rows,
+        columns.len() / users.columns.max(1),
+        users.columns,
+        users.values.clone(),
+        columns.to_vec(),
+    )?;
+    let device = recs_cuda::DeviceSettings { memory_budget: args.device_memory, block_users: None };
+    let source = catalog.source(ModelRows(&model));
+    match recs_cuda::evaluate_catalog_on(
+        &mut gpu,
+        &source,
+        Some(factors),
+        settings,
+        device,
+        args.keep_curves,
+        bar,
+    ) {
+        Ok(report) => Ok(Ok(report)),
+        Err(recs_cuda::Error::Metrics(e) | recs_cuda::Error::Source(e)) => Ok(Err(e)),
+        Err(recs_cuda::Error::Device(e)) => Err(anyhow::anyhow!("--device cuda: {e}")),
+    }
+}
+
+/// Without GPU support, `--device cuda` says how to get it.
+#[cfg(not(feature = "cuda"))]
+fn on_gpu(
+    _: &RowCatalog,
+    _: &Matrix,
+    _: &[f32],
+    _: CatalogMetrics<'_>,
+    _: &FactorArgs<'_>,
+    _: &TerminalProgress,
+) -> anyhow::Result<Result<Report, recs_metrics::MetricsError>> {
+    bail!(
+        "--device cuda: this recs was built without GPU support (build it with `--features cuda`)"
+    )
 }
 
 /// Refuses a factor that is not finite, naming the flag, row and dimension.

@@ -42,6 +42,11 @@ pub(crate) struct Args {
     /// (replaces the configuration's `evaluation.memory_budget_mib`; default 1024).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     memory_budget_mib: Option<u64>,
+    /// Where streamed evaluations count: `cpu` or `cuda` (an NVIDIA GPU, in a build with
+    /// the `cuda` feature); replaces the configuration's `evaluation.device`. The report
+    /// is the same byte for byte.
+    #[arg(long, value_name = "DEVICE")]
+    device: Option<recs_bench::EvalDevice>,
     /// No progress bar and no summary on standard error.
     #[arg(long)]
     quiet: bool,
@@ -78,6 +83,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     }
     if let Some(mib) = args.memory_budget_mib {
         plan = plan.with_memory_budget_mib(usize::try_from(mib).unwrap_or(usize::MAX));
+    }
+    if let Some(device) = args.device {
+        plan = plan.with_device(device)?;
     }
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("recs-runs").join(plan.name()));
     let terminal = std::io::stderr().is_terminal() && !args.quiet;

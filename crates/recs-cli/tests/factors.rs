@@ -175,6 +175,36 @@ fn mistakes_are_errors_naming_the_flag() {
     assert!(message.contains("does not take --compare"), "{message}");
 }
 
+/// `--device cuda` gives the CPU's JSON on a GPU, and otherwise says why it cannot (a
+/// build without GPU support, or no driver or GPU on this machine).
+#[test]
+fn device_cuda_gives_the_cpu_json_or_says_why_not() {
+    let f = files();
+    let (qrels, train) = (f.path("qrels.tsv"), f.path("train.tsv"));
+    let (users, items) = (f.path("U.npy"), f.path("V.npy"));
+    let paths = [
+        ("--qrels", qrels.as_path()),
+        ("--train", train.as_path()),
+        ("--user-factors", users.as_path()),
+        ("--item-factors", items.as_path()),
+    ];
+    let args = ["--metrics", METRICS, "--json", "--ties", "item-descending"];
+    let cpu = json(&recs(&args, &paths));
+    let gpu = recs(&[&args[..], &["--device", "cuda"]].concat(), &paths);
+    if gpu.status.success() {
+        assert_eq!(json(&gpu), cpu);
+    } else {
+        let message = String::from_utf8_lossy(&gpu.stderr);
+        assert!(
+            message.contains("--device cuda")
+                && (message.contains("without GPU support") || message.contains("no CUDA device")),
+            "{message}"
+        );
+    }
+    let out = recs(&[&args[..], &["--device", "tpu"]].concat(), &paths);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected `cpu` or `cuda`"));
+}
+
 /// A Parquet file of factors (`rank` per row, row-major in `values`): a column `id` (named
 /// so) with the rows in reverse order, and the factors as one list column (`as_list`) or as one
 /// column per dimension.

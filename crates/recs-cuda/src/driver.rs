@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use recs_metrics::Report;
 use recs_metrics::stream::{
     CatalogMetrics, CatalogSource, CountedUser, Evaluator, GradedKeys, KeyCounts, KeyOrder,
-    NegativeCounts, PositiveScores, StreamProgress, check_lists,
+    NegativeCounts, PositiveScores, StreamProgress, catalog_block_users, check_lists,
 };
 
 use crate::device::{Arg, Device, Kernel, Typed};
@@ -109,7 +109,8 @@ where
         evaluator.set_positives(positives);
     }
     let threshold = metrics.options.threshold;
-    let mut run = Run::new(device, &evaluator, source, factors, threshold, settings)?;
+    let host_budget = metrics.memory_budget;
+    let mut run = Run::new(device, &evaluator, source, factors, threshold, settings, host_budget)?;
     progress.begin("catalog", n_users);
     let mut part = evaluator.part();
     for chunk in positions.chunks(run.block_users) {
@@ -248,6 +249,7 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         factors: Option<FactorScores<'a>>,
         threshold: f32,
         settings: DeviceSettings,
+        host_budget: usize,
     ) -> Result<Self, Error<S::Error>> {
         let n_items = source.n_items();
         let words = n_items.div_ceil(32).max(1);
@@ -275,8 +277,12 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             )));
         }
         let fit = (settings.memory_budget - fixed) / per_user;
-        let block_users =
+        let mut block_users =
             settings.block_users.unwrap_or(MAX_BLOCK_USERS).min(fit).clamp(1, MAX_BLOCK_USERS);
+        if factors.is_none() {
+            // The host holds a block's scores before they are copied: within its budget.
+            block_users = block_users.min((host_budget / (4 * n_items.max(1))).max(1));
+        }
         let items_t = match &factors {
             Some(f) => {
                 let mut by_dimension = vec![0.0f32; f.rank * n_items];
@@ -310,8 +316,15 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
     fn lists(&self, chunk: &[usize]) -> Result<BlockLists, Error<S::Error>> {
         let source = self.source;
         let n_items = source.n_items();
-        let mut graded_scores = Vec::new();
-        source.score_graded(chunk, &mut graded_scores).map_err(Error::Source)?;
+        let graded_scores: Vec<f32> = chunk
+            .par_chunks(POSITIVE_BLOCK)
+            .map(|part| {
+                let mut scores = Vec::new();
+                source.score_graded(part, &mut scores).map(|()| scores)
+            })
+            .collect::<Result<Vec<Vec<f32>>, S::Error>>()
+            .map_err(Error::Source)?
+            .concat();
         let mut lists = BlockLists {
             excluded_offsets: vec![0],
             relevant_offsets: vec![0],
@@ -463,8 +476,15 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                     device.launch(Kernel::CountFactors, grid, [THREADS, 1, 1], &all)?;
                 }
                 _ => {
+                    // Scored on every core, in blocks of the CPU path's size.
                     let mut scores = vec![0.0f32; n * n_items];
-                    self.source.score_block(chunk, &mut scores).map_err(Error::Source)?;
+                    let sub = catalog_block_users(n_items);
+                    let source = self.source;
+                    scores
+                        .par_chunks_mut(sub * n_items.max(1))
+                        .zip(chunk.par_chunks(sub))
+                        .try_for_each(|(out, positions)| source.score_block(positions, out))
+                        .map_err(Error::Source)?;
                     let scores_d = Typed::from_slice(device, &scores)?;
                     keep(scores_d.buffer);
                     let mut all = vec![scores_d.arg()];

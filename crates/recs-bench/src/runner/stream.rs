@@ -31,7 +31,55 @@ pub(crate) fn evaluate(
         max_fpr: plan.max_fpr,
         memory_budget: plan.memory_budget,
     };
-    evaluate_catalog(model, split, catalog, metrics, keep_curves)
+    match plan.device {
+        crate::config::EvalDevice::Cpu => {
+            evaluate_catalog(model, split, catalog, metrics, keep_curves)
+        }
+        #[cfg(feature = "cuda")]
+        crate::config::EvalDevice::Cuda => {
+            let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
+            let source = SplitScores { model, split, catalog, all_items };
+            gpu::evaluate(&source, metrics, keep_curves)
+        }
+        #[cfg(not(feature = "cuda"))]
+        crate::config::EvalDevice::Cuda => Err(BenchError::Experiment(
+            "evaluation.device = \"cuda\" in a build without GPU support".into(),
+        )),
+    }
+}
+
+/// The first GPU, opened once per process and shared by every evaluation of the run.
+#[cfg(feature = "cuda")]
+mod gpu {
+    use std::sync::{Mutex, OnceLock};
+
+    use recs_cuda::{Cuda, DeviceSettings, Error, evaluate_catalog_on};
+    use recs_metrics::Report;
+    use recs_metrics::stream::{CatalogMetrics, CatalogSource};
+
+    use crate::error::{BenchError, Result};
+
+    static GPU: OnceLock<Mutex<Result<Cuda, String>>> = OnceLock::new();
+
+    /// The report of `source` counted on the GPU: its scores computed on the host, block
+    /// by block, and copied there.
+    pub(super) fn evaluate<S: CatalogSource<Error = BenchError>>(
+        source: &S,
+        metrics: CatalogMetrics<'_>,
+        keep_curves: bool,
+    ) -> Result<Report> {
+        let gpu = GPU.get_or_init(|| Mutex::new(Cuda::open(0).map_err(|e| e.to_string())));
+        let mut gpu = gpu.lock().map_err(|_| BenchError::Experiment("the GPU's lock".into()))?;
+        let gpu = gpu.as_mut().map_err(|e| BenchError::Experiment(e.clone()))?;
+        let settings = DeviceSettings::default();
+        evaluate_catalog_on(gpu, source, None, metrics, settings, keep_curves, &()).map_err(|e| {
+            match e {
+                Error::Source(e) => e,
+                Error::Metrics(e) => BenchError::Metrics(e),
+                Error::Device(e) => BenchError::Experiment(e.to_string()),
+            }
+        })
+    }
 }
 
 /// The report of `model` on the full-catalog judgments `catalog` of `split`

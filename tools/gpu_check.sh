@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The GPU path checked and timed on a machine with an NVIDIA GPU, with binaries built
+# beforehand (builds nothing, needs no network):
+#
+#   tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]
+#
+# BIN_DIR holds `recs` built with `--features cuda` (a `recs.gz` is unpacked) and,
+# optionally, `gpu-tests` (the recs-cuda test binary: `cargo test -p recs-cuda --test gpu
+# --no-run`), run with RECS_REQUIRE_GPU=1. DATA_DIR is a RECS_DATA_DIR (ml-100k, msweb).
+# OUT_DIR (default ./gpu-check) receives every report and gpu.csv.
+#
+# 1. MovieLens 100K (u1.base / u1.test) with seeded rank-32 factors: `recs eval
+#    --user-factors` on the CPU and on the GPU; the two JSON outputs must be identical.
+# 2. `recs run examples/msweb-croc.toml` and `examples/ml100k-topn.toml` with --device cpu
+#    and cuda: report.json identical.
+# 3. MovieLens-20M shape (`recs data synth`, 20% of each user's events held out,
+#    seeded rank-64 factors): `recs eval --user-factors` with roc, croc, ndcg@10, r@20,
+#    map on 16 CPU threads and on the GPU (identical JSON, both timed), and the PyTorch
+#    peer (tools/torch_peer.py) on the same files.
+# 4. `recs run` PureSVD rank 64 at that shape (tools/scaling.sh's config) with --device
+#    cpu and cuda: report.json identical (the GPU counts; the host scores).
+set -euo pipefail
+
+bin_dir=$(cd "${1:?usage: tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]}" && pwd)
+data_dir=$(cd "${2:?usage: tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]}" && pwd)
+out=${3:-gpu-check}
+root=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+recs="$bin_dir/recs"
+if [ ! -x "$recs" ] && [ -f "$recs.gz" ]; then
+    gzip -dc "$recs.gz" > "$recs"
+    chmod +x "$recs"
+fi
+export RECS_DATA_DIR="$data_dir"
+csv="$out/gpu.csv"
+echo "case,device,seconds,sha256" > "$csv"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader \
+    > "$out/gpu.txt" 2>&1 || true
+
+timed() { # timed NAME DEVICE OUTFILE COMMAND...: runs, records seconds and sha256
+    local name=$1 device=$2 file=$3
+    shift 3
+    local start end
+    start=$(date +%s.%N)
+    "$@" > "$file"
+    end=$(date +%s.%N)
+    echo "$name,$device,$(echo "$end - $start" | bc),$(sha256sum < "$file" | cut -c1-16)" \
+        | tee -a "$csv"
+}
+
+same() { # same A B WHAT
+    if cmp -s "$1" "$2"; then echo "== identical: $3"; else echo "== DIFFERENT: $3"; failed=1; fi
+}
+failed=0
+
+if [ -x "$bin_dir/gpu-tests" ]; then
+    echo "== recs-cuda GPU tests"
+    RECS_REQUIRE_GPU=1 "$bin_dir/gpu-tests" --test-threads 1 2>&1 | tee "$out/gpu-tests.txt"
+fi
+
+echo "== MovieLens 100K factors"
+python3 - "$data_dir/ml-100k" "$out/ml100k" <<'PY'
+import sys, numpy as np, os
+src, dst = sys.argv[1], sys.argv[2]
+os.makedirs(dst, exist_ok=True)
+rng = np.random.default_rng(1)
+# Rounded to a few values: tied scores occur.
+np.save(f"{dst}/U.npy", (rng.integers(-4, 5, (944, 32)) / 8).astype(np.float32))
+np.save(f"{dst}/V.npy", (rng.integers(-4, 5, (1683, 32)) / 8).astype(np.float32))
+for part in ["base", "test"]:
+    with open(f"{src}/u1.{part}") as f, open(f"{dst}/u1.{part}.tsv", "w") as g:
+        for line in f:
+            u, i, r, _ = line.split("\t")
+            g.write(f"{u}\t{i}\t{r}\n")
+PY
+for device in cpu cuda; do
+    timed ml100k-factors "$device" "$out/ml100k/$device.json" "$recs" eval --quiet --json \
+        --user-factors "$out/ml100k/U.npy" --item-factors "$out/ml100k/V.npy" \
+        --train "$out/ml100k/u1.base.tsv" --qrels "$out/ml100k/u1.test.tsv" \
+        --metrics roc,croc,user_auc,ndcg@10,r@20,map,mrr --rel-threshold 4 --device "$device"
+done
+same "$out/ml100k/cpu.json" "$out/ml100k/cuda.json" "MovieLens 100K factors"
+
+for example in msweb-croc ml100k-topn; do
+    for device in cpu cuda; do
+        "$recs" run --quiet "$root/examples/$example.toml" --device "$device" \
+            --out "$out/$example-$device" > /dev/null
+        echo "$example,$device,,$(sha256sum < "$out/$example-$device/report.json" | cut -c1-16)" \
+            | tee -a "$csv"
+    done
+    same "$out/$example-cpu/report.json" "$out/$example-cuda/report.json" "$example"
+done
+
+echo "== MovieLens-20M shape"
+big="$out/20m"
+mkdir -p "$big"
+[ -f "$big/all.tsv" ] || "$recs" data synth --users 138493 --items 26744 --events 20000263 \
+    --seed 1 --out "$big/all.tsv"
+python3 - "$big" <<'PY'
+import sys, numpy as np, os
+d = sys.argv[1]
+if not os.path.exists(f"{d}/test.tsv"):
+    a = np.loadtxt(f"{d}/all.tsv", dtype=np.int64, usecols=(0, 1), comments="#", delimiter="\t")
+    rng = np.random.default_rng(1)
+    held = rng.random(len(a)) < 0.2
+    np.savetxt(f"{d}/train.tsv", a[~held], fmt="%d", delimiter="\t")
+    np.savetxt(f"{d}/test.tsv", np.c_[a[held], np.ones(held.sum(), dtype=np.int64)], fmt="%d", delimiter="\t")
+    users, items = a[:, 0].max() + 1, a[:, 1].max() + 1
+    rng = np.random.default_rng(2)
+    np.save(f"{d}/U.npy", rng.standard_normal((users, 64)).astype(np.float32))
+    np.save(f"{d}/V.npy", rng.standard_normal((items, 64)).astype(np.float32))
+PY
+for device in cuda cpu; do
+    RAYON_NUM_THREADS=16 timed 20m-factors "$device" "$big/$device.json" "$recs" eval --quiet \
+        --json --user-factors "$big/U.npy" --item-factors "$big/V.npy" \
+        --train "$big/train.tsv" --qrels "$big/test.tsv" \
+        --metrics roc,croc,ndcg@10,r@20,map --device "$device"
+done
+same "$big/cpu.json" "$big/cuda.json" "MovieLens-20M shape factors"
+python3 "$root/tools/torch_peer.py" "$big" | tee "$out/torch_peer.txt" || true
+
+echo "== recs run, PureSVD rank 64, MovieLens-20M shape"
+cat > "$out/run.toml" <<TOML
+name = "gpu-check-20m"
+seed = 1
+[dataset]
+file = "$big/all.tsv"
+implicit = false
+[protocol]
+protocol = "leave-k-out"
+k = "20%"
+[evaluation]
+metrics = ["roc", "croc", "ndcg@10", "r@20", "map"]
+[[models]]
+name = "puresvd"
+params = { rank = "64" }
+TOML
+for device in cuda cpu; do
+    RAYON_NUM_THREADS=16 timed 20m-run "$device" "$out/run-$device.log" "$recs" run --quiet \
+        "$out/run.toml" --device "$device" --out "$out/run-$device"
+    cp "$out/run-$device/timings.json" "$out/timings-$device.json"
+    echo "20m-run-report,$device,,$(sha256sum < "$out/run-$device/report.json" | cut -c1-16)" \
+        | tee -a "$csv"
+done
+same "$out/run-cpu/report.json" "$out/run-cuda/report.json" "recs run at MovieLens-20M shape"
+cat "$csv"
+exit "$failed"
