@@ -546,6 +546,8 @@ def evaluate_factors(
     memory_budget_mib: int = 1024,
     progress: bool = True,
     details: bool = False,
+    device: str = "cpu",
+    device_memory_mib: int = 2048,
 ):
     """Evaluates a factor model on the full catalog, exactly and without listing its
     scores: the score of (user, item) is the dot product of row ``u`` of
@@ -566,6 +568,11 @@ def evaluate_factors(
       (``coverage@N`` is refused: it needs every full ranking).
     - ``memory_budget_mib``: the block buffers of the evaluation together (as ``recs
       run --memory-budget-mib``); ``progress``: a progress bar on a terminal.
+    - ``device``: ``"cpu"``, or ``"cuda"`` to score and count the catalog on the first
+      NVIDIA GPU (the same arithmetic: the result is the CPU's, bit for bit), holding at
+      most ``device_memory_mib`` MiB there; without a GPU or its driver, a ``RecsError``
+      says why. Factors that are torch tensors on a GPU are copied to the host first (a
+      model's factors are small; the scores are never listed).
 
     Memory grows with users + items + graded pairs, never users × items; the GIL is
     released while it runs. The result equals ``evaluate(qrels, run, metrics,
@@ -578,8 +585,10 @@ def evaluate_factors(
     >>> evaluate_factors(U, V, {0: [0], 1: [0]}, {0: {2: 1}, 1: {2: 1}}, "p@1,mrr")
     {'p@1': 0.5, 'mrr': 0.75}
     """
-    U = _float_rows(user_factors, "user_factors")
-    V = _float_rows(item_factors, "item_factors")
+    if device not in ("cpu", "cuda"):
+        raise RecsError(f'device: {device!r}; expected "cpu" or "cuda"')
+    U = _float_rows(_on_host(user_factors), "user_factors")
+    V = _float_rows(_on_host(item_factors), "item_factors")
     if U.shape[1] != V.shape[1]:
         raise RecsError(
             f"user_factors and item_factors: {U.shape[1]} and {V.shape[1]} dimensions; "
@@ -596,9 +605,18 @@ def evaluate_factors(
         user_ids,
         item_ids,
         _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress),
+        device,
+        int(device_memory_mib),
     )
     _warn(report)
     return dict(report) if details else _metric_values(report)
+
+
+def _on_host(data: Any) -> Any:
+    """A torch tensor on a GPU copied to the host; anything else as it is."""
+    if getattr(data, "is_cuda", False) and hasattr(data, "cpu"):
+        return data.detach().cpu()
+    return data
 
 
 def _block_scorer(score_block: Any, n_items: int):

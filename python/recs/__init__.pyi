@@ -74,6 +74,8 @@ def evaluate_factors(
     memory_budget_mib: int = ...,
     progress: bool = ...,
     details: bool = ...,
+    device: str = ...,
+    device_memory_mib: int = ...,
 ) -> Any: ...
 def evaluate_scorer(
     score_block: Any,

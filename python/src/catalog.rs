@@ -106,6 +106,54 @@ impl Streamed {
     }
 }
 
+impl Streamed {
+    /// As [`Streamed::evaluate`], the catalog scored and counted on the first GPU.
+    fn evaluate_on_gpu<'py, S>(
+        &self,
+        py: Python<'py>,
+        scorer: S,
+        factors: recs_cuda::FactorScores<'_>,
+        device: recs_cuda::DeviceSettings,
+    ) -> PyResult<Bound<'py, PyDict>>
+    where
+        S: RowScorer + Send,
+        Failure: From<S::Error>,
+    {
+        let metrics = CatalogMetrics {
+            metrics: &self.settings.metrics,
+            options: self.settings.options,
+            max_fpr: self.settings.max_fpr,
+            memory_budget: self.memory_budget,
+        };
+        let bar = TerminalProgress::new(self.progress);
+        let source = self.catalog.source(scorer);
+        let result: Result<Report, Failure> = py.detach(|| {
+            let mut gpu = recs_cuda::Cuda::open(0)
+                .map_err(|e| Failure::Python(invalid(format!("device=\"cuda\": {e}"))))?;
+            recs_cuda::evaluate_catalog_on(
+                &mut gpu,
+                &source,
+                Some(factors),
+                metrics,
+                device,
+                false,
+                &bar,
+            )
+            .map_err(|e| match e {
+                recs_cuda::Error::Source(e) => Failure::from(e),
+                recs_cuda::Error::Metrics(e) => Failure::Metrics(e),
+                recs_cuda::Error::Device(e) => {
+                    Failure::Python(invalid(format!("device=\"cuda\": {e}")))
+                }
+            })
+        });
+        bar.finish();
+        let mut report = result?;
+        report.warnings.extend(self.warning.iter().cloned());
+        report_dict(py, &report, Candidates::Catalog, &self.settings.options, 0)
+    }
+}
+
 /// Checks that a `rows × rank` matrix is finite, naming the argument, row and id.
 fn check_finite(values: &[f32], rank: usize, ids: &[String], name: &str) -> PyResult<()> {
     match values.iter().position(|v| !v.is_finite()) {
@@ -126,7 +174,7 @@ fn check_finite(values: &[f32], rank: usize, ids: &[String], name: &str) -> PyRe
 /// (`items × rank`, both little-endian `f32`, row-major) on the full catalog: every item
 /// row but a user's training items is a candidate. The `recs eval --json` dict.
 #[pyfunction]
-#[pyo3(signature = (user_factors, item_factors, rank, qrels, train, user_ids, item_ids, options))]
+#[pyo3(signature = (user_factors, item_factors, rank, qrels, train, user_ids, item_ids, options, device, device_memory_mib))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_factors<'py>(
     py: Python<'py>,
@@ -138,7 +186,14 @@ pub(crate) fn evaluate_factors<'py>(
     user_ids: Vec<String>,
     item_ids: Vec<String>,
     options: StreamOptions,
+    device: &str,
+    device_memory_mib: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let on_gpu = match device {
+        "cpu" => false,
+        "cuda" => true,
+        other => return Err(invalid(format!("device: `{other}`; expected \"cpu\" or \"cuda\""))),
+    };
     let users = f32s(user_factors, "user_factors")?;
     let items = f32s(item_factors, "item_factors")?;
     let (n_users, n_items) = (user_ids.len(), item_ids.len());
@@ -162,6 +217,20 @@ pub(crate) fn evaluate_factors<'py>(
         .copied()
         .collect();
     drop(items);
+    if on_gpu {
+        let rows: Vec<u32> =
+            (0..streamed.catalog.n_users()).map(|p| streamed.catalog.user_row(p)).collect();
+        let factors =
+            recs_cuda::FactorScores { rank, users: &users, items: &columns, user_rows: &rows };
+        let device = recs_cuda::DeviceSettings {
+            memory_budget: device_memory_mib.saturating_mul(1 << 20),
+            block_users: None,
+        };
+        // The graded items' scores come from the host's kernel: the same arithmetic.
+        let model = FactorModel::new(n_users, n_items, rank, users.clone(), columns.clone())
+            .map_err(|e| invalid(e.to_string()))?;
+        return streamed.evaluate_on_gpu(py, ModelRows(&model), factors, device);
+    }
     let model = FactorModel::new(n_users, n_items, rank, users, columns)
         .map_err(|e| invalid(e.to_string()))?;
     streamed.evaluate(py, ModelRows(&model))

@@ -221,3 +221,17 @@ def test_the_pytorch_example_of_the_docs_runs():
     section = page.split("## Evaluate a PyTorch model on the full catalog", 1)[1]
     code = section.split("```python\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/python.md", "exec"), {})
+
+
+def test_device_cuda_gives_the_cpu_result_or_says_why_not():
+    train, qrels, U, V = _small()
+    reference = recs.evaluate_factors(U, V, train, qrels, METRICS, details=True)
+    try:
+        got = recs.evaluate_factors(U, V, train, qrels, METRICS, details=True, device="cuda")
+    except recs.RecsError as e:
+        # No GPU here: the error names the device and the reason.
+        assert 'device="cuda"' in str(e) and "CUDA" in str(e), str(e)
+    else:
+        assert got == reference
+    with pytest.raises(recs.RecsError, match='expected "cpu" or "cuda"'):
+        recs.evaluate_factors(U, V, train, qrels, METRICS, device="gpu")
