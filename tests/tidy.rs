@@ -26,11 +26,16 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
         "recs-split" => (core, names(&["recs-testkit", "recs-data"])),
         m if m.starts_with("recs-models-") => (core, names(&["recs-testkit", "recs-data"])),
         "recs-bench" => {
-            (names(FOUNDATION).into_iter().chain(models.iter().cloned()).collect(), testkit)
+            let gpu = ["recs-cuda".to_string()];
+            (
+                names(FOUNDATION).into_iter().chain(models.iter().cloned()).chain(gpu).collect(),
+                testkit,
+            )
         }
         "recs-datafusion" => (names(&["recs-core", "recs-metrics"]), testkit),
+        "recs-cuda" => (names(&["recs-metrics"]), names(&["recs-testkit", "recs-core"])),
         "recs-cli" => {
-            let above = ["recs-bench".to_string(), "recs-datafusion".to_string()];
+            let above = ["recs-bench", "recs-datafusion", "recs-cuda"].map(String::from);
             (names(FOUNDATION).into_iter().chain(above).collect(), testkit)
         }
         "xtask" | "recs" => {

@@ -37,8 +37,8 @@ use serde::{Deserialize, Deserializer};
 
 use crate::error::{BenchError, Result};
 use crate::plan::{
-    AttributeSource, ClaimPlan, DatasetSource, GroupBy, ModelPlan, Plan, ProtocolChoice, RankBy,
-    Selection, Synthetic, metric_keys, mib_bytes, per_user_metrics,
+    AttributeSource, ClaimPlan, DatasetSource, EvalDevice, GroupBy, ModelPlan, Plan,
+    ProtocolChoice, RankBy, Selection, Synthetic, metric_keys, mib_bytes, per_user_metrics,
 };
 
 /// A whole experiment.
@@ -338,49 +338,6 @@ pub struct EvaluationConfig {
     /// by every thread (default 1024): more threads share it, they do not multiply it.
     #[serde(default = "default_memory_budget_mib")]
     pub memory_budget_mib: usize,
-}
-
-/// Where a streamed full-catalog evaluation counts its candidates.
-///
-/// As text (`FromStr`, `Display`, serde, `recs run --device`): `cpu` or `cuda`.
-///
-/// ```
-/// use recs_bench::EvalDevice;
-/// assert_eq!("cuda".parse::<EvalDevice>()?, EvalDevice::Cuda);
-/// assert_eq!(EvalDevice::default().to_string(), "cpu");
-/// assert!("gpu".parse::<EvalDevice>().is_err());
-/// # Ok::<(), String>(())
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum EvalDevice {
-    /// The host's cores.
-    #[default]
-    Cpu,
-    /// The first NVIDIA GPU (`recs-cuda`): scores and counts there, the report finished
-    /// on the host.
-    Cuda,
-}
-
-impl std::str::FromStr for EvalDevice {
-    type Err = String;
-
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        match s {
-            "cpu" => Ok(EvalDevice::Cpu),
-            "cuda" => Ok(EvalDevice::Cuda),
-            _ => Err(format!("unknown device `{s}`: expected `cpu` or `cuda`")),
-        }
-    }
-}
-
-impl std::fmt::Display for EvalDevice {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            EvalDevice::Cpu => "cpu",
-            EvalDevice::Cuda => "cuda",
-        })
-    }
 }
 
 fn default_memory_budget_mib() -> usize {

@@ -56,14 +56,14 @@ mod scoring;
 pub mod verdict;
 
 pub use config::{
-    ClaimConfig, Config, DatasetConfig, EvalDevice, EvaluationConfig, JudgedItems, JudgmentsConfig,
+    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
     ModelConfig, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
 pub use output::{Extras, Figure, Line, write_report};
 pub use plan::{
-    AttributeSource, GroupBy, Measure, MeasureInput, Params, Plan, ProtocolChoice,
+    AttributeSource, EvalDevice, GroupBy, Measure, MeasureInput, Params, Plan, ProtocolChoice,
     RATING_ERROR_KEYS, RankBy,
 };
 pub use plot::PlotError;

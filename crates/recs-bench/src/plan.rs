@@ -229,13 +229,56 @@ pub struct Plan {
     /// Bytes of a streamed evaluation's block buffers, shared by every thread.
     pub(crate) memory_budget: usize,
     /// Where a streamed evaluation counts.
-    pub(crate) device: crate::config::EvalDevice,
+    pub(crate) device: EvalDevice,
     pub(crate) markers: [f64; 2],
     pub(crate) selection: Option<Selection>,
     pub(crate) models: Vec<ModelPlan>,
     pub(crate) claims: Vec<ClaimPlan>,
     pub(crate) measures: Vec<Measure>,
     pub(crate) keep_judgments: bool,
+}
+
+/// Where a streamed full-catalog evaluation counts its candidates.
+///
+/// As text (`FromStr`, `Display`, serde, `recs run --device`): `cpu` or `cuda`.
+///
+/// ```
+/// use recs_bench::EvalDevice;
+/// assert_eq!("cuda".parse::<EvalDevice>()?, EvalDevice::Cuda);
+/// assert_eq!(EvalDevice::default().to_string(), "cpu");
+/// assert!("gpu".parse::<EvalDevice>().is_err());
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EvalDevice {
+    /// The host's cores.
+    #[default]
+    Cpu,
+    /// The first NVIDIA GPU (`recs-cuda`): scores and counts there, the report finished
+    /// on the host.
+    Cuda,
+}
+
+impl std::str::FromStr for EvalDevice {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "cpu" => Ok(EvalDevice::Cpu),
+            "cuda" => Ok(EvalDevice::Cuda),
+            _ => Err(format!("unknown device `{s}`: expected `cpu` or `cuda`")),
+        }
+    }
+}
+
+impl std::fmt::Display for EvalDevice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            EvalDevice::Cpu => "cpu",
+            EvalDevice::Cuda => "cuda",
+        })
+    }
 }
 
 /// `mib` MiB in bytes (saturating).
@@ -281,8 +324,8 @@ impl Plan {
     ///
     /// # Errors
     /// [`BenchError::Config`] for `cuda` in a build without the `cuda` feature.
-    pub fn with_device(mut self, device: crate::config::EvalDevice) -> Result<Self> {
-        if device == crate::config::EvalDevice::Cuda && !cfg!(feature = "cuda") {
+    pub fn with_device(mut self, device: EvalDevice) -> Result<Self> {
+        if device == EvalDevice::Cuda && !cfg!(feature = "cuda") {
             return Err(BenchError::config(
                 "--device",
                 "",

@@ -32,17 +32,17 @@ pub(crate) fn evaluate(
         memory_budget: plan.memory_budget,
     };
     match plan.device {
-        crate::config::EvalDevice::Cpu => {
+        crate::plan::EvalDevice::Cpu => {
             evaluate_catalog(model, split, catalog, metrics, keep_curves)
         }
         #[cfg(feature = "cuda")]
-        crate::config::EvalDevice::Cuda => {
+        crate::plan::EvalDevice::Cuda => {
             let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
             let source = SplitScores { model, split, catalog, all_items };
             gpu::evaluate(&source, metrics, keep_curves)
         }
         #[cfg(not(feature = "cuda"))]
-        crate::config::EvalDevice::Cuda => Err(BenchError::Experiment(
+        crate::plan::EvalDevice::Cuda => Err(BenchError::Experiment(
             "evaluation.device = \"cuda\" in a build without GPU support".into(),
         )),
     }
