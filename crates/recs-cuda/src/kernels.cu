@@ -75,6 +75,11 @@ struct Pooled {
     u64* equal;
 };
 
+// The number of thresholds: the index's last entry.
+__device__ __forceinline__ u32 pooled_count(const Pooled* p) {
+    return p->prefix[(0xFFFFFFFFu >> p->shift) + 1];
+}
+
 struct Block {
     u32 n_items;
     u32 n_users;
@@ -92,10 +97,21 @@ __device__ __forceinline__ u32 bit(const u32* bitmap, u32 words, u32 user, u32 i
     return (bitmap[(u64)user * words + (item >> 5)] >> (item & 31u)) & 1u;
 }
 
-// Counts candidate (user, item) of score `score` unless the item is excluded; candidates
-// below every key of an order are counted in `below_all` (added once per thread).
-__device__ __forceinline__ void visit(const Block* b, u32 user, u32 item, float score,
-                                      u64 below_all[2]) {
+// Counts a thread keeps in registers and adds once at its end: the cells that take most
+// candidates (below or above every graded key of a user; below or above every positive
+// of the pooled ROC), where atomics from every thread would otherwise queue on one
+// address.
+struct Tally {
+    u64 below_all[USERS_PER_THREAD][2];
+    u64 above_all[USERS_PER_THREAD][2];
+    u64 pooled_low;
+    u64 pooled_high;
+};
+
+// Counts candidate (user, item), the u-th user of the thread, of score `score` unless the
+// item is excluded.
+__device__ __forceinline__ void visit(const Block* b, u32 u, u32 user, u32 item, float score,
+                                      Tally* tally) {
     if (bit(b->excluded, b->words, user, item)) {
         return;
     }
@@ -108,7 +124,11 @@ __device__ __forceinline__ void visit(const Block* b, u32 user, u32 item, float 
         u32 first = order->offsets[user];
         u32 end = order->offsets[user + 1];
         if (first == end || key > order->keys[end - 1]) {
-            below_all[o] += 1;
+            tally->below_all[u][o] += 1;
+            continue;
+        }
+        if (key < order->keys[first]) {
+            tally->above_all[u][o] += 1;
             continue;
         }
         u32 j = lower_bound(order->keys, first, end, key);
@@ -127,17 +147,38 @@ __device__ __forceinline__ void visit(const Block* b, u32 user, u32 item, float 
         u32 j = lower_bound(p->keys, lo, hi, key);
         if (j < hi && p->keys[j] == key) {
             atomicAdd(&p->equal[j], 1ull);
+        } else if (j == pooled_count(p)) {
+            tally->pooled_low += 1;
+        } else if (j == 0) {
+            tally->pooled_high += 1;
         } else {
             atomicAdd(&p->below[j], 1ull);
         }
     }
 }
 
-__device__ __forceinline__ void finish_user(const Block* b, u32 user, const u64 below_all[2]) {
-    for (u32 o = 0; o < b->n_orders; ++o) {
-        if (below_all[o] != 0) {
+// Adds what the thread kept in registers.
+__device__ __forceinline__ void finish_thread(const Block* b, u32 user0, u32 group,
+                                              const Tally* tally) {
+    for (u32 u = 0; u < group; ++u) {
+        u32 user = user0 + u;
+        for (u32 o = 0; o < b->n_orders; ++o) {
             const Order* order = &b->orders[o];
-            atomicAdd(&order->between[order->offsets[user + 1] + user], below_all[o]);
+            if (tally->below_all[u][o] != 0) {
+                atomicAdd(&order->between[order->offsets[user + 1] + user], tally->below_all[u][o]);
+            }
+            if (tally->above_all[u][o] != 0) {
+                atomicAdd(&order->between[order->offsets[user] + user], tally->above_all[u][o]);
+            }
+        }
+    }
+    if (b->roc) {
+        const Pooled* p = &b->pooled;
+        if (tally->pooled_low != 0) {
+            atomicAdd(&p->below[pooled_count(p)], tally->pooled_low);
+        }
+        if (tally->pooled_high != 0) {
+            atomicAdd(&p->below[0], tally->pooled_high);
         }
     }
 }
@@ -211,11 +252,15 @@ template <class Scores>
 __device__ __forceinline__ void count_users(const Block* b, const Scores& scores) {
     u32 user0 = blockIdx.y * USERS_PER_THREAD;
     u32 group = b->n_users - user0 < USERS_PER_THREAD ? b->n_users - user0 : USERS_PER_THREAD;
-    u64 below_all[USERS_PER_THREAD][2];
+    Tally tally;
     for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
-        below_all[u][0] = 0;
-        below_all[u][1] = 0;
+        for (u32 o = 0; o < 2; ++o) {
+            tally.below_all[u][o] = 0;
+            tally.above_all[u][o] = 0;
+        }
     }
+    tally.pooled_low = 0;
+    tally.pooled_high = 0;
     u32 first = blockIdx.x * blockDim.x * ITEMS_PER_THREAD + threadIdx.x;
     for (u32 step = 0; step < ITEMS_PER_THREAD; ++step) {
         u32 item = first + step * blockDim.x;
@@ -225,12 +270,10 @@ __device__ __forceinline__ void count_users(const Block* b, const Scores& scores
         float out[USERS_PER_THREAD];
         scores(item, user0, group, out);
         for (u32 u = 0; u < group; ++u) {
-            visit(b, user0 + u, item, out[u], below_all[u]);
+            visit(b, u, user0 + u, item, out[u], &tally);
         }
     }
-    for (u32 u = 0; u < group; ++u) {
-        finish_user(b, user0 + u, below_all[u]);
-    }
+    finish_thread(b, user0, group, &tally);
 }
 
 // Scores from factors: user u's row users[u * rank ..], item i's factors items_t[k *

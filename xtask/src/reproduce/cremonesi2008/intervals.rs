@@ -1,6 +1,7 @@
 //! `cv-intervals`: the partitioning advice of §2.1 (holdout, leave-k-out, m-fold
-//! cross-validation) shown on one metric of one model, with mean, variance and a 95%
-//! confidence interval over the splits.
+//! cross-validation) shown on one metric of one model, with mean, standard deviation (the
+//! square root of §2.1's variance, readable at four decimals) and a 95% confidence
+//! interval over the splits.
 
 use anyhow::Result;
 use recs_bench::report::Table;
@@ -68,7 +69,7 @@ pub(crate) fn table(rows: &[Row]) -> Result<Table> {
             json!(row.partitioning),
             json!(row.values.len()),
             json!(interval.mean),
-            json!(interval.sd * interval.sd),
+            json!(interval.sd),
             json!(interval.lower),
             json!(interval.upper),
         ]);
@@ -79,7 +80,7 @@ pub(crate) fn table(rows: &[Row]) -> Result<Table> {
              intervals are Student t; the ten folds of one partition are dependent, so \
              theirs understates the spread)"
         ),
-        columns: ["partitioning", "splits", "mean", "variance", "95% lower", "95% upper"]
+        columns: ["partitioning", "splits", "mean", "standard deviation", "95% lower", "95% upper"]
             .map(String::from)
             .to_vec(),
         rows: out,

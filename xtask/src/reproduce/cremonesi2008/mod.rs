@@ -11,7 +11,7 @@
 //! - `table1-recall-svd`, `table2-recall-nbn` — recall by withheld-item rank, by user
 //!   group and item popularity ([`recall`]);
 //! - `cv-intervals` — holdout, leave-k-out and 10-fold cross-validation with mean,
-//!   variance and 95% interval ([`intervals`]).
+//!   standard deviation and 95% interval ([`intervals`]).
 //!
 //! The paper's experiments are its own protocol (ROC1 pairs, per-item withholding with
 //! fold-in), not the runner's metric set, so this module drives the split, model and
