@@ -120,7 +120,7 @@ where
     if let Some(counts) = run.pooled_counts()? {
         part.add_negatives(counts).map_err(Error::Metrics)?;
     }
-    run.free();
+    drop(run);
     evaluator.finish(part, keep_curves).map_err(Error::Metrics)
 }
 
@@ -197,7 +197,7 @@ fn collect_positives<S: CatalogSource + ?Sized>(
 }
 
 /// What stays on the device for the whole evaluation.
-struct Run<'a, D: ?Sized, S: ?Sized> {
+struct Run<'a, D: Device + ?Sized, S: ?Sized> {
     device: &'a mut D,
     source: &'a S,
     factors: Option<FactorScores<'a>>,
@@ -537,16 +537,18 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             None => Ok(None),
         }
     }
+}
 
-    /// Gives back what stayed on the device.
-    fn free(self) {
-        let Run { device, items_t, pooled, .. } = self;
-        if let Some(t) = items_t {
-            device.free(t.buffer);
+/// Gives back what stayed on the device, on success or error: a device shared by several
+/// evaluations (`recs run`'s) holds nothing of a finished one.
+impl<D: Device + ?Sized, S: ?Sized> Drop for Run<'_, D, S> {
+    fn drop(&mut self) {
+        if let Some(t) = self.items_t.take() {
+            self.device.free(t.buffer);
         }
-        if let Some(p) = pooled {
+        if let Some(p) = self.pooled.take() {
             for b in [p.keys.buffer, p.prefix.buffer, p.below.buffer, p.equal.buffer] {
-                device.free(b);
+                self.device.free(b);
             }
         }
     }

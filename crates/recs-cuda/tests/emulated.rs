@@ -142,6 +142,7 @@ fn a_run_frees_what_it_allocates_and_launches_per_block() {
     )
     .unwrap_err();
     assert!(error.to_string().contains("ascending"), "{error}");
+    assert!(device_is_empty(&device), "a failed run frees what it allocated");
     // A budget below one user is an error that says so.
     let tiny = DeviceSettings { memory_budget: 16, block_users: None };
     source.excluded[0] = vec![3];
