@@ -30,6 +30,8 @@ const MARK_THREADS: u32 = 128;
 const MAX_BLOCK_USERS: usize = 1 << 14;
 /// Users per task of the host's first pass (the pooled ROC's positives).
 const POSITIVE_BLOCK: usize = 256;
+/// Users per task when the host turns a block's counts into per-user values.
+const FINISH_USERS: usize = 256;
 
 /// How much of the device an evaluation may use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -325,6 +327,38 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             .collect::<Result<Vec<Vec<f32>>, S::Error>>()
             .map_err(Error::Source)?
             .concat();
+        let n_graded: usize = chunk.iter().map(|&p| source.graded(p).0.len()).sum();
+        if graded_scores.len() != n_graded {
+            return Err(Error::Metrics(invalid(
+                "graded scores",
+                format!("{} scores for {n_graded} graded items", graded_scores.len()),
+                "one score per graded item",
+            )));
+        }
+        let mut starts = Vec::with_capacity(chunk.len());
+        let mut start = 0;
+        for &p in chunk {
+            starts.push(start);
+            start += source.graded(p).0.len();
+        }
+        // Each user's lists and keys on every core, then laid end to end.
+        let orders = &self.orders;
+        let users: Vec<(Cow<'_, [u32]>, Vec<GradedKeys>)> = chunk
+            .par_iter()
+            .zip(&starts)
+            .map(|(&p, &start)| {
+                let excluded = source.excluded(p);
+                let (graded, grades) = source.graded(p);
+                check_lists(source.user(p), n_items, &excluded, graded, grades)?;
+                let scores = &graded_scores[start..start + graded.len()];
+                let keys = orders
+                    .iter()
+                    .map(|&order| GradedKeys::new(order, graded, grades, scores))
+                    .collect();
+                Ok((excluded, keys))
+            })
+            .collect::<recs_metrics::Result<_>>()
+            .map_err(Error::Metrics)?;
         let mut lists = BlockLists {
             excluded_offsets: vec![0],
             relevant_offsets: vec![0],
@@ -333,28 +367,15 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             flat_keys: vec![Vec::new(); self.orders.len()],
             ..BlockLists::default()
         };
-        let mut start = 0;
-        for &p in chunk {
-            let excluded: Cow<'_, [u32]> = source.excluded(p);
+        for (&p, (excluded, keys)) in chunk.iter().zip(users) {
             let (graded, grades) = source.graded(p);
-            check_lists(source.user(p), n_items, &excluded, graded, grades)
-                .map_err(Error::Metrics)?;
-            let scores = graded_scores.get(start..start + graded.len()).ok_or_else(|| {
-                Error::Metrics(invalid(
-                    "graded scores",
-                    format!("{} scores", graded_scores.len()),
-                    "one score per graded item",
-                ))
-            })?;
-            start += graded.len();
             lists.excluded.extend_from_slice(&excluded);
             lists.excluded_offsets.push(to_u32(lists.excluded.len())?);
             lists.relevant.extend(
                 graded.iter().zip(grades).filter(|&(_, &g)| g >= self.threshold).map(|(&i, _)| i),
             );
             lists.relevant_offsets.push(to_u32(lists.relevant.len())?);
-            for (o, &order) in self.orders.iter().enumerate() {
-                let keys = GradedKeys::new(order, graded, grades, scores);
+            for (o, keys) in keys.into_iter().enumerate() {
                 lists.flat_keys[o].extend_from_slice(keys.keys());
                 lists.key_offsets[o].push(to_u32(lists.flat_keys[o].len())?);
                 lists.keys[o].push(keys);
@@ -502,26 +523,43 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             self.device.free(buffer);
         }
         let BlockCounts { orders: read, missing } = result?;
-        let mut counted: Vec<(GradedKeys, KeyCounts)> = Vec::with_capacity(self.orders.len());
-        for (u, &p) in chunk.iter().enumerate() {
-            counted.clear();
-            for (o, (between, on)) in read.iter().enumerate() {
-                let (lo, hi) =
-                    (lists.key_offsets[o][u] as usize, lists.key_offsets[o][u + 1] as usize);
-                let counts = KeyCounts {
-                    between: between[lo + u..=hi + u].to_vec(),
-                    on: on[lo..hi].to_vec(),
-                };
-                counted.push((lists.keys[o][u].clone(), counts));
-            }
-            let user = CountedUser {
-                user: self.source.user(p),
-                n: lists.candidates[u],
-                missing: missing[u],
-                grades: self.source.graded(p).1,
-                counted: &counted,
-            };
-            evaluator.push_counted(part, user).map_err(Error::Metrics)?;
+        // Users finished on every core into parts of their own (without pooled ROC
+        // counts: those come once, at the end), merged exactly.
+        let source = self.source;
+        let positions: Vec<(usize, usize)> = chunk.iter().copied().enumerate().collect();
+        let parts: Vec<recs_metrics::stream::Part> = positions
+            .par_chunks(FINISH_USERS)
+            .map(|users| {
+                let mut part = evaluator.per_user_part();
+                let mut counted: Vec<(GradedKeys, KeyCounts)> = Vec::new();
+                for &(u, p) in users {
+                    counted.clear();
+                    for (o, (between, on)) in read.iter().enumerate() {
+                        let (lo, hi) = (
+                            lists.key_offsets[o][u] as usize,
+                            lists.key_offsets[o][u + 1] as usize,
+                        );
+                        let counts = KeyCounts {
+                            between: between[lo + u..=hi + u].to_vec(),
+                            on: on[lo..hi].to_vec(),
+                        };
+                        counted.push((lists.keys[o][u].clone(), counts));
+                    }
+                    let user = CountedUser {
+                        user: source.user(p),
+                        n: lists.candidates[u],
+                        missing: missing[u],
+                        grades: source.graded(p).1,
+                        counted: &counted,
+                    };
+                    evaluator.push_counted(&mut part, user)?;
+                }
+                Ok(part)
+            })
+            .collect::<recs_metrics::Result<_>>()
+            .map_err(Error::Metrics)?;
+        for other in parts {
+            part.merge(other);
         }
         Ok(())
     }

@@ -281,11 +281,23 @@ impl Evaluator {
 
     /// An empty partial state.
     pub fn part(&self) -> Part {
+        Part { roc: self.thresholds.as_ref().map(Thresholds::counts), ..self.part_without_counts() }
+    }
+
+    /// An empty partial state for users finished from counts ([`Evaluator::push_counted`]):
+    /// without the pooled ROC's negative counts, which come once, for every user, through
+    /// [`Part::add_negatives`] on the part the others merge into. It costs nothing to make,
+    /// where [`Evaluator::part`] holds a count per positive score.
+    pub fn per_user_part(&self) -> Part {
+        Part { roc: None, ..self.part_without_counts() }
+    }
+
+    fn part_without_counts(&self) -> Part {
         Part {
             rows: Vec::new(),
             user_aucs: Vec::new(),
             croc: self.metrics.contains(&Metric::Croc).then(CrocAccumulator::new),
-            roc: self.thresholds.as_ref().map(Thresholds::counts),
+            roc: None,
             n_candidates: 0,
             n_positives: 0,
             n_without_relevant: 0,
