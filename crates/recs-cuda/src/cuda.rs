@@ -102,6 +102,12 @@ impl Cuda {
         Ok(Cuda { context, stream, functions, buffers: HashMap::new(), next_id: 0 })
     }
 
+    /// Makes the GPU's context current on the calling thread: `recs run` shares one
+    /// device between evaluations that may run on different threads.
+    fn bind(&self) -> Result<(), DeviceError> {
+        self.context.bind_to_thread().map_err(cuda_error)
+    }
+
     fn slice(&mut self, buffer: Buffer) -> Result<&mut CudaSlice<u8>, DeviceError> {
         self.buffers
             .get_mut(&buffer.id)
@@ -119,6 +125,7 @@ impl Device for Cuda {
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<Buffer, DeviceError> {
+        self.bind()?;
         let slice = self.stream.alloc_zeros::<u8>(bytes.max(8)).map_err(cuda_error)?;
         let (addr, guard) = slice.device_ptr(&self.stream);
         drop(guard);
@@ -129,11 +136,14 @@ impl Device for Cuda {
     }
 
     fn free(&mut self, buffer: Buffer) {
+        // A failure to bind shows at the next call that can report it.
+        let _ = self.bind();
         self.buffers.remove(&buffer.id);
     }
 
     fn write(&mut self, buffer: Buffer, data: &[u8]) -> Result<(), DeviceError> {
         buffer.check_fits(data.len())?;
+        self.bind()?;
         if data.is_empty() {
             return Ok(());
         }
@@ -145,6 +155,7 @@ impl Device for Cuda {
 
     fn zero(&mut self, buffer: Buffer, bytes: usize) -> Result<(), DeviceError> {
         buffer.check_fits(bytes)?;
+        self.bind()?;
         if bytes == 0 {
             return Ok(());
         }
@@ -156,6 +167,7 @@ impl Device for Cuda {
 
     fn read(&mut self, buffer: Buffer, out: &mut [u8]) -> Result<(), DeviceError> {
         buffer.check_fits(out.len())?;
+        self.bind()?;
         let stream = self.stream.clone();
         if !out.is_empty() {
             let slice = self.slice(buffer)?;
@@ -173,6 +185,7 @@ impl Device for Cuda {
         block: [u32; 3],
         args: &[Arg],
     ) -> Result<(), DeviceError> {
+        self.bind()?;
         let function = self
             .functions
             .get(kernel.name())
