@@ -9,17 +9,25 @@
 # --no-run`), run with RECS_REQUIRE_GPU=1. DATA_DIR is a RECS_DATA_DIR (ml-100k, msweb).
 # OUT_DIR (default ./gpu-check) receives every report and gpu.csv.
 #
-# 1. MovieLens 100K (u1.base / u1.test) with seeded rank-32 factors: `recs eval
-#    --user-factors` on the CPU and on the GPU; the two JSON outputs must be identical.
-# 2. `recs run examples/msweb-croc.toml` and `examples/ml100k-topn.toml` with --device cpu
-#    and cuda: report.json identical.
-# 3. MovieLens-20M shape (`recs data synth`, 20% of each user's events held out,
+# 1. MovieLens 100K (each user's last fifth of ratings held out) with seeded rank-32
+#    factors: `recs eval --user-factors` on the CPU and on the GPU; the two JSON outputs
+#    must be identical.
+# 2. `recs run` on examples/msweb-croc.toml, ml100k-strong.toml and ml100k-ratings.toml
+#    (all streamed) with --device cpu and cuda: report.json identical.
+# 3. MovieLens-20M shape (`recs data synth`, 20% of the events held out at random,
 #    seeded rank-64 factors): `recs eval --user-factors` with roc, croc, ndcg@10, r@20,
 #    map on 16 CPU threads and on the GPU (identical JSON, both timed), and the PyTorch
 #    peer (tools/torch_peer.py) on the same files.
 # 4. `recs run` PureSVD rank 64 at that shape (tools/scaling.sh's config) with --device
 #    cpu and cuda: report.json identical (the GPU counts; the host scores).
+#
+# Environment: USERS, ITEMS, EVENTS (another shape for step 3 and 4), DEVICES (default
+# "cpu cuda"; "cpu cpu" rehearses the script on a machine without a GPU).
 set -euo pipefail
+users=${USERS:-138493}
+items=${ITEMS:-26744}
+events=${EVENTS:-20000263}
+read -r first_device second_device <<< "${DEVICES:-cpu cuda}"
 
 bin_dir=$(cd "${1:?usage: tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]}" && pwd)
 data_dir=$(cd "${2:?usage: tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]}" && pwd)
@@ -68,56 +76,64 @@ rng = np.random.default_rng(1)
 # Rounded to a few values: tied scores occur.
 np.save(f"{dst}/U.npy", (rng.integers(-4, 5, (944, 32)) / 8).astype(np.float32))
 np.save(f"{dst}/V.npy", (rng.integers(-4, 5, (1683, 32)) / 8).astype(np.float32))
-for part in ["base", "test"]:
-    with open(f"{src}/u1.{part}") as f, open(f"{dst}/u1.{part}.tsv", "w") as g:
-        for line in f:
-            u, i, r, _ = line.split("\t")
-            g.write(f"{u}\t{i}\t{r}\n")
+# Each user's last fifth of ratings by time held out.
+a = np.loadtxt(f"{src}/u.data", dtype=np.int64)
+a = a[np.lexsort((a[:, 3], a[:, 0]))]
+users, starts, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
+held = np.zeros(len(a), dtype=bool)
+for s, c in zip(starts, counts):
+    held[s + c - c // 5 : s + c] = True
+np.savetxt(f"{dst}/train.tsv", a[~held][:, :3], fmt="%d", delimiter="\t")
+np.savetxt(f"{dst}/test.tsv", a[held][:, :3], fmt="%d", delimiter="\t")
 PY
-for device in cpu cuda; do
+for device in "$first_device" "$second_device"; do
     timed ml100k-factors "$device" "$out/ml100k/$device.json" "$recs" eval --quiet --json \
         --user-factors "$out/ml100k/U.npy" --item-factors "$out/ml100k/V.npy" \
-        --train "$out/ml100k/u1.base.tsv" --qrels "$out/ml100k/u1.test.tsv" \
+        --train "$out/ml100k/train.tsv" --qrels "$out/ml100k/test.tsv" \
         --metrics roc,croc,user_auc,ndcg@10,r@20,map,mrr --rel-threshold 4 --device "$device"
 done
-same "$out/ml100k/cpu.json" "$out/ml100k/cuda.json" "MovieLens 100K factors"
+same "$out/ml100k/$first_device.json" "$out/ml100k/$second_device.json" "MovieLens 100K factors"
 
-for example in msweb-croc ml100k-topn; do
-    for device in cpu cuda; do
+for example in msweb-croc ml100k-strong ml100k-ratings; do
+    for k in 1 2; do
+        device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
         "$recs" run --quiet "$root/examples/$example.toml" --device "$device" \
-            --out "$out/$example-$device" > /dev/null
-        echo "$example,$device,,$(sha256sum < "$out/$example-$device/report.json" | cut -c1-16)" \
+            --out "$out/$example-$k" > /dev/null
+        echo "$example,$device,,$(sha256sum < "$out/$example-$k/report.json" | cut -c1-16)" \
             | tee -a "$csv"
     done
-    same "$out/$example-cpu/report.json" "$out/$example-cuda/report.json" "$example"
+    same "$out/$example-1/report.json" "$out/$example-2/report.json" "$example"
 done
 
 echo "== MovieLens-20M shape"
 big="$out/20m"
 mkdir -p "$big"
-[ -f "$big/all.tsv" ] || "$recs" data synth --users 138493 --items 26744 --events 20000263 \
-    --seed 1 --out "$big/all.tsv"
+[ -f "$big/all.tsv" ] || "$recs" data synth --users "$users" --items "$items" \
+    --events "$events" --seed 1 --out "$big/all.tsv"
 python3 - "$big" <<'PY'
 import sys, numpy as np, os
+import pandas as pd
 d = sys.argv[1]
 if not os.path.exists(f"{d}/test.tsv"):
-    a = np.loadtxt(f"{d}/all.tsv", dtype=np.int64, usecols=(0, 1), comments="#", delimiter="\t")
+    a = pd.read_csv(f"{d}/all.tsv", sep="\t", header=None, comment="#", usecols=[0, 1]).to_numpy()
     rng = np.random.default_rng(1)
     held = rng.random(len(a)) < 0.2
-    np.savetxt(f"{d}/train.tsv", a[~held], fmt="%d", delimiter="\t")
-    np.savetxt(f"{d}/test.tsv", np.c_[a[held], np.ones(held.sum(), dtype=np.int64)], fmt="%d", delimiter="\t")
+    pd.DataFrame(a[~held]).to_csv(f"{d}/train.tsv", sep="\t", header=False, index=False)
+    test = pd.DataFrame(a[held]).assign(grade=1)
+    test.to_csv(f"{d}/test.tsv", sep="\t", header=False, index=False)
     users, items = a[:, 0].max() + 1, a[:, 1].max() + 1
     rng = np.random.default_rng(2)
     np.save(f"{d}/U.npy", rng.standard_normal((users, 64)).astype(np.float32))
     np.save(f"{d}/V.npy", rng.standard_normal((items, 64)).astype(np.float32))
 PY
-for device in cuda cpu; do
-    RAYON_NUM_THREADS=16 timed 20m-factors "$device" "$big/$device.json" "$recs" eval --quiet \
+for k in 2 1; do
+    device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
+    RAYON_NUM_THREADS=16 timed 20m-factors "$device" "$big/$k.json" "$recs" eval --quiet \
         --json --user-factors "$big/U.npy" --item-factors "$big/V.npy" \
         --train "$big/train.tsv" --qrels "$big/test.tsv" \
         --metrics roc,croc,ndcg@10,r@20,map --device "$device"
 done
-same "$big/cpu.json" "$big/cuda.json" "MovieLens-20M shape factors"
+same "$big/1.json" "$big/2.json" "MovieLens-20M shape factors"
 python3 "$root/tools/torch_peer.py" "$big" | tee "$out/torch_peer.txt" || true
 
 echo "== recs run, PureSVD rank 64, MovieLens-20M shape"
@@ -136,13 +152,14 @@ metrics = ["roc", "croc", "ndcg@10", "r@20", "map"]
 name = "puresvd"
 params = { rank = "64" }
 TOML
-for device in cuda cpu; do
-    RAYON_NUM_THREADS=16 timed 20m-run "$device" "$out/run-$device.log" "$recs" run --quiet \
-        "$out/run.toml" --device "$device" --out "$out/run-$device"
-    cp "$out/run-$device/timings.json" "$out/timings-$device.json"
-    echo "20m-run-report,$device,,$(sha256sum < "$out/run-$device/report.json" | cut -c1-16)" \
+for k in 2 1; do
+    device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
+    RAYON_NUM_THREADS=16 timed 20m-run "$device" "$out/run-$k.log" "$recs" run --quiet \
+        "$out/run.toml" --device "$device" --out "$out/run-$k"
+    cp "$out/run-$k/timings.json" "$out/timings-$device-$k.json"
+    echo "20m-run-report,$device,,$(sha256sum < "$out/run-$k/report.json" | cut -c1-16)" \
         | tee -a "$csv"
 done
-same "$out/run-cpu/report.json" "$out/run-cuda/report.json" "recs run at MovieLens-20M shape"
+same "$out/run-1/report.json" "$out/run-2/report.json" "recs run at MovieLens-20M shape"
 cat "$csv"
 exit "$failed"

@@ -18,13 +18,21 @@ import time
 import numpy as np
 import torch
 
+# The GPU when there is one; the CPU rehearses the script.
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def synchronize():
+    if DEVICE == "cuda":
+        torch.cuda.synchronize()
+
 
 def load(d):
-    U = torch.from_numpy(np.load(f"{d}/U.npy")).cuda()
-    V = torch.from_numpy(np.load(f"{d}/V.npy")).cuda()
+    U = torch.from_numpy(np.load(f"{d}/U.npy")).to(DEVICE)
+    V = torch.from_numpy(np.load(f"{d}/V.npy")).to(DEVICE)
     train = np.loadtxt(f"{d}/train.tsv", dtype=np.int64, usecols=(0, 1))
     test = np.loadtxt(f"{d}/test.tsv", dtype=np.int64, usecols=(0, 1))
-    return U, V, torch.from_numpy(train).cuda(), torch.from_numpy(test).cuda()
+    return U, V, torch.from_numpy(train).to(DEVICE), torch.from_numpy(test).to(DEVICE)
 
 
 def csr(pairs, n_users):
@@ -89,7 +97,7 @@ def evaluate(U, V, train, test, full, batch=4096):
             n_neg += len(neg)
         result["roc_auc"] = wins / (n_pos * n_neg)
         result["map"] = ap / n_judged
-    torch.cuda.synchronize()
+    synchronize()
     return result
 
 
@@ -98,12 +106,13 @@ def main():
     U, V, train, test = load(d)
     for full in [False, True]:
         evaluate(U, V, train, test, full)  # warm-up
-        torch.cuda.synchronize()
+        synchronize()
         start = time.perf_counter()
         result = evaluate(U, V, train, test, full)
         seconds = time.perf_counter() - start
         kind = "top-K, expected ranks, AP, pooled AUC" if full else "top-K only"
-        print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}: {kind}: "
+        where = torch.cuda.get_device_name() if DEVICE == "cuda" else "the CPU"
+        print(f"torch {torch.__version__} on {where}: {kind}: "
               f"{seconds:.3f} s  {result}")
 
 
