@@ -133,7 +133,7 @@ impl Streamed {
             recs_cuda::evaluate_catalog_on(
                 &mut gpu,
                 &source,
-                Some(factors),
+                recs_cuda::Scores::Factors(factors),
                 metrics,
                 device,
                 false,

@@ -231,7 +231,7 @@ fn on_gpu(
     match recs_cuda::evaluate_catalog_on(
         &mut gpu,
         &source,
-        Some(factors),
+        recs_cuda::Scores::Factors(factors),
         settings,
         device,
         args.keep_curves,

@@ -95,7 +95,7 @@ impl Cuda {
         let stream = context.default_stream();
         let module = context.load_module(ptx).map_err(cuda_error)?;
         let mut functions = HashMap::new();
-        for kernel in [Kernel::MarkItems, Kernel::CountFactors, Kernel::CountScores] {
+        for kernel in Kernel::ALL {
             let function = module.load_function(kernel.name()).map_err(cuda_error)?;
             functions.insert(kernel.name(), function);
         }
@@ -175,6 +175,11 @@ impl Device for Cuda {
             stream.memcpy_dtoh(&view, out).map_err(cuda_error)?;
         }
         stream.synchronize().map_err(cuda_error)
+    }
+
+    fn synchronize(&mut self) -> Result<(), DeviceError> {
+        self.bind()?;
+        self.context.synchronize().map_err(cuda_error)
     }
 
     #[allow(unsafe_code)]

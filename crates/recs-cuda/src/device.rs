@@ -46,6 +46,14 @@ pub enum Kernel {
     CountFactors,
     /// `count_scores`: scores given, then counts.
     CountScores,
+    /// `gather_scores`: the scores of listed pairs of a block.
+    GatherScores,
+}
+
+impl Kernel {
+    /// Every kernel.
+    pub const ALL: [Kernel; 4] =
+        [Kernel::MarkItems, Kernel::CountFactors, Kernel::CountScores, Kernel::GatherScores];
 }
 
 impl Kernel {
@@ -55,6 +63,7 @@ impl Kernel {
             Kernel::MarkItems => "mark_items",
             Kernel::CountFactors => "count_factors",
             Kernel::CountScores => "count_scores",
+            Kernel::GatherScores => "gather_scores",
         }
     }
 }
@@ -94,6 +103,13 @@ pub trait Device {
     /// # Errors
     /// `out` longer than the buffer, or a device failure (a kernel's included).
     fn read(&mut self, buffer: Buffer, out: &mut [u8]) -> Result<(), DeviceError>;
+
+    /// Waits for everything queued on the device, by anyone (scores written by another
+    /// library on its own streams included).
+    ///
+    /// # Errors
+    /// A device failure.
+    fn synchronize(&mut self) -> Result<(), DeviceError>;
 
     /// Launches `kernel` on a `grid` of blocks of `block` threads with `args`, in the
     /// order of its parameters.

@@ -14,6 +14,7 @@ use recs_metrics::stream::{
 
 use crate::device::{Arg, Device, Kernel, Typed};
 use crate::error::Error;
+use crate::scores::{DeviceBlock, FactorScores, Scores};
 
 /// The default GPU memory budget of an evaluation: 2 GiB.
 pub const DEFAULT_DEVICE_BUDGET: usize = 2 << 30;
@@ -26,6 +27,8 @@ const ITEMS_PER_THREAD: u32 = 16;
 const THREADS: u32 = 128;
 /// Threads per block of `mark_items`.
 const MARK_THREADS: u32 = 128;
+/// Threads per block of `gather_scores`.
+const GATHER_THREADS: u32 = 256;
 /// Users of one block at most: enough to fill a large GPU many times over.
 const MAX_BLOCK_USERS: usize = 1 << 14;
 /// Users per task of the host's first pass (the pooled ROC's positives).
@@ -50,36 +53,21 @@ impl Default for DeviceSettings {
     }
 }
 
-/// Scores from factors, computed on the device: the score of the user at position `p`
-/// and item `i` is the dot product of `users[user_rows[p] · rank ..][..rank]` and
-/// `items[i · rank ..][..rank]`, in `f32` products summed in `f64` from `+0.0` in
-/// dimension order and rounded to `f32` (the CPU's factor scores, bit for bit).
-#[derive(Debug, Clone, Copy)]
-pub struct FactorScores<'a> {
-    /// Dimensions.
-    pub rank: usize,
-    /// User factors, row-major.
-    pub users: &'a [f32],
-    /// Item factors, row-major, one row per item of the source's catalog in its order.
-    pub items: &'a [f32],
-    /// The row of `users` of each of the source's positions.
-    pub user_rows: &'a [u32],
-}
-
 /// The report of every judged user of `source` with the counting done on `device`: the
 /// report [`recs_metrics::stream::evaluate_catalog`] gives on the CPU, byte for byte.
-/// Scores come from `factors` on the device, or, without them, from the source's
-/// [`CatalogSource::score_block`] copied to the device block by block. The graded items'
-/// scores (the pooled ROC's first pass, and each user's keys) come from the source's
-/// [`CatalogSource::score_graded`] on the host.
+/// Scores come from `scores` ([`Scores`]). With scores on the host or from factors, the
+/// graded items' scores (the pooled ROC's first pass, and each user's keys) come from
+/// the source's [`CatalogSource::score_graded`] on the host; with scores on the device,
+/// they are read from the device's blocks (scored twice when the pooled ROC is asked
+/// for, and refused when the two differ).
 ///
 /// # Errors
-/// A device failure ([`Error::Device`]), invalid metrics or users ([`Error::Metrics`]),
-/// factors of the wrong shape, or the source's scoring error ([`Error::Source`]).
+/// A device failure ([`Error::Device`]), invalid metrics, users or factors
+/// ([`Error::Metrics`]), or a scoring error ([`Error::Source`]).
 pub fn evaluate_catalog_on<D, S>(
     device: &mut D,
     source: &S,
-    factors: Option<FactorScores<'_>>,
+    scores: Scores<'_, S::Error>,
     metrics: CatalogMetrics<'_>,
     settings: DeviceSettings,
     keep_curves: bool,
@@ -91,11 +79,7 @@ where
 {
     let mut evaluator = Evaluator::new(metrics.metrics, metrics.options, metrics.max_fpr)
         .map_err(Error::Metrics)?;
-    let n_items = source.n_items();
-    let n_users = source.n_users();
-    if let Some(f) = &factors {
-        check_factors(f, n_items, n_users).map_err(Error::Metrics)?;
-    }
+    let (n_items, n_users) = (source.n_items(), source.n_users());
     if n_items > u32::MAX as usize / 2 {
         return Err(Error::Metrics(invalid(
             "catalog",
@@ -103,20 +87,53 @@ where
             "fewer than 2^31 items",
         )));
     }
-    let positions: Vec<usize> = (0..n_users).collect();
-    if evaluator.needs_positives() {
-        progress.begin("positives", n_users);
-        let positives = collect_positives(source, &positions, metrics.options.threshold, progress)
-            .map_err(Error::Source)?;
-        evaluator.set_positives(positives);
+    match &scores {
+        Scores::Factors(f) => check_factors(f, n_items, n_users).map_err(Error::Metrics)?,
+        Scores::Device(d) => check_layout(d.layout(), n_items).map_err(Error::Metrics)?,
+        Scores::Host => {}
     }
+    let positions: Vec<usize> = (0..n_users).collect();
     let threshold = metrics.options.threshold;
     let host_budget = metrics.memory_budget;
-    let mut run = Run::new(device, &evaluator, source, factors, threshold, settings, host_budget)?;
+    let mut run = Run::new(device, &evaluator, source, scores, threshold, settings, host_budget)?;
+    let mut first_pass = Vec::new();
+    if evaluator.needs_positives() {
+        progress.begin("positives", n_users);
+        let positives = match run.scores {
+            Scores::Device(_) => {
+                let mut positives = PositiveScores::new();
+                for chunk in positions.chunks(run.block_users) {
+                    let (graded, _) = run.device_graded(chunk, None)?;
+                    let mut start = 0;
+                    for &p in chunk {
+                        let grades = source.graded(p).1;
+                        positives.push_user(
+                            grades,
+                            &graded[start..start + grades.len()],
+                            threshold,
+                        );
+                        start += grades.len();
+                    }
+                    first_pass.extend(graded);
+                    progress.advance(chunk.len());
+                }
+                positives
+            }
+            _ => {
+                collect_positives(source, &positions, threshold, progress).map_err(Error::Source)?
+            }
+        };
+        evaluator.set_positives(positives);
+        run.set_pooled(&evaluator)?;
+    }
     progress.begin("catalog", n_users);
     let mut part = evaluator.part();
+    let mut offset = 0;
     for chunk in positions.chunks(run.block_users) {
-        run.block(&evaluator, chunk, &mut part)?;
+        let n_graded: usize = chunk.iter().map(|&p| source.graded(p).0.len()).sum();
+        let first = (!first_pass.is_empty()).then(|| &first_pass[offset..offset + n_graded]);
+        offset += n_graded;
+        run.block(&evaluator, chunk, &mut part, first)?;
         progress.advance(chunk.len());
     }
     if let Some(counts) = run.pooled_counts()? {
@@ -154,6 +171,18 @@ fn check_factors(f: &FactorScores<'_>, n_items: usize, n_users: usize) -> recs_m
             "factors",
             format!("{} user rows for {n_users} users, of {rows} factor rows", f.user_rows.len()),
             "a factor row for each judged user",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a device layout that does not place every item in a row.
+fn check_layout((row_len, columns): (usize, &[u32]), n_items: usize) -> recs_metrics::Result<()> {
+    if columns.len() != n_items || columns.iter().any(|&c| c as usize >= row_len) {
+        return Err(invalid(
+            "device scores",
+            format!("{} columns in rows of {row_len} for {n_items} items", columns.len()),
+            "a place in a row for every item",
         ));
     }
     Ok(())
@@ -199,12 +228,16 @@ fn collect_positives<S: CatalogSource + ?Sized>(
 }
 
 /// What stays on the device for the whole evaluation.
-struct Run<'a, D: Device + ?Sized, S: ?Sized> {
+struct Run<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> {
     device: &'a mut D,
     source: &'a S,
-    factors: Option<FactorScores<'a>>,
+    scores: Scores<'a, S::Error>,
     /// Item factors by dimension (`rank × n_items`), with factor scores.
     items_t: Option<Typed<f32>>,
+    /// Where each item's score sits in a row of given scores (identity for the host's).
+    columns: Option<Typed<u32>>,
+    /// The length of a row of given scores.
+    row_len: usize,
     /// The pooled ROC's thresholds, their index and counts, when it is asked for.
     pooled: Option<Pooled>,
     orders: Vec<KeyOrder>,
@@ -248,7 +281,7 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         device: &'a mut D,
         evaluator: &Evaluator,
         source: &'a S,
-        factors: Option<FactorScores<'a>>,
+        scores: Scores<'a, S::Error>,
         threshold: f32,
         settings: DeviceSettings,
         host_budget: usize,
@@ -256,18 +289,23 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         let n_items = source.n_items();
         let words = n_items.div_ceil(32).max(1);
         let orders = evaluator.key_orders().to_vec();
-        // What stays for the whole run.
+        // What stays for the whole run: the factors, and the pooled ROC's thresholds,
+        // index and counts (at most one threshold per graded pair, an index of at most
+        // 2^24 + 1 cells).
         let mut fixed = 0usize;
-        if let Some(f) = &factors {
+        if let Scores::Factors(f) = &scores {
             fixed += 4 * f.rank * n_items;
         }
-        if let Some(t) = evaluator.thresholds() {
-            let (prefix, _) = t.index();
-            fixed += 4 * t.keys().len() + 4 * prefix.len() + 16 * (t.keys().len() + 1);
+        if evaluator.needs_positives() {
+            fixed += 20 * (source.n_graded() + 1) + 4 * ((1 << 24) + 1);
         }
         // Per user of a block: two bitmaps, its factors or scores, its counts and keys
         // (on average; the graded pairs of a block vary).
-        let scores_per_user = factors.as_ref().map_or(4 * n_items, |f| 4 * f.rank);
+        let scores_per_user = match &scores {
+            Scores::Factors(f) => 4 * f.rank,
+            Scores::Host => 4 * n_items,
+            Scores::Device(d) => 4 * d.layout().0,
+        };
         let graded_per_user = source.n_graded().div_ceil(source.n_users().max(1));
         let per_user =
             8 * words + scores_per_user + 32 + orders.len() * (8 + 24 * (graded_per_user + 1));
@@ -281,52 +319,143 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         let fit = (settings.memory_budget - fixed) / per_user;
         let mut block_users =
             settings.block_users.unwrap_or(MAX_BLOCK_USERS).min(fit).clamp(1, MAX_BLOCK_USERS);
-        if factors.is_none() {
+        if let Scores::Host = scores {
             // The host holds a block's scores before they are copied: within its budget.
             block_users = block_users.min((host_budget / (4 * n_items.max(1))).max(1));
         }
-        let items_t = match &factors {
-            Some(f) => {
+        let mut run = Run {
+            device,
+            source,
+            scores,
+            items_t: None,
+            columns: None,
+            row_len: n_items,
+            pooled: None,
+            orders,
+            threshold,
+            words,
+            block_users,
+        };
+        match &run.scores {
+            Scores::Factors(f) => {
                 let mut by_dimension = vec![0.0f32; f.rank * n_items];
                 for (item, row) in f.items.chunks_exact(f.rank).enumerate() {
                     for (k, &x) in row.iter().enumerate() {
                         by_dimension[k * n_items + item] = x;
                     }
                 }
-                Some(Typed::from_slice(device, &by_dimension)?)
+                run.items_t = Some(Typed::from_slice(run.device, &by_dimension)?);
             }
-            None => None,
-        };
-        let pooled = match evaluator.thresholds() {
-            Some(t) => {
-                let (prefix, shift) = t.index();
-                let d = t.keys().len();
-                Some(Pooled {
-                    keys: Typed::from_slice(device, t.keys())?,
-                    prefix: Typed::from_slice(device, prefix)?,
-                    shift,
-                    below: Typed::zeros(device, d + 1)?,
-                    equal: Typed::zeros(device, d)?,
-                })
+            Scores::Host => {
+                let identity: Vec<u32> = (0..n_items as u32).collect();
+                run.columns = Some(Typed::from_slice(run.device, &identity)?);
             }
-            None => None,
-        };
-        Ok(Run { device, source, factors, items_t, pooled, orders, threshold, words, block_users })
+            Scores::Device(d) => {
+                let (row_len, columns) = d.layout();
+                run.row_len = row_len;
+                run.columns = Some(Typed::from_slice(run.device, columns)?);
+            }
+        }
+        Ok(run)
     }
 
-    /// The host's lists of the users at `chunk`, checked.
-    fn lists(&self, chunk: &[usize]) -> Result<BlockLists, Error<S::Error>> {
+    /// The pooled ROC's thresholds, index and counts on the device, once the positives
+    /// are set.
+    fn set_pooled(&mut self, evaluator: &Evaluator) -> Result<(), Error<S::Error>> {
+        if let Some(t) = evaluator.thresholds() {
+            let (prefix, shift) = t.index();
+            let d = t.keys().len();
+            let device = &mut *self.device;
+            self.pooled = Some(Pooled {
+                keys: Typed::from_slice(device, t.keys())?,
+                prefix: Typed::from_slice(device, prefix)?,
+                shift,
+                below: Typed::zeros(device, d + 1)?,
+                equal: Typed::zeros(device, d)?,
+            });
+        }
+        Ok(())
+    }
+
+    /// Scores the users at `chunk` on the device (given scores) and reads back their
+    /// graded items' scores, user after user; refused when they differ from `first`
+    /// (the same users' scores in the first pass). The block stays alive in the result.
+    fn device_graded(
+        &mut self,
+        chunk: &[usize],
+        first: Option<&[f32]>,
+    ) -> Result<(Vec<f32>, DeviceBlock), Error<S::Error>> {
+        let Scores::Device(scorer) = self.scores else {
+            unreachable!("called with scores on the device only")
+        };
+        let block = scorer.score_on_device(chunk).map_err(Error::Source)?;
+        self.device.synchronize()?;
+        let (mut rows, mut items) = (Vec::new(), Vec::new());
+        for (u, &p) in chunk.iter().enumerate() {
+            let graded = self.source.graded(p).0;
+            rows.extend(std::iter::repeat_n(u as u32, graded.len()));
+            items.extend_from_slice(graded);
+        }
+        let n_pairs = items.len();
+        let device = &mut *self.device;
+        let columns = self.columns.as_ref().expect("the layout is on the device");
+        let rows_d = Typed::from_slice(device, &rows)?;
+        let items_d = Typed::from_slice(device, &items)?;
+        let out = Typed::<f32>::zeros(device, n_pairs)?;
+        let args = [
+            Arg::U32(to_u32(n_pairs)?),
+            rows_d.arg(),
+            items_d.arg(),
+            Arg::Ptr(block.addr),
+            Arg::U32(to_u32(self.row_len)?),
+            columns.arg(),
+            out.arg(),
+        ];
+        let grid = [to_u32(n_pairs)?.div_ceil(GATHER_THREADS).max(1), 1, 1];
+        let launched = device.launch(Kernel::GatherScores, grid, [GATHER_THREADS, 1, 1], &args);
+        let read = launched.and_then(|()| out.read(device, n_pairs));
+        for buffer in [rows_d.buffer, items_d.buffer, out.buffer] {
+            device.free(buffer);
+        }
+        let scores = read?;
+        if let Some(first) = first
+            && let Some(k) = first.iter().zip(&scores).position(|(a, b)| a.to_bits() != b.to_bits())
+        {
+            let (u, item) = (rows[k] as usize, items[k]);
+            return Err(Error::Metrics(invalid(
+                "device scores",
+                format!(
+                    "user {}, item {item}: {} in the first pass and {} in the second",
+                    self.source.user(chunk[u]),
+                    first[k],
+                    scores[k]
+                ),
+                "the same scores each time (the pooled ROC takes two passes)",
+            )));
+        }
+        Ok((scores, block))
+    }
+
+    /// The graded items' scores of the users at `chunk`, user after user, scored on the
+    /// host on every core.
+    fn host_graded(&self, chunk: &[usize]) -> Result<Vec<f32>, Error<S::Error>> {
         let source = self.source;
-        let n_items = source.n_items();
-        let graded_scores: Vec<f32> = chunk
+        let scores = chunk
             .par_chunks(POSITIVE_BLOCK)
             .map(|part| {
                 let mut scores = Vec::new();
                 source.score_graded(part, &mut scores).map(|()| scores)
             })
             .collect::<Result<Vec<Vec<f32>>, S::Error>>()
-            .map_err(Error::Source)?
-            .concat();
+            .map_err(Error::Source)?;
+        Ok(scores.concat())
+    }
+
+    /// The host's lists of the users at `chunk`, checked, with their graded items'
+    /// scores.
+    fn lists(&self, chunk: &[usize], graded_scores: &[f32]) -> Result<BlockLists, Error<S::Error>> {
+        let source = self.source;
+        let n_items = source.n_items();
         let n_graded: usize = chunk.iter().map(|&p| source.graded(p).0.len()).sum();
         if graded_scores.len() != n_graded {
             return Err(Error::Metrics(invalid(
@@ -391,8 +520,18 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         evaluator: &Evaluator,
         chunk: &[usize],
         part: &mut recs_metrics::stream::Part,
+        first: Option<&[f32]>,
     ) -> Result<(), Error<S::Error>> {
-        let lists = self.lists(chunk)?;
+        // With scores on the device, the block is scored first and its graded scores
+        // read from it; it stays alive until the counts are read.
+        let (graded_scores, on_device) = match self.scores {
+            Scores::Device(_) => {
+                let (graded, block) = self.device_graded(chunk, first)?;
+                (graded, Some(block))
+            }
+            _ => (self.host_graded(chunk)?, None),
+        };
+        let lists = self.lists(chunk, &graded_scores)?;
         let n = chunk.len();
         let n_items = self.source.n_items();
         let words = self.words;
@@ -483,8 +622,9 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                 (n as u32).div_ceil(USERS_PER_THREAD),
                 1,
             ];
-            match (&self.factors, &self.items_t) {
-                (Some(f), Some(items_t)) => {
+            let (row_len, columns) = (Arg::U32(self.row_len as u32), self.columns.map(|c| c.arg()));
+            match (&self.scores, &self.items_t, &on_device) {
+                (Scores::Factors(f), Some(items_t), _) => {
                     let mut rows = Vec::with_capacity(n * f.rank);
                     for &p in chunk {
                         let r = f.user_rows[p] as usize;
@@ -495,6 +635,12 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                     let mut all = vec![Arg::U32(f.rank as u32), users.arg(), items_t.arg()];
                     all.extend(args);
                     device.launch(Kernel::CountFactors, grid, [THREADS, 1, 1], &all)?;
+                }
+                (Scores::Device(_), _, Some(block)) => {
+                    let columns = columns.expect("the layout is on the device");
+                    let mut all = vec![Arg::Ptr(block.addr), row_len, columns];
+                    all.extend(args);
+                    device.launch(Kernel::CountScores, grid, [THREADS, 1, 1], &all)?;
                 }
                 _ => {
                     // Scored on every core, in blocks of the CPU path's size.
@@ -508,7 +654,8 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                         .map_err(Error::Source)?;
                     let scores_d = Typed::from_slice(device, &scores)?;
                     keep(scores_d.buffer);
-                    let mut all = vec![scores_d.arg()];
+                    let columns = columns.expect("the identity layout is on the device");
+                    let mut all = vec![scores_d.arg(), row_len, columns];
                     all.extend(args);
                     device.launch(Kernel::CountScores, grid, [THREADS, 1, 1], &all)?;
                 }
@@ -522,6 +669,7 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         for buffer in held {
             self.device.free(buffer);
         }
+        drop(on_device);
         let BlockCounts { orders: read, missing } = result?;
         // Users finished on every core into parts of their own (without pooled ROC
         // counts: those come once, at the end), merged exactly.
@@ -579,10 +727,13 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
 
 /// Gives back what stayed on the device, on success or error: a device shared by several
 /// evaluations (`recs run`'s) holds nothing of a finished one.
-impl<D: Device + ?Sized, S: ?Sized> Drop for Run<'_, D, S> {
+impl<D: Device + ?Sized, S: CatalogSource + ?Sized> Drop for Run<'_, D, S> {
     fn drop(&mut self) {
         if let Some(t) = self.items_t.take() {
             self.device.free(t.buffer);
+        }
+        if let Some(c) = self.columns.take() {
+            self.device.free(c.buffer);
         }
         if let Some(p) = self.pooled.take() {
             for b in [p.keys.buffer, p.prefix.buffer, p.below.buffer, p.equal.buffer] {

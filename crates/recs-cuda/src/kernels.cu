@@ -305,15 +305,18 @@ struct FactorScores {
     }
 };
 
-// Scores given: user u's score of item i is scores[u * n_items + i].
+// Scores given: user u's score of item i is scores[u * row_len + columns[i]] (rows of a
+// block laid out as their producer wrote them, possibly in another item order).
 struct GivenScores {
-    u32 n_items;
+    u32 row_len;
+    const u32* columns;
     const float* scores;
 
     __device__ __forceinline__ void operator()(u32 item, u32 user0, u32 group,
                                                float* out) const {
+        u32 column = columns[item];
         for (u32 u = 0; u < group; ++u) {
-            out[u] = scores[(u64)(user0 + u) * n_items + item];
+            out[u] = scores[(u64)(user0 + u) * row_len + column];
         }
     }
 };
@@ -328,8 +331,20 @@ extern "C" __global__ void count_factors(u32 rank, const float* users, const flo
 }
 
 // Grid: as count_factors.
-extern "C" __global__ void count_scores(const float* scores, BLOCK_PARAMS) {
+extern "C" __global__ void count_scores(const float* scores, u32 row_len, const u32* columns,
+                                        BLOCK_PARAMS) {
     Block b = make_block(BLOCK_ARGS);
-    GivenScores given = {n_items, scores};
+    GivenScores given = {row_len, columns, scores};
     count_users(&b, given);
+}
+
+// The scores of listed (user, item) pairs of a block: out[e] = scores[rows[e] * row_len +
+// columns[items[e]]]. Grid: over the pairs.
+extern "C" __global__ void gather_scores(u32 n_pairs, const u32* rows, const u32* items,
+                                         const float* scores, u32 row_len, const u32* columns,
+                                         float* out) {
+    u32 e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e < n_pairs) {
+        out[e] = scores[(u64)rows[e] * row_len + columns[items[e]]];
+    }
 }

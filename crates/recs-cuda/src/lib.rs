@@ -18,7 +18,7 @@
 //! ([`DeviceSettings::memory_budget`]) that sets how many users a block holds.
 //!
 //! ```no_run
-//! use recs_cuda::{Cuda, DeviceSettings, FactorScores, evaluate_catalog_on};
+//! use recs_cuda::{Cuda, DeviceSettings, FactorScores, Scores, evaluate_catalog_on};
 //! use recs_metrics::stream::{CatalogMetrics, CatalogSource};
 //! use recs_metrics::{Metric, Options};
 //!
@@ -33,7 +33,7 @@
 //!     let settings = CatalogMetrics { metrics: &metrics, options, max_fpr: 0.1, memory_budget: 1 << 30 };
 //!     let mut gpu = Cuda::open(0)?; // an error that says why, without a GPU
 //!     let device = DeviceSettings::default();
-//!     let report = evaluate_catalog_on(&mut gpu, source, Some(factors), settings, device, false, &())?;
+//!     let report = evaluate_catalog_on(&mut gpu, source, Scores::Factors(factors), settings, device, false, &())?;
 //!     println!("{:?}", report.get("ndcg@10"));
 //!     Ok(())
 //! }
@@ -43,8 +43,10 @@ mod cuda;
 mod device;
 mod driver;
 mod error;
+mod scores;
 
 pub use cuda::{Cuda, compile_kernels, driver_present, nvrtc_present};
 pub use device::{Arg, Buffer, Device, KERNELS, Kernel};
-pub use driver::{DEFAULT_DEVICE_BUDGET, DeviceSettings, FactorScores, evaluate_catalog_on};
+pub use driver::{DEFAULT_DEVICE_BUDGET, DeviceSettings, evaluate_catalog_on};
 pub use error::{DeviceError, Error};
+pub use scores::{DeviceBlock, DeviceScores, FactorScores, Scores};

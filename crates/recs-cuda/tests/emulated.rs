@@ -5,16 +5,47 @@
 mod support;
 
 use proptest::prelude::*;
-use recs_cuda::{DeviceSettings, evaluate_catalog_on};
+use recs_cuda::{DeviceSettings, Scores, evaluate_catalog_on};
 use recs_metrics::stream::{CatalogMetrics, evaluate_catalog};
 use recs_metrics::{Metric, Options, TieBreak};
-use support::{Emulated, FactorSource};
+use support::{Emulated, FactorSource, RowsOnDevice};
 
 const METRICS: &str = "roc,croc,user_auc,p@3,r@5,ndcg@4,ndcg_exp@4,ap@5,map,mrr,half_life@3";
 
-/// The CPU report and the emulated device's (factor scores, then source scores, with
-/// `block_users` users per block), as text.
+/// The CPU report and the emulated device's (factor scores, then source scores, then
+/// scores already on the device, with `block_users` users per block), as text.
 fn both(
+    device: &mut Emulated,
+    source: &FactorSource,
+    options: Options,
+    block_users: Option<usize>,
+) -> (String, String, String) {
+    let (cpu, factors, host) = three(device, source, options, block_users);
+    let on_device = RowsOnDevice::new(source, 3, None);
+    let given = run(device, source, options, block_users, Scores::Device(&on_device));
+    assert_eq!(given, cpu, "scores on the device");
+    (cpu, factors, host)
+}
+
+/// One report of `scores` on the emulated device, as text.
+fn run(
+    device: &mut Emulated,
+    source: &FactorSource,
+    options: Options,
+    block_users: Option<usize>,
+    scores: Scores<'_, recs_metrics::MetricsError>,
+) -> String {
+    let metrics = Metric::parse_list(METRICS).unwrap();
+    let settings =
+        CatalogMetrics { metrics: &metrics, options, max_fpr: 0.3, memory_budget: 1 << 30 };
+    let device_settings = DeviceSettings { block_users, ..DeviceSettings::default() };
+    let report =
+        evaluate_catalog_on(device, source, scores, settings, device_settings, true, &()).unwrap();
+    format!("{report:?}")
+}
+
+/// The CPU report, and the emulated device's from factors and from the host's scores.
+fn three(
     device: &mut Emulated,
     source: &FactorSource,
     options: Options,
@@ -24,15 +55,8 @@ fn both(
     let settings =
         CatalogMetrics { metrics: &metrics, options, max_fpr: 0.3, memory_budget: 1 << 30 };
     let cpu = evaluate_catalog(source, settings, true, &()).unwrap();
-    let device_settings = DeviceSettings { block_users, ..DeviceSettings::default() };
-    let run = |device: &mut Emulated, factors| {
-        let report =
-            evaluate_catalog_on(device, source, factors, settings, device_settings, true, &())
-                .unwrap();
-        format!("{report:?}")
-    };
-    let factors = run(device, Some(source.factors()));
-    let scores = run(device, None);
+    let factors = run(device, source, options, block_users, Scores::Factors(source.factors()));
+    let scores = run(device, source, options, block_users, Scores::Host);
     (format!("{cpu:?}"), factors, scores)
 }
 
@@ -119,8 +143,10 @@ fn a_run_frees_what_it_allocates_and_launches_per_block() {
     };
     let (cpu, factors, _) = both(&mut device, &source, Options::default(), Some(2));
     assert_eq!(factors, cpu);
-    // Two blocks of two users and one, each launching two marks and one count, twice.
-    assert_eq!(device.launches, 2 * 2 * 3);
+    // Two blocks (two users, then one), each launching two marks and one count, from
+    // factors and from the host's scores; with scores on the device, each block is also
+    // gathered from in both passes (the pooled ROC's positives first).
+    assert_eq!(device.launches, 2 * 3 * 2 + 2 * (1 + 4));
     assert!(device_is_empty(&device), "every buffer is freed");
     // A bad list is refused before anything reaches the device.
     source.excluded[0] = vec![3, 1];
@@ -134,7 +160,7 @@ fn a_run_frees_what_it_allocates_and_launches_per_block() {
     let error = evaluate_catalog_on(
         &mut device,
         &source,
-        Some(source.factors()),
+        Scores::Factors(source.factors()),
         settings,
         DeviceSettings::default(),
         false,
@@ -146,9 +172,39 @@ fn a_run_frees_what_it_allocates_and_launches_per_block() {
     // A budget below one user is an error that says so.
     let tiny = DeviceSettings { memory_budget: 16, block_users: None };
     source.excluded[0] = vec![3];
-    let error =
-        evaluate_catalog_on(&mut device, &source, None, settings, tiny, false, &()).unwrap_err();
+    let error = evaluate_catalog_on(&mut device, &source, Scores::Host, settings, tiny, false, &())
+        .unwrap_err();
     assert!(error.to_string().contains("budget"), "{error}");
+    // Scores on the device that change between the two passes are refused, naming the
+    // pair; a layout without a place for every item too.
+    let roc = Metric::parse_list("roc,ndcg@2").unwrap();
+    let settings = CatalogMetrics { metrics: &roc, ..settings };
+    let drifting = RowsOnDevice::new(&source, 0, Some(1));
+    let error = evaluate_catalog_on(
+        &mut device,
+        &source,
+        Scores::Device(&drifting),
+        settings,
+        DeviceSettings { block_users: Some(10), ..DeviceSettings::default() },
+        false,
+        &(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("in the first pass and"), "{error}");
+    let mut short = RowsOnDevice::new(&source, 0, None);
+    short.columns.pop();
+    let error = evaluate_catalog_on(
+        &mut device,
+        &source,
+        Scores::Device(&short),
+        settings,
+        DeviceSettings::default(),
+        false,
+        &(),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("a place in a row for every item"), "{error}");
+    assert!(device_is_empty(&device), "failed runs free what they allocated");
 }
 
 fn device_is_empty(device: &Emulated) -> bool {

@@ -4,7 +4,9 @@
 
 mod support;
 
-use recs_cuda::{Cuda, DeviceSettings, compile_kernels, evaluate_catalog_on, nvrtc_present};
+use recs_cuda::{
+    Cuda, DeviceSettings, Kernel, Scores, compile_kernels, evaluate_catalog_on, nvrtc_present,
+};
 use recs_metrics::stream::{CatalogMetrics, evaluate_catalog};
 use recs_metrics::{Metric, Options, TieBreak};
 use support::FactorSource;
@@ -21,7 +23,7 @@ fn kernels_compile_with_nvrtc() {
         return;
     }
     let ptx = compile_kernels().unwrap().to_src();
-    for name in ["mark_items", "count_factors", "count_scores"] {
+    for name in Kernel::ALL.map(Kernel::name) {
         assert!(ptx.contains(&format!(".entry {name}(")), "{name} in the PTX");
     }
     // Double-precision additions and conversions as written: no contraction, round to
@@ -92,9 +94,9 @@ fn gpu_reports_equal_the_cpu_reports() {
                 CatalogMetrics { metrics: &metrics, options, max_fpr: 0.3, memory_budget: 1 << 30 };
             let cpu = format!("{:?}", evaluate_catalog(&source, settings, true, &()).unwrap());
             for (factors, block_users) in [
-                (Some(source.factors()), None),
-                (Some(source.factors()), Some(7)),
-                (None, Some(64)),
+                (Scores::Factors(source.factors()), None),
+                (Scores::Factors(source.factors()), Some(7)),
+                (Scores::Host, Some(64)),
             ] {
                 let device = DeviceSettings { block_users, ..DeviceSettings::default() };
                 let report =

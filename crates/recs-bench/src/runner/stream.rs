@@ -53,7 +53,7 @@ pub(crate) fn evaluate(
 mod gpu {
     use std::sync::{Mutex, OnceLock};
 
-    use recs_cuda::{Cuda, DeviceSettings, Error, evaluate_catalog_on};
+    use recs_cuda::{Cuda, DeviceSettings, Error, Scores, evaluate_catalog_on};
     use recs_metrics::Report;
     use recs_metrics::stream::{CatalogMetrics, CatalogSource};
 
@@ -72,13 +72,13 @@ mod gpu {
         let mut gpu = gpu.lock().map_err(|_| BenchError::Experiment("the GPU's lock".into()))?;
         let gpu = gpu.as_mut().map_err(|e| BenchError::Experiment(e.clone()))?;
         let settings = DeviceSettings::default();
-        evaluate_catalog_on(gpu, source, None, metrics, settings, keep_curves, &()).map_err(|e| {
-            match e {
+        evaluate_catalog_on(gpu, source, Scores::Host, metrics, settings, keep_curves, &()).map_err(
+            |e| match e {
                 Error::Source(e) => e,
                 Error::Metrics(e) => BenchError::Metrics(e),
                 Error::Device(e) => BenchError::Experiment(e.to_string()),
-            }
-        })
+            },
+        )
     }
 }
 

@@ -62,7 +62,7 @@ impl Emulated {
         unsafe {
             let lib = libloading::Library::new(library).unwrap();
             let mut launchers = Vec::new();
-            for kernel in [Kernel::MarkItems, Kernel::CountFactors, Kernel::CountScores] {
+            for kernel in Kernel::ALL {
                 let name = format!("launch_{}", kernel.name());
                 let f: libloading::Symbol<'_, Launcher> = lib.get(name.as_bytes()).unwrap();
                 launchers.push((kernel, *f));
@@ -114,6 +114,10 @@ impl Device for Emulated {
     fn read(&mut self, buffer: Buffer, out: &mut [u8]) -> Result<(), DeviceError> {
         buffer.check_fits(out.len())?;
         out.copy_from_slice(&self.memory(buffer)[..out.len()]);
+        Ok(())
+    }
+
+    fn synchronize(&mut self) -> Result<(), DeviceError> {
         Ok(())
     }
 
@@ -222,5 +226,49 @@ impl CatalogSource for FactorSource {
             }
         }
         Ok(())
+    }
+}
+
+/// A model's scores "on the device": rows written by the test into memory the emulated
+/// kernels read, laid out with `padding` unused slots first and the items in reverse
+/// order (so that a kernel reading the wrong place reads the padding's 7.0). With
+/// `drift`, scores change after the first `drift` blocks (a scorer that is not
+/// deterministic).
+pub(crate) struct RowsOnDevice<'a> {
+    pub(crate) source: &'a FactorSource,
+    pub(crate) padding: usize,
+    pub(crate) columns: Vec<u32>,
+    pub(crate) drift: Option<usize>,
+    pub(crate) calls: std::cell::Cell<usize>,
+}
+
+impl<'a> RowsOnDevice<'a> {
+    pub(crate) fn new(source: &'a FactorSource, padding: usize, drift: Option<usize>) -> Self {
+        let n = source.n_items;
+        let columns = (0..n).map(|i| (padding + n - 1 - i) as u32).collect();
+        RowsOnDevice { source, padding, columns, drift, calls: std::cell::Cell::new(0) }
+    }
+}
+
+impl recs_cuda::DeviceScores for RowsOnDevice<'_> {
+    type Error = MetricsError;
+
+    fn layout(&self) -> (usize, &[u32]) {
+        (self.padding + self.source.n_items, &self.columns)
+    }
+
+    fn score_on_device(&self, positions: &[usize]) -> Result<recs_cuda::DeviceBlock, MetricsError> {
+        let row_len = self.padding + self.source.n_items;
+        let calls = self.calls.get();
+        self.calls.set(calls + 1);
+        let shift = if self.drift.is_some_and(|d| calls >= d) { 1.0 } else { 0.0 };
+        let mut rows = vec![7.0f32; positions.len() * row_len].into_boxed_slice();
+        for (k, &p) in positions.iter().enumerate() {
+            for (i, &c) in self.columns.iter().enumerate() {
+                rows[k * row_len + c as usize] = self.source.score(p, i) + shift;
+            }
+        }
+        let addr = rows.as_ptr() as u64;
+        Ok(recs_cuda::DeviceBlock { addr, keep: Box::new(rows) })
     }
 }

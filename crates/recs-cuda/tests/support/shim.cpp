@@ -93,6 +93,17 @@ extern "C" void launch_count_factors(const unsigned* g, const unsigned* b, void*
 
 extern "C" void launch_count_scores(const unsigned* g, const unsigned* b, void** params,
                                     int n) {
-    expect(n, 26, "count_scores");
-    grid(g, b, [&] { count_scores(P(const float*, 0), BLOCK_UNPACK(1)); });
+    expect(n, 28, "count_scores");
+    grid(g, b, [&] {
+        count_scores(P(const float*, 0), P(u32, 1), P(const u32*, 2), BLOCK_UNPACK(3));
+    });
+}
+
+extern "C" void launch_gather_scores(const unsigned* g, const unsigned* b, void** params,
+                                     int n) {
+    expect(n, 7, "gather_scores");
+    grid(g, b, [&] {
+        gather_scores(P(u32, 0), P(const u32*, 1), P(const u32*, 2), P(const float*, 3),
+                      P(u32, 4), P(const u32*, 5), P(float*, 6));
+    });
 }
