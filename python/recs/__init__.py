@@ -619,6 +619,46 @@ def _on_host(data: Any) -> Any:
     return data
 
 
+def _device_block_scorer(score_block: Any, n_items: int, user_ids, item_ids):
+    """``score_block`` for scores left on the GPU, as the native side calls it: user
+    rows as little-endian uint32 bytes in, ``(address, tensor)`` out, the device address
+    of the block's contiguous float32 scores and the tensor that owns them; device,
+    shape, dtype and finiteness checked there."""
+    try:
+        import torch
+    except ImportError:
+        raise RecsError('device="cuda" reads the scorer\'s blocks through torch, which is not installed') from None
+
+    def call(rows: bytes):
+        user_rows = np.frombuffer(rows, dtype="<u4").astype(np.int64)
+        block = score_block(user_rows)
+        if not isinstance(block, torch.Tensor):
+            try:
+                block = torch.as_tensor(block, device="cuda")
+            except Exception as e:  # noqa: BLE001  (any array the GPU cannot read)
+                raise RecsError(
+                    f'score_block: device="cuda" needs scores on the GPU (a torch tensor or an array '
+                    f"with __cuda_array_interface__), got {type(block).__name__} ({e})"
+                ) from None
+        if not block.is_cuda:
+            raise RecsError('score_block: device="cuda" needs scores on the GPU, got a tensor on the CPU')
+        if block.dim() != 2 or tuple(block.shape) != (len(user_rows), n_items):
+            raise RecsError(
+                f"score_block returned shape {tuple(block.shape)}; expected ({len(user_rows)}, {n_items})"
+            )
+        block = block.detach().to(torch.float32).contiguous()
+        bad = torch.nonzero(~torch.isfinite(block))
+        if len(bad):
+            r, c = (int(x) for x in bad[0])
+            raise RecsError(
+                f"scores: user `{user_ids[int(user_rows[r])]}`, item `{item_ids[c]}`: "
+                f"{float(block[r, c])} is not a finite score"
+            )
+        return (int(block.data_ptr()), block)
+
+    return call
+
+
 def _block_scorer(score_block: Any, n_items: int):
     """``score_block`` as the native side calls it: user rows as little-endian uint32
     bytes in, the block's float32 scores as bytes out, shape and dtype checked."""
@@ -657,6 +697,8 @@ def evaluate_scorer(
     memory_budget_mib: int = 1024,
     progress: bool = True,
     details: bool = False,
+    device: str = "cpu",
+    device_memory_mib: int = 2048,
 ):
     """Evaluates any model on the full catalog from the scores it gives blocks of users:
     ``score_block(user_rows)`` gets an int64 array of user rows (``0 .. n_users - 1``)
@@ -673,6 +715,11 @@ def evaluate_scorer(
       then called twice for every block and must give the same scores both times (a
       difference is an error naming the user and item); other metrics take one pass.
     - ``train``, ``qrels``, ``metrics`` and the options: as in ``evaluate_factors``.
+    - ``device="cuda"``: the scorer returns torch tensors on the GPU (or arrays torch
+      reads there through ``__cuda_array_interface__``), which are counted where they
+      are, without a copy to the host, on the first NVIDIA GPU: the same result, bit for
+      bit. ``device_memory_mib`` bounds what the evaluation holds there besides the
+      scorer's blocks; ``n_items`` (or ``items``) must then be given.
 
     The scorer is called with the GIL held, one call at a time, while the blocks already
     scored are evaluated in parallel. Non-finite scores are an error naming the user and
@@ -688,8 +735,12 @@ def evaluate_scorer(
     n_users = int(n_users)
     if n_users < 1:
         raise RecsError(f"n_users: {n_users}; expected at least one user row")
+    if device not in ("cpu", "cuda"):
+        raise RecsError(f'device: {device!r}; expected "cpu" or "cuda"')
     if n_items is None and items is not None:
         n_items = len(np.asarray(items).ravel())
+    if n_items is None and device == "cuda":
+        raise RecsError('device="cuda": give n_items (or items), the width of a block')
     if n_items is None:
         first = _as_array(score_block(np.zeros(1, dtype=np.int64)), "score_block")
         if first.ndim != 2:
@@ -697,14 +748,20 @@ def evaluate_scorer(
         n_items = int(first.shape[1])
     user_ids = _row_ids(users, n_users, "users", "the scorer's user rows")
     item_ids = _row_ids(items, int(n_items), "items", "the scorer's columns")
+    if device == "cuda":
+        scorer = _device_block_scorer(score_block, int(n_items), user_ids, item_ids)
+    else:
+        scorer = _block_scorer(score_block, int(n_items))
     report = _recs.evaluate_scorer(
-        _block_scorer(score_block, int(n_items)),
+        scorer,
         _as_qrels(qrels)._native,
         _train(train),
         user_ids,
         item_ids,
         None if block_users is None else int(block_users),
         _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress),
+        device,
+        int(device_memory_mib),
     )
     _warn(report)
     return dict(report) if details else _metric_values(report)

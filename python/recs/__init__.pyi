@@ -95,6 +95,8 @@ def evaluate_scorer(
     memory_budget_mib: int = ...,
     progress: bool = ...,
     details: bool = ...,
+    device: str = ...,
+    device_memory_mib: int = ...,
 ) -> Any: ...
 def curves(
     qrels: Qrels,

@@ -112,7 +112,7 @@ impl Streamed {
         &self,
         py: Python<'py>,
         scorer: S,
-        factors: recs_cuda::FactorScores<'_>,
+        scores: recs_cuda::Scores<'_, S::Error>,
         device: recs_cuda::DeviceSettings,
     ) -> PyResult<Bound<'py, PyDict>>
     where
@@ -130,22 +130,14 @@ impl Streamed {
         let result: Result<Report, Failure> = py.detach(|| {
             let mut gpu = recs_cuda::Cuda::open(0)
                 .map_err(|e| Failure::Python(invalid(format!("device=\"cuda\": {e}"))))?;
-            recs_cuda::evaluate_catalog_on(
-                &mut gpu,
-                &source,
-                recs_cuda::Scores::Factors(factors),
-                metrics,
-                device,
-                false,
-                &bar,
-            )
-            .map_err(|e| match e {
-                recs_cuda::Error::Source(e) => Failure::from(e),
-                recs_cuda::Error::Metrics(e) => Failure::Metrics(e),
-                recs_cuda::Error::Device(e) => {
-                    Failure::Python(invalid(format!("device=\"cuda\": {e}")))
-                }
-            })
+            recs_cuda::evaluate_catalog_on(&mut gpu, &source, scores, metrics, device, false, &bar)
+                .map_err(|e| match e {
+                    recs_cuda::Error::Source(e) => Failure::from(e),
+                    recs_cuda::Error::Metrics(e) => Failure::Metrics(e),
+                    recs_cuda::Error::Device(e) => {
+                        Failure::Python(invalid(format!("device=\"cuda\": {e}")))
+                    }
+                })
         });
         bar.finish();
         let mut report = result?;
@@ -189,11 +181,7 @@ pub(crate) fn evaluate_factors<'py>(
     device: &str,
     device_memory_mib: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let on_gpu = match device {
-        "cpu" => false,
-        "cuda" => true,
-        other => return Err(invalid(format!("device: `{other}`; expected \"cpu\" or \"cuda\""))),
-    };
+    let on_gpu = wants_gpu(device)?;
     let users = f32s(user_factors, "user_factors")?;
     let items = f32s(item_factors, "item_factors")?;
     let (n_users, n_items) = (user_ids.len(), item_ids.len());
@@ -229,7 +217,8 @@ pub(crate) fn evaluate_factors<'py>(
         // The graded items' scores come from the host's kernel: the same arithmetic.
         let model = FactorModel::new(n_users, n_items, rank, users.clone(), columns.clone())
             .map_err(|e| invalid(e.to_string()))?;
-        return streamed.evaluate_on_gpu(py, ModelRows(&model), factors, device);
+        let scores = recs_cuda::Scores::Factors(factors);
+        return streamed.evaluate_on_gpu(py, ModelRows(&model), scores, device);
     }
     let model = FactorModel::new(n_users, n_items, rank, users, columns)
         .map_err(|e| invalid(e.to_string()))?;
@@ -284,11 +273,40 @@ impl RowScorer for Callback<'_> {
     }
 }
 
+/// A Python callable's scores of blocks of user rows left on the GPU:
+/// `score_block(rows bytes)` returns `(address, keep)`, the device address of the block's
+/// `rows × items` contiguous `f32` scores (by item row) and the array that owns them (the
+/// Python half checks device, shape and dtype).
+struct DeviceCallback<'a> {
+    score_block: &'a Py<PyAny>,
+    n_items: usize,
+    /// Per column of the catalog, the item row it comes from.
+    item_rows: &'a [u32],
+}
+
+impl recs_cuda::DeviceScores for DeviceCallback<'_> {
+    type Error = Failure;
+
+    fn layout(&self) -> (usize, &[u32]) {
+        (self.n_items, self.item_rows)
+    }
+
+    fn score_on_device(&self, positions: &[usize]) -> Result<recs_cuda::DeviceBlock, Failure> {
+        Python::attach(|py| -> PyResult<recs_cuda::DeviceBlock> {
+            let rows: Vec<u8> = positions.iter().flat_map(|&p| (p as u32).to_le_bytes()).collect();
+            let block = self.score_block.call1(py, (PyBytes::new(py, &rows),))?;
+            let (addr, keep): (u64, Py<PyAny>) = block.extract(py)?;
+            Ok(recs_cuda::DeviceBlock { addr, keep: Box::new(keep) })
+        })
+        .map_err(Failure::Python)
+    }
+}
+
 /// Evaluates the scores `score_block` gives blocks of user rows on the full catalog,
 /// block by block (two passes when the pooled ROC is asked for). The `recs eval --json`
 /// dict.
 #[pyfunction]
-#[pyo3(signature = (score_block, qrels, train, user_ids, item_ids, block_users, options))]
+#[pyo3(signature = (score_block, qrels, train, user_ids, item_ids, block_users, options, device, device_memory_mib))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_scorer<'py>(
     py: Python<'py>,
@@ -299,13 +317,33 @@ pub(crate) fn evaluate_scorer<'py>(
     item_ids: Vec<String>,
     block_users: Option<usize>,
     options: StreamOptions,
+    device: &str,
+    device_memory_mib: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let on_gpu = wants_gpu(device)?;
     if block_users == Some(0) {
         return Err(invalid("block_users: at least 1"));
     }
     let streamed = Streamed::new(qrels, train, &user_ids, &item_ids, options)?;
     let item_rows = streamed.catalog.item_rows();
     let in_order = item_rows.iter().enumerate().all(|(c, &r)| c == r as usize);
+    if on_gpu {
+        // The scores stay on the GPU, read where the scorer left them; the host callback
+        // is never called.
+        let host = Callback {
+            score_block: &score_block,
+            n_items: item_ids.len(),
+            item_rows: None,
+            block_users,
+        };
+        let scorer =
+            DeviceCallback { score_block: &score_block, n_items: item_ids.len(), item_rows };
+        let device = recs_cuda::DeviceSettings {
+            memory_budget: device_memory_mib.saturating_mul(1 << 20),
+            block_users,
+        };
+        return streamed.evaluate_on_gpu(py, host, recs_cuda::Scores::Device(&scorer), device);
+    }
     let callback = Callback {
         score_block: &score_block,
         n_items: item_ids.len(),
@@ -313,4 +351,13 @@ pub(crate) fn evaluate_scorer<'py>(
         block_users,
     };
     streamed.evaluate(py, callback)
+}
+
+/// Whether `device` asks for the GPU.
+fn wants_gpu(device: &str) -> PyResult<bool> {
+    match device {
+        "cpu" => Ok(false),
+        "cuda" => Ok(true),
+        other => Err(invalid(format!("device: `{other}`; expected \"cpu\" or \"cuda\""))),
+    }
 }

@@ -235,3 +235,31 @@ def test_device_cuda_gives_the_cpu_result_or_says_why_not():
         assert got == reference
     with pytest.raises(recs.RecsError, match='expected "cpu" or "cuda"'):
         recs.evaluate_factors(U, V, train, qrels, METRICS, device="gpu")
+
+
+def test_scores_on_the_gpu_give_the_cpu_result_or_say_why_not():
+    train, qrels, U, V = _small()
+    scores = _kernel_scores(U, V)
+    reference = recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, details=True)
+    try:
+        import torch
+
+        on_gpu = torch.cuda.is_available()
+    except ImportError:
+        torch, on_gpu = None, False
+    if on_gpu:
+        on_device = torch.from_numpy(scores).cuda()
+        for block in [7, None]:
+            got = recs.evaluate_scorer(
+                lambda rows: on_device[torch.from_numpy(rows).cuda()],
+                len(U), train, qrels, METRICS, n_items=len(V), block_users=block, details=True, device="cuda",
+            )
+            assert got == reference, block
+    else:
+        # No GPU (or no torch): an error that says which, before any scoring.
+        with pytest.raises(recs.RecsError, match='device="cuda"'):
+            recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, n_items=len(V), device="cuda")
+    with pytest.raises(recs.RecsError, match="give n_items"):
+        recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, device="cuda")
+    with pytest.raises(recs.RecsError, match='expected "cpu" or "cuda"'):
+        recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, device="gpu")

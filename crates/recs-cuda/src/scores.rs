@@ -37,7 +37,7 @@ impl std::fmt::Debug for DeviceBlock {
 /// Scores a caller computes on the device itself (a model running on the GPU), read
 /// there without a copy. Each block is called for twice when the pooled ROC is asked
 /// for (its positives first), and must be the same both times.
-pub trait DeviceScores {
+pub trait DeviceScores: Sync {
     /// The error of scoring.
     type Error;
 

@@ -239,14 +239,14 @@ pub(crate) struct RowsOnDevice<'a> {
     pub(crate) padding: usize,
     pub(crate) columns: Vec<u32>,
     pub(crate) drift: Option<usize>,
-    pub(crate) calls: std::cell::Cell<usize>,
+    pub(crate) calls: std::sync::atomic::AtomicUsize,
 }
 
 impl<'a> RowsOnDevice<'a> {
     pub(crate) fn new(source: &'a FactorSource, padding: usize, drift: Option<usize>) -> Self {
         let n = source.n_items;
         let columns = (0..n).map(|i| (padding + n - 1 - i) as u32).collect();
-        RowsOnDevice { source, padding, columns, drift, calls: std::cell::Cell::new(0) }
+        RowsOnDevice { source, padding, columns, drift, calls: Default::default() }
     }
 }
 
@@ -259,8 +259,7 @@ impl recs_cuda::DeviceScores for RowsOnDevice<'_> {
 
     fn score_on_device(&self, positions: &[usize]) -> Result<recs_cuda::DeviceBlock, MetricsError> {
         let row_len = self.padding + self.source.n_items;
-        let calls = self.calls.get();
-        self.calls.set(calls + 1);
+        let calls = self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let shift = if self.drift.is_some_and(|d| calls >= d) { 1.0 } else { 0.0 };
         let mut rows = vec![7.0f32; positions.len() * row_len].into_boxed_slice();
         for (k, &p) in positions.iter().enumerate() {
