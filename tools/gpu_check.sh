@@ -6,7 +6,9 @@
 #
 # BIN_DIR holds `recs` built with `--features cuda` (a `recs.gz` is unpacked) and,
 # optionally, `gpu-tests` (the recs-cuda test binary: `cargo test -p recs-cuda --test gpu
-# --no-run`), run with RECS_REQUIRE_GPU=1. DATA_DIR is a RECS_DATA_DIR (ml-100k, msweb).
+# --no-run`), run with RECS_REQUIRE_GPU=1, and `_recs.abi3.so` (the Python module,
+# `maturin develop --release` in python/), with which the Python package's GPU tests run
+# (torch on the GPU). DATA_DIR is a RECS_DATA_DIR (ml-100k, msweb).
 # OUT_DIR (default ./gpu-check) receives every report and gpu.csv.
 #
 # 1. MovieLens 100K (each user's last fifth of ratings held out) with seeded rank-32
@@ -64,7 +66,15 @@ failed=0
 
 if [ -x "$bin_dir/gpu-tests" ]; then
     echo "== recs-cuda GPU tests"
-    RECS_REQUIRE_GPU=1 "$bin_dir/gpu-tests" --test-threads 1 2>&1 | tee "$out/gpu-tests.txt"
+    RECS_REQUIRE_GPU=1 "$bin_dir/gpu-tests" --test-threads 1 2>&1 | tee "$out/gpu-tests.txt" \
+        || failed=1
+fi
+
+if [ -f "$bin_dir/_recs.abi3.so" ]; then
+    echo "== Python package, GPU tests"
+    cp "$bin_dir/_recs.abi3.so" "$root/python/recs/"
+    PYTHONPATH="$root/python" python3 -m pytest -q "$root/python/tests/test_factors.py" \
+        -k "gpu or cuda" 2>&1 | tee "$out/python-tests.txt" || failed=1
 fi
 
 echo "== MovieLens 100K factors"
