@@ -59,7 +59,7 @@ pub use ids::IdMap;
 pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRow};
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{
-    CheckParams, Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender, ScoreNewItems,
-    ScoreScale, Shape, TrainData, check_items, check_score_args,
+    CheckParams, FactorView, Fit, FitDyn, FoldInUser, NewItems, PredictRating, Recommender,
+    ScoreNewItems, ScoreScale, Shape, TrainData, check_items, check_score_args,
 };
 pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};

@@ -148,6 +148,41 @@ impl Shape {
     }
 }
 
+/// A factor model's factors as its scores are computed from them: the score of (user
+/// `u`, item `i`) is the dot product of `users[u · rank ..][..rank]` and
+/// `items[i · rank ..][..rank]`, each `f32` product widened to `f64` (where it is exact)
+/// and added from `+0.0` in dimension order, the sum rounded once to `f32`.
+///
+/// ```
+/// use recs_core::FactorView;
+/// let view = FactorView { rank: 2, users: &[1.0, 2.0], items: &[0.5, 0.25, 3.0, -1.0] };
+/// assert_eq!(view.score(0, 0), 1.0);
+/// assert_eq!(view.score(0, 1), 1.0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FactorView<'a> {
+    /// Dimensions.
+    pub rank: usize,
+    /// `n_users × rank`, row-major.
+    pub users: &'a [f32],
+    /// `n_items × rank`, row-major.
+    pub items: &'a [f32],
+}
+
+impl FactorView<'_> {
+    /// The score of (`user`, `item`) by the definition above.
+    ///
+    /// # Panics
+    /// When `user` or `item` has no row.
+    pub fn score(&self, user: usize, item: usize) -> f32 {
+        let (u, v) = (
+            &self.users[user * self.rank..][..self.rank],
+            &self.items[item * self.rank..][..self.rank],
+        );
+        u.iter().zip(v).fold(0.0f64, |sum, (&x, &y)| sum + f64::from(x) * f64::from(y)) as f32
+    }
+}
+
 /// A fitted model: scores candidate items for a user seen in training.
 ///
 /// Larger scores mean "recommend sooner". Scores only need to order items within a user
@@ -203,6 +238,13 @@ pub trait Recommender: Send + Sync {
 
     /// This model as a scorer for users unseen in training, if it can fold them in.
     fn as_user_fold_in(&self) -> Option<&dyn FoldInUser> {
+        None
+    }
+
+    /// The factors this model's scores are computed from, if it is a factor model whose
+    /// every [`score`](Self::score) of a training user is [`FactorView`]'s dot product:
+    /// an evaluator may then compute the scores elsewhere (a GPU) and get the same bits.
+    fn as_factors(&self) -> Option<FactorView<'_>> {
         None
     }
 

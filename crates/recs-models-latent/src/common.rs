@@ -263,6 +263,14 @@ macro_rules! factor_scoring {
         fn score_catalog(&self, users: &[u32], out: &mut [f32]) -> recs_core::Result<()> {
             self.factors.score_catalog(users, out)
         }
+
+        fn as_factors(&self) -> Option<recs_core::FactorView<'_>> {
+            Some(recs_core::FactorView {
+                rank: self.factors.rank,
+                users: &self.factors.users,
+                items: &self.factors.items,
+            })
+        }
     };
 }
 pub(crate) use factor_scoring;

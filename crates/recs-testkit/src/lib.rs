@@ -370,6 +370,9 @@ fn check_capabilities(
             scorer.score_new_items(1, NewItems::new(attributes, &items)?, &mut out[..1])
         });
     }
+    if let Some(view) = model.as_factors() {
+        check_factors(model, view, failures);
+    }
     if let Some(fold_in) = model.as_user_fold_in() {
         let history = interactions.user_row(2);
         let r =
@@ -378,6 +381,47 @@ fn check_capabilities(
         expect_err("score_history for item n_items", failures, || {
             fold_in.score_history(history, &[N_ITEMS as u32], &mut out[..1])
         });
+    }
+}
+
+/// A model's factors ([`Recommender::as_factors`]) have its shape and give every one of
+/// its training users' scores, bit for bit.
+fn check_factors(
+    model: &dyn Recommender,
+    view: recs_core::FactorView<'_>,
+    failures: &mut Vec<String>,
+) {
+    let shape = model.shape();
+    let rank = view.rank;
+    if rank == 0
+        || view.users.len() != shape.n_users * rank
+        || view.items.len() != shape.n_items * rank
+    {
+        failures.push(format!(
+            "as_factors: rank {rank}, {} user and {} item values for {} users × {} items",
+            view.users.len(),
+            view.items.len(),
+            shape.n_users,
+            shape.n_items
+        ));
+        return;
+    }
+    let items: Vec<u32> = (0..shape.n_items as u32).collect();
+    let mut out = vec![0.0f32; shape.n_items];
+    for user in 0..shape.n_users {
+        if model.score(user as u32, &items, &mut out).is_err() {
+            continue;
+        }
+        if let Some(i) =
+            (0..shape.n_items).find(|&i| out[i].to_bits() != view.score(user, i).to_bits())
+        {
+            failures.push(format!(
+                "as_factors: user {user}, item {i}: the factors give {}, score gives {}",
+                view.score(user, i),
+                out[i]
+            ));
+            return;
+        }
     }
 }
 

@@ -39,7 +39,18 @@ pub(crate) fn evaluate(
         crate::plan::EvalDevice::Cuda => {
             let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
             let source = SplitScores { model, split, catalog, all_items };
-            gpu::evaluate(&source, metrics, keep_curves)
+            // A factor model whose judged users are all training users is scored on the
+            // GPU from its factors; any other model on the host, counted on the GPU.
+            let factors = match (model.as_factors(), split.history()) {
+                (Some(view), None) => Some(recs_cuda::FactorScores {
+                    rank: view.rank,
+                    users: view.users,
+                    items: view.items,
+                    user_rows: catalog.users(),
+                }),
+                _ => None,
+            };
+            gpu::evaluate(&source, factors, metrics, keep_curves)
         }
         #[cfg(not(feature = "cuda"))]
         crate::plan::EvalDevice::Cuda => Err(BenchError::Experiment(
@@ -61,10 +72,11 @@ mod gpu {
 
     static GPU: OnceLock<Mutex<Result<Cuda, String>>> = OnceLock::new();
 
-    /// The report of `source` counted on the GPU: its scores computed on the host, block
-    /// by block, and copied there.
+    /// The report of `source` counted on the GPU: scored there from `factors`, or on the
+    /// host block by block and copied there.
     pub(super) fn evaluate<S: CatalogSource<Error = BenchError>>(
         source: &S,
+        factors: Option<recs_cuda::FactorScores<'_>>,
         metrics: CatalogMetrics<'_>,
         keep_curves: bool,
     ) -> Result<Report> {
@@ -72,13 +84,14 @@ mod gpu {
         let mut gpu = gpu.lock().map_err(|_| BenchError::Experiment("the GPU's lock".into()))?;
         let gpu = gpu.as_mut().map_err(|e| BenchError::Experiment(e.clone()))?;
         let settings = DeviceSettings::default();
-        evaluate_catalog_on(gpu, source, Scores::Host, metrics, settings, keep_curves, &()).map_err(
-            |e| match e {
+        let scores = factors.map_or(Scores::Host, Scores::Factors);
+        evaluate_catalog_on(gpu, source, scores, metrics, settings, keep_curves, &()).map_err(|e| {
+            match e {
                 Error::Source(e) => e,
                 Error::Metrics(e) => BenchError::Metrics(e),
                 Error::Device(e) => BenchError::Experiment(e.to_string()),
-            },
-        )
+            }
+        })
     }
 }
 
