@@ -3,12 +3,12 @@
 //! them runs everything else and gets an error, not a crash, when it asks for a GPU.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaSlice, CudaStream, DevicePtr, LaunchConfig, PushKernelArg,
 };
-use cudarc::nvrtc::{CompileOptions, compile_ptx_with_opts};
+use cudarc::nvrtc::{CompileOptions, Ptx, compile_ptx_with_opts};
 
 use crate::device::{Arg, Buffer, Device, KERNELS, Kernel};
 use crate::error::DeviceError;
@@ -20,11 +20,16 @@ pub struct Cuda {
     functions: HashMap<&'static str, CudaFunction>,
     buffers: HashMap<usize, CudaSlice<u8>>,
     next_id: usize,
+    /// The GPU's name and compute capability, read once.
+    name: String,
+    /// An error the driver reported where it could not be returned (while freeing), to
+    /// be returned by the next call that can.
+    pending: Option<DeviceError>,
 }
 
 impl std::fmt::Debug for Cuda {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Cuda").field("device", &self.name()).finish()
+        f.debug_struct("Cuda").field("device", &self.name).finish()
     }
 }
 
@@ -46,20 +51,32 @@ pub fn nvrtc_present() -> bool {
     unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }
 
+/// NVRTC's options: contractions cannot change a score (each product is exact in `f64`),
+/// but nothing is left to the compiler's choice.
+fn options(arch: Option<(i32, i32)>) -> Vec<String> {
+    let mut options = vec!["--fmad=false".to_string()];
+    if let Some((major, minor)) = arch {
+        options.push(format!("--gpu-architecture=sm_{major}{minor}"));
+    }
+    options
+}
+
+fn no_nvrtc() -> DeviceError {
+    DeviceError::Unavailable(
+        "the NVRTC library (libnvrtc.so) was not found; install the CUDA toolkit or add its \
+         lib folder to LD_LIBRARY_PATH"
+            .into(),
+    )
+}
+
 /// The kernels compiled to PTX by NVRTC (no device needed).
 ///
 /// # Errors
 /// [`DeviceError::Unavailable`] without NVRTC; [`DeviceError::Compile`] with its log.
 pub fn compile_kernels() -> Result<cudarc::nvrtc::Ptx, DeviceError> {
     if !nvrtc_present() {
-        return Err(DeviceError::Unavailable(
-            "the NVRTC library (libnvrtc.so) was not found; install the CUDA toolkit or add \
-             its lib folder to LD_LIBRARY_PATH"
-                .into(),
-        ));
+        return Err(no_nvrtc());
     }
-    // Contractions cannot change a score (each product is exact in f64), but nothing is
-    // left to the compiler's choice.
     let options = CompileOptions {
         fmad: Some(false),
         name: Some("recs_kernels.cu".into()),
@@ -68,12 +85,66 @@ pub fn compile_kernels() -> Result<cudarc::nvrtc::Ptx, DeviceError> {
     compile_ptx_with_opts(KERNELS, options).map_err(|e| DeviceError::Compile(format!("{e:?}")))
 }
 
+/// The kernels compiled by NVRTC to machine code for compute capability `major.minor`
+/// (no device needed). Machine code does not depend on the driver's PTX version, so a
+/// toolkit newer than the driver still loads.
+///
+/// # Errors
+/// [`DeviceError::Unavailable`] without NVRTC; [`DeviceError::Compile`] with its log.
+#[allow(unsafe_code)]
+pub fn compile_kernels_for(major: i32, minor: i32) -> Result<Vec<u8>, DeviceError> {
+    use cudarc::nvrtc::{result, sys};
+    if !nvrtc_present() {
+        return Err(no_nvrtc());
+    }
+    let compile = |e: result::NvrtcError| DeviceError::Compile(format!("{e:?}"));
+    let source = std::ffi::CString::new(KERNELS).expect("no NUL in the kernels");
+    let name = c"recs_kernels.cu";
+    let program = result::create_program(&source, Some(name)).map_err(compile)?;
+    // SAFETY: `program` was created above and is destroyed once, below; the buffers
+    // passed to NVRTC are sized by the sizes it reports.
+    unsafe {
+        let image = (|| {
+            if let Err(e) = result::compile_program(program, &options(Some((major, minor)))) {
+                let log = result::get_program_log(program).unwrap_or_default();
+                let log = std::ffi::CStr::from_ptr(log.as_ptr()).to_string_lossy().into_owned();
+                return Err(DeviceError::Compile(format!("{e:?}: {log}")));
+            }
+            let mut size = 0usize;
+            sys::nvrtcGetCUBINSize(program, &mut size).result().map_err(compile)?;
+            let mut image = vec![0u8; size];
+            sys::nvrtcGetCUBIN(program, image.as_mut_ptr().cast()).result().map_err(compile)?;
+            Ok(image)
+        })();
+        let _ = result::destroy_program(program);
+        image
+    }
+}
+
+/// Machine code by compute capability.
+type Images = HashMap<(i32, i32), Vec<u8>>;
+
+/// The kernels' machine code for each compute capability, compiled once per process.
+fn kernels_for(major: i32, minor: i32) -> Result<Vec<u8>, DeviceError> {
+    static COMPILED: OnceLock<Mutex<Images>> = OnceLock::new();
+    let compiled = COMPILED.get_or_init(Default::default);
+    // Held while NVRTC runs, which starts no parallel work.
+    let mut compiled = compiled.lock().map_err(|_| DeviceError::Cuda("a poisoned lock".into()))?;
+    if let Some(image) = compiled.get(&(major, minor)) {
+        return Ok(image.clone());
+    }
+    let image = compile_kernels_for(major, minor)?;
+    compiled.insert((major, minor), image.clone());
+    Ok(image)
+}
+
 impl Cuda {
-    /// GPU `ordinal` (0 for the first), its kernels compiled.
+    /// GPU `ordinal` (0 for the first), its kernels compiled for it (once per process).
     ///
     /// # Errors
     /// [`DeviceError::Unavailable`] without the driver library or without such a GPU;
     /// [`DeviceError::Compile`] when NVRTC fails.
+    #[allow(unsafe_code)]
     pub fn open(ordinal: usize) -> Result<Cuda, DeviceError> {
         if !driver_present() {
             return Err(DeviceError::Unavailable(
@@ -90,22 +161,44 @@ impl Cuda {
                 "GPU {ordinal} asked for; the driver sees {count}"
             )));
         }
-        let ptx = compile_kernels()?;
         let context = CudaContext::new(ordinal).map_err(cuda_error)?;
+        // SAFETY: every buffer and launch of this device is on its one stream, so the
+        // stream orders them; the per-buffer events cudarc would record add nothing.
+        unsafe { context.disable_event_tracking() };
+        let (major, minor) = context.compute_capability().map_err(cuda_error)?;
+        let gpu = context.name().unwrap_or_else(|_| "unnamed GPU".into());
+        let name = format!("{gpu} (compute capability {major}.{minor})");
+        let image = kernels_for(major, minor)?;
         let stream = context.default_stream();
-        let module = context.load_module(ptx).map_err(cuda_error)?;
+        let module = context.load_module(Ptx::from_binary(image)).map_err(cuda_error)?;
         let mut functions = HashMap::new();
         for kernel in Kernel::ALL {
             let function = module.load_function(kernel.name()).map_err(cuda_error)?;
             functions.insert(kernel.name(), function);
         }
-        Ok(Cuda { context, stream, functions, buffers: HashMap::new(), next_id: 0 })
+        Ok(Cuda {
+            context,
+            stream,
+            functions,
+            buffers: HashMap::new(),
+            next_id: 0,
+            name,
+            pending: None,
+        })
     }
 
-    /// Makes the GPU's context current on the calling thread: `recs run` shares one
-    /// device between evaluations that may run on different threads.
-    fn bind(&self) -> Result<(), DeviceError> {
-        self.context.bind_to_thread().map_err(cuda_error)
+    /// Makes the GPU's context current on the calling thread (evaluations may run on
+    /// different threads), and returns an error the driver stored earlier. cudarc
+    /// returns a stored error before it binds, so a failure binds again.
+    fn bind(&mut self) -> Result<(), DeviceError> {
+        let bound = self.context.bind_to_thread();
+        if bound.is_err() {
+            let _ = self.context.bind_to_thread();
+        }
+        if let Some(error) = self.pending.take() {
+            return Err(error);
+        }
+        bound.map_err(cuda_error)
     }
 
     fn slice(&mut self, buffer: Buffer) -> Result<&mut CudaSlice<u8>, DeviceError> {
@@ -117,11 +210,7 @@ impl Cuda {
 
 impl Device for Cuda {
     fn name(&self) -> String {
-        let name = self.context.name().unwrap_or_else(|_| "unnamed GPU".into());
-        match self.context.compute_capability() {
-            Ok((major, minor)) => format!("{name} (compute capability {major}.{minor})"),
-            Err(_) => name,
-        }
+        self.name.clone()
     }
 
     fn alloc(&mut self, bytes: usize) -> Result<Buffer, DeviceError> {
@@ -136,8 +225,10 @@ impl Device for Cuda {
     }
 
     fn free(&mut self, buffer: Buffer) {
-        // A failure to bind shows at the next call that can report it.
-        let _ = self.bind();
+        // A failure shows at the next call that can report it.
+        if let Err(error) = self.bind() {
+            self.pending.get_or_insert(error);
+        }
         self.buffers.remove(&buffer.id);
     }
 

@@ -414,6 +414,10 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         let grid = [to_u32(n_pairs)?.div_ceil(GATHER_THREADS).max(1), 1, 1];
         let launched = device.launch(Kernel::GatherScores, grid, [GATHER_THREADS, 1, 1], &args);
         let read = launched.and_then(|()| out.read(device, n_pairs));
+        if read.is_err() {
+            // The kernel may still read the block, which its owner frees once dropped.
+            let _ = device.synchronize();
+        }
         for buffer in [rows_d.buffer, items_d.buffer, out.buffer] {
             device.free(buffer);
         }
@@ -571,6 +575,8 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                 let offsets = Typed::from_slice(device, &lists.key_offsets[o])?;
                 keep(offsets.buffer);
                 let k = lists.flat_keys[o].len();
+                // The kernel indexes between-cells by key offset + user, in 32 bits.
+                to_u32(k + n)?;
                 let between = Typed::<u64>::zeros(device, k + n)?;
                 keep(between.buffer);
                 let on = Typed::<u64>::zeros(device, k)?;
@@ -622,7 +628,8 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                 (n as u32).div_ceil(USERS_PER_THREAD),
                 1,
             ];
-            let (row_len, columns) = (Arg::U32(self.row_len as u32), self.columns.map(|c| c.arg()));
+            let (row_len, columns) =
+                (Arg::U32(to_u32(self.row_len)?), self.columns.map(|c| c.arg()));
             match (&self.scores, &self.items_t, &on_device) {
                 (Scores::Factors(f), Some(items_t), _) => {
                     let mut rows = Vec::with_capacity(n * f.rank);
@@ -666,6 +673,10 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             }
             Ok(BlockCounts { orders, missing: missing.read(device, n)? })
         })();
+        if result.is_err() && on_device.is_some() {
+            // A kernel may still read the block, which its owner frees once dropped.
+            let _ = self.device.synchronize();
+        }
         for buffer in held {
             self.device.free(buffer);
         }

@@ -45,7 +45,7 @@ mod driver;
 mod error;
 mod scores;
 
-pub use cuda::{Cuda, compile_kernels, driver_present, nvrtc_present};
+pub use cuda::{Cuda, compile_kernels, compile_kernels_for, driver_present, nvrtc_present};
 pub use device::{Arg, Buffer, Device, KERNELS, Kernel};
 pub use driver::{DEFAULT_DEVICE_BUDGET, DeviceSettings, evaluate_catalog_on};
 pub use error::{DeviceError, Error};

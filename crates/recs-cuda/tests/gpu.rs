@@ -29,6 +29,9 @@ fn kernels_compile_with_nvrtc() {
     // Double-precision additions and conversions as written: no contraction, round to
     // nearest.
     assert!(ptx.contains("fma.rn.f64") && ptx.contains("cvt.rn.f32.f64"));
+    // Machine code for a Hopper GPU (what Cuda::open loads): an ELF image.
+    let cubin = recs_cuda::compile_kernels_for(9, 0).unwrap();
+    assert_eq!(&cubin[..4], b"\x7fELF");
 }
 
 fn gpu() -> Option<Cuda> {

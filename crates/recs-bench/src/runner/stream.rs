@@ -59,18 +59,17 @@ pub(crate) fn evaluate(
     }
 }
 
-/// The first GPU, opened once per process and shared by every evaluation of the run.
+/// Evaluations on the first GPU. Each opens the GPU for itself (its kernels are compiled
+/// once per process): the splits of a run evaluate in parallel on rayon's threads, and a
+/// GPU shared behind a lock would be locked again by a thread that, waiting inside one
+/// evaluation, steals another's work.
 #[cfg(feature = "cuda")]
 mod gpu {
-    use std::sync::{Mutex, OnceLock};
-
     use recs_cuda::{Cuda, DeviceSettings, Error, Scores, evaluate_catalog_on};
     use recs_metrics::Report;
     use recs_metrics::stream::{CatalogMetrics, CatalogSource};
 
     use crate::error::{BenchError, Result};
-
-    static GPU: OnceLock<Mutex<Result<Cuda, String>>> = OnceLock::new();
 
     /// The report of `source` counted on the GPU: scored there from `factors`, or on the
     /// host block by block and copied there.
@@ -80,18 +79,16 @@ mod gpu {
         metrics: CatalogMetrics<'_>,
         keep_curves: bool,
     ) -> Result<Report> {
-        let gpu = GPU.get_or_init(|| Mutex::new(Cuda::open(0).map_err(|e| e.to_string())));
-        let mut gpu = gpu.lock().map_err(|_| BenchError::Experiment("the GPU's lock".into()))?;
-        let gpu = gpu.as_mut().map_err(|e| BenchError::Experiment(e.clone()))?;
+        let mut gpu = Cuda::open(0).map_err(|e| BenchError::Experiment(e.to_string()))?;
         let settings = DeviceSettings::default();
         let scores = factors.map_or(Scores::Host, Scores::Factors);
-        evaluate_catalog_on(gpu, source, scores, metrics, settings, keep_curves, &()).map_err(|e| {
-            match e {
+        evaluate_catalog_on(&mut gpu, source, scores, metrics, settings, keep_curves, &()).map_err(
+            |e| match e {
                 Error::Source(e) => e,
                 Error::Metrics(e) => BenchError::Metrics(e),
                 Error::Device(e) => BenchError::Experiment(e.to_string()),
-            }
-        })
+            },
+        )
     }
 }
 
