@@ -121,11 +121,12 @@ pub fn compile_kernels_for(major: i32, minor: i32) -> Result<Vec<u8>, DeviceErro
     }
 }
 
-/// Machine code by compute capability.
-type Images = HashMap<(i32, i32), Vec<u8>>;
+/// The kernels as loaded: machine code, or PTX for the driver to compile when NVRTC
+/// does not know the GPU (a toolkit older than the GPU).
+type Images = HashMap<(i32, i32), Ptx>;
 
-/// The kernels' machine code for each compute capability, compiled once per process.
-fn kernels_for(major: i32, minor: i32) -> Result<Vec<u8>, DeviceError> {
+/// The kernels for each compute capability, compiled once per process.
+fn kernels_for(major: i32, minor: i32) -> Result<Ptx, DeviceError> {
     static COMPILED: OnceLock<Mutex<Images>> = OnceLock::new();
     let compiled = COMPILED.get_or_init(Default::default);
     // Held while NVRTC runs, which starts no parallel work.
@@ -133,7 +134,12 @@ fn kernels_for(major: i32, minor: i32) -> Result<Vec<u8>, DeviceError> {
     if let Some(image) = compiled.get(&(major, minor)) {
         return Ok(image.clone());
     }
-    let image = compile_kernels_for(major, minor)?;
+    let image = match compile_kernels_for(major, minor) {
+        Ok(cubin) => Ptx::from_binary(cubin),
+        // NVRTC may not know a GPU newer than itself: PTX, which the driver compiles.
+        Err(DeviceError::Compile(_)) => compile_kernels()?,
+        Err(e) => return Err(e),
+    };
     compiled.insert((major, minor), image.clone());
     Ok(image)
 }
@@ -170,7 +176,7 @@ impl Cuda {
         let name = format!("{gpu} (compute capability {major}.{minor})");
         let image = kernels_for(major, minor)?;
         let stream = context.default_stream();
-        let module = context.load_module(Ptx::from_binary(image)).map_err(cuda_error)?;
+        let module = context.load_module(image).map_err(cuda_error)?;
         let mut functions = HashMap::new();
         for kernel in Kernel::ALL {
             let function = module.load_function(kernel.name()).map_err(cuda_error)?;
