@@ -101,11 +101,13 @@ __device__ __forceinline__ u32 bit(const u32* bitmap, u32 words, u32 user, u32 i
 // candidates (below or above every graded key of a user; below or above every positive
 // of the pooled ROC), where atomics from every thread would otherwise queue on one
 // address.
+// A thread visits at most USERS_PER_THREAD * ITEMS_PER_THREAD candidates: 32 bits hold
+// any of these counts, in half the registers.
 struct Tally {
-    u64 below_all[USERS_PER_THREAD][2];
-    u64 above_all[USERS_PER_THREAD][2];
-    u64 pooled_low;
-    u64 pooled_high;
+    u32 below_all[USERS_PER_THREAD][2];
+    u32 above_all[USERS_PER_THREAD][2];
+    u32 pooled_low;
+    u32 pooled_high;
 };
 
 // Counts candidate (user, item), the u-th user of the thread, of score `score` unless the
@@ -118,7 +120,11 @@ __device__ __forceinline__ void visit(const Block* b, u32 u, u32 user, u32 item,
     if (score != score) {
         atomicAdd(&b->missing[user], 1ull);
     }
-    for (u32 o = 0; o < b->n_orders; ++o) {
+#pragma unroll
+    for (u32 o = 0; o < 2; ++o) {
+        if (o >= b->n_orders) {
+            break;
+        }
         const Order* order = &b->orders[o];
         u64 key = rank_key(score, item, order->descending, order->shift);
         u32 first = order->offsets[user];
@@ -160,25 +166,33 @@ __device__ __forceinline__ void visit(const Block* b, u32 u, u32 user, u32 item,
 // Adds what the thread kept in registers.
 __device__ __forceinline__ void finish_thread(const Block* b, u32 user0, u32 group,
                                               const Tally* tally) {
-    for (u32 u = 0; u < group; ++u) {
+#pragma unroll
+    for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
+        if (u >= group) {
+            break;
+        }
         u32 user = user0 + u;
-        for (u32 o = 0; o < b->n_orders; ++o) {
+#pragma unroll
+        for (u32 o = 0; o < 2; ++o) {
+            if (o >= b->n_orders) {
+                break;
+            }
             const Order* order = &b->orders[o];
             if (tally->below_all[u][o] != 0) {
-                atomicAdd(&order->between[order->offsets[user + 1] + user], tally->below_all[u][o]);
+                atomicAdd(&order->between[order->offsets[user + 1] + user], (u64)tally->below_all[u][o]);
             }
             if (tally->above_all[u][o] != 0) {
-                atomicAdd(&order->between[order->offsets[user] + user], tally->above_all[u][o]);
+                atomicAdd(&order->between[order->offsets[user] + user], (u64)tally->above_all[u][o]);
             }
         }
     }
     if (b->roc) {
         const Pooled* p = &b->pooled;
         if (tally->pooled_low != 0) {
-            atomicAdd(&p->below[pooled_count(p)], tally->pooled_low);
+            atomicAdd(&p->below[pooled_count(p)], (u64)tally->pooled_low);
         }
         if (tally->pooled_high != 0) {
-            atomicAdd(&p->below[0], tally->pooled_high);
+            atomicAdd(&p->below[0], (u64)tally->pooled_high);
         }
     }
 }
@@ -253,7 +267,9 @@ __device__ __forceinline__ void count_users(const Block* b, const Scores& scores
     u32 user0 = blockIdx.y * USERS_PER_THREAD;
     u32 group = b->n_users - user0 < USERS_PER_THREAD ? b->n_users - user0 : USERS_PER_THREAD;
     Tally tally;
+#pragma unroll
     for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
+#pragma unroll
         for (u32 o = 0; o < 2; ++o) {
             tally.below_all[u][o] = 0;
             tally.above_all[u][o] = 0;
@@ -269,8 +285,13 @@ __device__ __forceinline__ void count_users(const Block* b, const Scores& scores
         }
         float out[USERS_PER_THREAD];
         scores(item, user0, group, out);
-        for (u32 u = 0; u < group; ++u) {
-            visit(b, u, user0 + u, item, out[u], &tally);
+        // Unrolled with constant indices, so that the tallies and scores stay in
+        // registers.
+#pragma unroll
+        for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
+            if (u < group) {
+                visit(b, u, user0 + u, item, out[u], &tally);
+            }
         }
     }
     finish_thread(b, user0, group, &tally);
@@ -287,11 +308,13 @@ struct FactorScores {
     __device__ __forceinline__ void operator()(u32 item, u32 user0, u32 group,
                                                float* out) const {
         double sums[USERS_PER_THREAD];
+#pragma unroll
         for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
             sums[u] = 0.0;
         }
         for (u32 k = 0; k < rank; ++k) {
             double v = (double)items_t[(u64)k * n_items + item];
+#pragma unroll
             for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
                 if (u < group) {
                     // The product is exact in f64: fused or not, one rounding.
@@ -299,7 +322,8 @@ struct FactorScores {
                 }
             }
         }
-        for (u32 u = 0; u < group; ++u) {
+#pragma unroll
+        for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
             out[u] = __double2float_rn(sums[u]);
         }
     }
@@ -315,8 +339,9 @@ struct GivenScores {
     __device__ __forceinline__ void operator()(u32 item, u32 user0, u32 group,
                                                float* out) const {
         u32 column = columns[item];
-        for (u32 u = 0; u < group; ++u) {
-            out[u] = scores[(u64)(user0 + u) * row_len + column];
+#pragma unroll
+        for (u32 u = 0; u < USERS_PER_THREAD; ++u) {
+            out[u] = u < group ? scores[(u64)(user0 + u) * row_len + column] : 0.0f;
         }
     }
 };

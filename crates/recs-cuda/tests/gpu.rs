@@ -110,3 +110,34 @@ fn gpu_reports_equal_the_cpu_reports() {
         }
     }
 }
+
+/// The counting kernels keep their per-thread state in registers on a Hopper GPU: no
+/// stack frame (local memory) and no spills, by ptxas's own report.
+#[test]
+#[allow(unsafe_code)]
+fn counting_kernels_keep_their_state_in_registers() {
+    use cudarc::nvrtc::result;
+    if !nvrtc_present() {
+        eprintln!("notice: no NVRTC library (libnvrtc.so): the kernels' resources are not checked");
+        return;
+    }
+    let source = std::ffi::CString::new(recs_cuda::KERNELS).unwrap();
+    let program = result::create_program(&source, None).unwrap();
+    let options = ["--gpu-architecture=sm_90", "--fmad=false", "--ptxas-options=-v"];
+    // SAFETY: a program created above, destroyed once at the end.
+    let log = unsafe {
+        result::compile_program(program, &options).unwrap();
+        let log = result::get_program_log(program).unwrap();
+        let log = std::ffi::CStr::from_ptr(log.as_ptr()).to_string_lossy().into_owned();
+        result::destroy_program(program).unwrap();
+        log
+    };
+    for kernel in ["count_factors", "count_scores"] {
+        let at = log.find(&format!("Function properties for {kernel}")).expect("ptxas's report");
+        let line = log[at..].lines().nth(1).unwrap();
+        assert!(
+            line.contains(" 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads"),
+            "{kernel}: {line}"
+        );
+    }
+}

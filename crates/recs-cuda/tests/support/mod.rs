@@ -46,6 +46,7 @@ impl Emulated {
         let library = dir.join("libkernels.so");
         let status = std::process::Command::new(&compiler)
             .args(["-std=c++17", "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-Wall"])
+            .arg("-Wno-unknown-pragmas")
             .arg(format!("-DKERNELS_PATH=\"{}\"", kernels.display()))
             .arg("-o")
             .arg(&library)
