@@ -42,11 +42,13 @@
 mod cuda;
 mod device;
 mod driver;
+mod emulator;
 mod error;
 mod scores;
 
 pub use cuda::{Cuda, compile_kernels, compile_kernels_for, driver_present, nvrtc_present};
 pub use device::{Arg, Buffer, Device, KERNELS, Kernel};
 pub use driver::{DEFAULT_DEVICE_BUDGET, DeviceSettings, evaluate_catalog_on};
+pub use emulator::Emulator;
 pub use error::{DeviceError, Error};
 pub use scores::{DeviceBlock, DeviceScores, FactorScores, Scores};

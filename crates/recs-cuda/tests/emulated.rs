@@ -5,10 +5,11 @@
 mod support;
 
 use proptest::prelude::*;
+use recs_cuda::Emulator as Emulated;
 use recs_cuda::{DeviceSettings, Scores, evaluate_catalog_on};
 use recs_metrics::stream::{CatalogMetrics, evaluate_catalog};
 use recs_metrics::{Metric, Options, TieBreak};
-use support::{Emulated, FactorSource, RowsOnDevice};
+use support::{FactorSource, RowsOnDevice, emulator};
 
 const METRICS: &str = "roc,croc,user_auc,p@3,r@5,ndcg@4,ndcg_exp@4,ap@5,map,mrr,half_life@3";
 
@@ -104,7 +105,7 @@ fn cases() -> impl Strategy<Value = FactorSource> {
 }
 
 fn device() -> Option<Emulated> {
-    Emulated::new()
+    emulator()
 }
 
 proptest! {
@@ -146,7 +147,7 @@ fn a_run_frees_what_it_allocates_and_launches_per_block() {
     // Two blocks (two users, then one), each launching two marks and one count, from
     // factors and from the host's scores; with scores on the device, each block is also
     // gathered from in both passes (the pooled ROC's positives first).
-    assert_eq!(device.launches, 2 * 3 * 2 + 2 * (1 + 4));
+    assert_eq!(device.launches(), 2 * 3 * 2 + 2 * (1 + 4));
     assert!(device_is_empty(&device), "every buffer is freed");
     // A bad list is refused before anything reaches the device.
     source.excluded[0] = vec![3, 1];

@@ -37,20 +37,10 @@ pub(crate) fn evaluate(
         }
         #[cfg(feature = "cuda")]
         crate::plan::EvalDevice::Cuda => {
-            let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
-            let source = SplitScores { model, split, catalog, all_items };
-            // A factor model whose judged users are all training users is scored on the
-            // GPU from its factors; any other model on the host, counted on the GPU.
-            let factors = match (model.as_factors(), split.history()) {
-                (Some(view), None) => Some(recs_cuda::FactorScores {
-                    rank: view.rank,
-                    users: view.users,
-                    items: view.items,
-                    user_rows: catalog.users(),
-                }),
-                _ => None,
-            };
-            gpu::evaluate(&source, factors, metrics, keep_curves)
+            let mut gpu = recs_cuda::Cuda::open(0).map_err(|e| {
+                BenchError::Experiment(format!("evaluation.device = \"cuda\": {e}"))
+            })?;
+            gpu::evaluate_on(&mut gpu, model, split, catalog, metrics, keep_curves)
         }
         #[cfg(not(feature = "cuda"))]
         crate::plan::EvalDevice::Cuda => Err(BenchError::Experiment(
@@ -59,30 +49,45 @@ pub(crate) fn evaluate(
     }
 }
 
-/// Evaluations on the first GPU. Each opens the GPU for itself (its kernels are compiled
-/// once per process): the splits of a run evaluate in parallel on rayon's threads, and a
-/// GPU shared behind a lock would be locked again by a thread that, waiting inside one
+/// Evaluations on a GPU. Each opens the GPU for itself (its kernels are compiled once
+/// per process): the splits of a run evaluate in parallel on rayon's threads, and a GPU
+/// shared behind a lock would be locked again by a thread that, waiting inside one
 /// evaluation, steals another's work.
 #[cfg(feature = "cuda")]
 mod gpu {
-    use recs_cuda::{Cuda, DeviceSettings, Error, Scores, evaluate_catalog_on};
+    use recs_core::Recommender;
+    use recs_cuda::{Device, DeviceSettings, Error, FactorScores, Scores, evaluate_catalog_on};
     use recs_metrics::Report;
-    use recs_metrics::stream::{CatalogMetrics, CatalogSource};
+    use recs_metrics::stream::CatalogMetrics;
+    use recs_split::{CatalogJudgments, Split};
 
+    use super::SplitScores;
     use crate::error::{BenchError, Result};
 
-    /// The report of `source` counted on the GPU: scored there from `factors`, or on the
-    /// host block by block and copied there.
-    pub(super) fn evaluate<S: CatalogSource<Error = BenchError>>(
-        source: &S,
-        factors: Option<recs_cuda::FactorScores<'_>>,
+    /// The report of `model` on `catalog`, counted on `device`: a factor model whose
+    /// judged users are all training users is scored there from its factors, any other
+    /// model on the host block by block, the scores copied there.
+    pub(super) fn evaluate_on<D: Device + ?Sized>(
+        device: &mut D,
+        model: &dyn Recommender,
+        split: &Split,
+        catalog: &CatalogJudgments,
         metrics: CatalogMetrics<'_>,
         keep_curves: bool,
     ) -> Result<Report> {
-        let mut gpu = Cuda::open(0).map_err(|e| BenchError::Experiment(e.to_string()))?;
+        let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
+        let source = SplitScores { model, split, catalog, all_items };
+        let scores = match (model.as_factors(), split.history()) {
+            (Some(view), None) => Scores::Factors(FactorScores {
+                rank: view.rank,
+                users: view.users,
+                items: view.items,
+                user_rows: catalog.users(),
+            }),
+            _ => Scores::Host,
+        };
         let settings = DeviceSettings::default();
-        let scores = factors.map_or(Scores::Host, Scores::Factors);
-        evaluate_catalog_on(&mut gpu, source, scores, metrics, settings, keep_curves, &()).map_err(
+        evaluate_catalog_on(device, &source, scores, metrics, settings, keep_curves, &()).map_err(
             |e| match e {
                 Error::Source(e) => e,
                 Error::Metrics(e) => BenchError::Metrics(e),
@@ -212,5 +217,65 @@ mod tests {
         {
             assert_eq!(run(threads, budget), reference, "{threads} threads, budget {budget}");
         }
+    }
+
+    /// The GPU path of `recs run` on the kernels compiled for the CPU (`Emulator`): the
+    /// report of the CPU path, byte for byte, for a factor model scored from its factors
+    /// (weak generalization), the same model with folded-in users scored on the host
+    /// (strong generalization), and a model without factors.
+    #[cfg(feature = "cuda")]
+    #[test]
+    fn the_gpu_path_gives_the_cpu_report_on_emulated_kernels() {
+        use recs_models_baseline::ItemPopularityParams;
+        use recs_split::{Generalization, Given};
+        let device = match recs_cuda::Emulator::new() {
+            Ok(device) => device,
+            Err(e) => {
+                eprintln!("notice: {e}; the emulated GPU path is not tested");
+                return;
+            }
+        };
+        let mut device = device;
+        let data = PowerLaw {
+            n_users: 200,
+            n_items: 300,
+            n_events: 6_000,
+            seed: 5,
+            ..PowerLaw::default()
+        }
+        .generate()
+        .unwrap();
+        let metrics = Metric::parse_list("roc,croc,user_auc,ndcg@10,r@20,map").unwrap();
+        let settings = CatalogMetrics {
+            metrics: &metrics,
+            options: Options::default(),
+            max_fpr: 0.3,
+            memory_budget: DEFAULT_MEMORY_BUDGET,
+        };
+        // Every user judged; a fold of users judged (their factor rows are not their
+        // positions); a fold of users folded in from their history.
+        let users =
+            |generalization| Protocol::KFoldUsers { folds: 4, given: Given::N(5), generalization };
+        let protocols = [
+            (Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 }, false),
+            (users(Generalization::Weak), false),
+            (users(Generalization::Strong), true),
+        ];
+        for (protocol, folded_in) in protocols {
+            let split = protocol.split(&data.interactions, 5, SplitId::default()).unwrap();
+            assert_eq!(split.history().is_some(), folded_in);
+            let catalog = split.catalog_judgments(&JudgmentOptions::implicit()).unwrap().unwrap();
+            let train = TrainData::new(split.train(), 5);
+            let svd = PureSvdParams::new(6).unwrap().fit(&train).unwrap();
+            let pop = ItemPopularityParams.fit(&train).unwrap();
+            let models: [&dyn Recommender; 2] = [&svd, &pop];
+            for model in models {
+                let cpu = evaluate_catalog(model, &split, &catalog, settings, true).unwrap();
+                let gpu =
+                    gpu::evaluate_on(&mut device, model, &split, &catalog, settings, true).unwrap();
+                assert_eq!(format!("{gpu:?}"), format!("{cpu:?}"), "{protocol:?}");
+            }
+        }
+        assert_eq!(device.live_buffers(), 0);
     }
 }

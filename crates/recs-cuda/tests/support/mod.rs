@@ -1,150 +1,19 @@
-//! The kernels compiled for the CPU behind [`Device`], and a factor-model source whose
-//! CPU scores are the kernels' arithmetic, for comparing the two paths.
-#![allow(unsafe_code, dead_code)]
+//! The emulated device, and a factor-model source whose CPU scores are the kernels'
+//! arithmetic, for comparing the two paths.
+#![allow(dead_code)]
 
-use std::ffi::c_void;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
-use recs_cuda::{Arg, Buffer, Device, DeviceError, KERNELS, Kernel};
+use recs_cuda::Emulator;
 use recs_metrics::MetricsError;
 use recs_metrics::stream::CatalogSource;
 
-type Launcher = unsafe extern "C" fn(*const u32, *const u32, *const *mut c_void, i32);
-
-/// `kernels.cu` compiled by the machine's C++ compiler and run thread after thread.
-pub(crate) struct Emulated {
-    _library: libloading::Library,
-    launchers: Vec<(Kernel, Launcher)>,
-    buffers: Vec<Option<Box<[u64]>>>,
-    pub(crate) launches: usize,
-}
-
-impl Emulated {
-    /// A fresh device running the kernels compiled once per test binary; `None` (with a
-    /// notice) without a C++ compiler.
-    pub(crate) fn new() -> Option<Emulated> {
-        static LIBRARY: OnceLock<Option<(tempfile::TempDir, PathBuf)>> = OnceLock::new();
-        let compiled = LIBRARY.get_or_init(|| {
-            let dir = tempfile::tempdir().unwrap();
-            let library = Emulated::compile(dir.path())?;
-            Some((dir, library))
-        });
-        compiled.as_ref().map(|(_, library)| Emulated::load(library))
-    }
-
-    /// Compiles the kernels into `dir`; `None` (with a notice) without a C++ compiler.
-    fn compile(dir: &Path) -> Option<PathBuf> {
-        let compiler = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
-        if std::process::Command::new(&compiler).arg("--version").output().is_err() {
-            eprintln!("notice: no C++ compiler ({compiler}): the emulated kernels are not tested");
-            return None;
+/// The emulator, or `None` with a notice where there is no C++ compiler.
+pub(crate) fn emulator() -> Option<Emulator> {
+    match Emulator::new() {
+        Ok(device) => Some(device),
+        Err(e) => {
+            eprintln!("notice: {e}; the emulated kernels are not tested");
+            None
         }
-        let kernels = dir.join("kernels.cu");
-        std::fs::write(&kernels, KERNELS).unwrap();
-        let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/shim.cpp");
-        let library = dir.join("libkernels.so");
-        let status = std::process::Command::new(&compiler)
-            .args(["-std=c++17", "-O2", "-shared", "-fPIC", "-ffp-contract=off", "-Wall"])
-            .arg("-Wno-unknown-pragmas")
-            .arg(format!("-DKERNELS_PATH=\"{}\"", kernels.display()))
-            .arg("-o")
-            .arg(&library)
-            .arg(&shim)
-            .status()
-            .unwrap();
-        assert!(status.success(), "the kernels do not compile as C++");
-        Some(library)
-    }
-
-    /// Loads the kernels compiled by [`Emulated::compile`].
-    fn load(library: &Path) -> Emulated {
-        // SAFETY: a library this test binary built, with the launchers of shim.cpp.
-        unsafe {
-            let lib = libloading::Library::new(library).unwrap();
-            let mut launchers = Vec::new();
-            for kernel in Kernel::ALL {
-                let name = format!("launch_{}", kernel.name());
-                let f: libloading::Symbol<'_, Launcher> = lib.get(name.as_bytes()).unwrap();
-                launchers.push((kernel, *f));
-            }
-            Emulated { _library: lib, launchers, buffers: Vec::new(), launches: 0 }
-        }
-    }
-
-    /// Buffers allocated and not freed.
-    pub(crate) fn live_buffers(&self) -> usize {
-        self.buffers.iter().filter(|b| b.is_some()).count()
-    }
-
-    fn memory(&mut self, buffer: Buffer) -> &mut [u8] {
-        let words = self.buffers[buffer.id].as_mut().expect("a freed buffer");
-        // SAFETY: the u64 storage viewed as its bytes.
-        unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast(), words.len() * 8) }
-    }
-}
-
-impl Device for Emulated {
-    fn name(&self) -> String {
-        "kernels on the CPU".into()
-    }
-
-    fn alloc(&mut self, bytes: usize) -> Result<Buffer, DeviceError> {
-        let words = vec![0u64; bytes.div_ceil(8).max(1)].into_boxed_slice();
-        let addr = words.as_ptr() as u64;
-        self.buffers.push(Some(words));
-        Ok(Buffer { id: self.buffers.len() - 1, addr, bytes })
-    }
-
-    fn free(&mut self, buffer: Buffer) {
-        self.buffers[buffer.id] = None;
-    }
-
-    fn write(&mut self, buffer: Buffer, data: &[u8]) -> Result<(), DeviceError> {
-        buffer.check_fits(data.len())?;
-        self.memory(buffer)[..data.len()].copy_from_slice(data);
-        Ok(())
-    }
-
-    fn zero(&mut self, buffer: Buffer, bytes: usize) -> Result<(), DeviceError> {
-        buffer.check_fits(bytes)?;
-        self.memory(buffer)[..bytes].fill(0);
-        Ok(())
-    }
-
-    fn read(&mut self, buffer: Buffer, out: &mut [u8]) -> Result<(), DeviceError> {
-        buffer.check_fits(out.len())?;
-        out.copy_from_slice(&self.memory(buffer)[..out.len()]);
-        Ok(())
-    }
-
-    fn synchronize(&mut self) -> Result<(), DeviceError> {
-        Ok(())
-    }
-
-    fn launch(
-        &mut self,
-        kernel: Kernel,
-        grid: [u32; 3],
-        block: [u32; 3],
-        args: &[Arg],
-    ) -> Result<(), DeviceError> {
-        let mut values: Vec<u64> = args
-            .iter()
-            .map(|a| match *a {
-                Arg::Ptr(p) => p,
-                Arg::U32(n) => u64::from(n),
-            })
-            .collect();
-        // A u32 argument is read from the first four bytes of its value: little-endian.
-        let params: Vec<*mut c_void> =
-            values.iter_mut().map(|v| (v as *mut u64).cast::<c_void>()).collect();
-        let (_, launcher) = self.launchers.iter().find(|(k, _)| *k == kernel).unwrap();
-        self.launches += 1;
-        // SAFETY: the launcher checks the number of arguments; their types are the
-        // kernel's (the test's point is that the driver builds them right).
-        unsafe { launcher(grid.as_ptr(), block.as_ptr(), params.as_ptr(), params.len() as i32) };
-        Ok(())
     }
 }
 
