@@ -55,12 +55,17 @@ timed() { # timed NAME DEVICE OUTFILE COMMAND...: runs, records seconds and sha2
     start=$(date +%s.%N)
     "$@" > "$file"
     end=$(date +%s.%N)
-    echo "$name,$device,$(echo "$end - $start" | bc),$(sha256sum < "$file" | cut -c1-16)" \
+    echo "$name,$device,$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'),$(sha256sum < "$file" | cut -c1-16)" \
         | tee -a "$csv"
 }
 
 same() { # same A B WHAT
-    if cmp -s "$1" "$2"; then echo "== identical: $3"; else echo "== DIFFERENT: $3"; failed=1; fi
+    if [ "$(sha256sum < "$1")" = "$(sha256sum < "$2")" ]; then
+        echo "== identical: $3"
+    else
+        echo "== DIFFERENT: $3"
+        failed=1
+    fi
 }
 failed=0
 
