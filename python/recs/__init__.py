@@ -572,7 +572,9 @@ def evaluate_factors(
       NVIDIA GPU (the same arithmetic: the result is the CPU's, bit for bit), holding at
       most ``device_memory_mib`` MiB there; without a GPU or its driver, a ``RecsError``
       says why. Factors that are torch tensors on a GPU are copied to the host first (a
-      model's factors are small; the scores are never listed).
+      model's factors are small; the scores are never listed). ``"cuda-emulator"`` runs
+      the GPU path with its kernels compiled for the CPU by the machine's C++ compiler:
+      the same result without a GPU, slowly, to check that path.
 
     Memory grows with users + items + graded pairs, never users × items; the GIL is
     released while it runs. The result equals ``evaluate(qrels, run, metrics,
@@ -585,8 +587,8 @@ def evaluate_factors(
     >>> evaluate_factors(U, V, {0: [0], 1: [0]}, {0: {2: 1}, 1: {2: 1}}, "p@1,mrr")
     {'p@1': 0.5, 'mrr': 0.75}
     """
-    if device not in ("cpu", "cuda"):
-        raise RecsError(f'device: {device!r}; expected "cpu" or "cuda"')
+    if device not in _DEVICES:
+        raise RecsError(f'device: {device!r}; expected "cpu", "cuda" or "cuda-emulator"')
     U = _float_rows(_on_host(user_factors), "user_factors")
     V = _float_rows(_on_host(item_factors), "item_factors")
     if U.shape[1] != V.shape[1]:
@@ -617,6 +619,38 @@ def _on_host(data: Any) -> Any:
     if getattr(data, "is_cuda", False) and hasattr(data, "cpu"):
         return data.detach().cpu()
     return data
+
+
+_DEVICES = ("cpu", "cuda", "cuda-emulator")
+
+
+def _not_finite(block, user_rows, user_ids, item_ids):
+    """The error naming the first non-finite score of a block (rows × items)."""
+    r, c = (int(x) for x in np.argwhere(~np.isfinite(np.asarray(block)))[0])
+    return RecsError(
+        f"scores: user `{user_ids[int(user_rows[r])]}`, item `{item_ids[c]}`: "
+        f"{float(np.asarray(block)[r, c])} is not a finite score"
+    )
+
+
+def _emulated_block_scorer(score_block: Any, n_items: int, user_ids, item_ids):
+    """``score_block`` for ``device="cuda-emulator"``: the GPU path with its kernels
+    compiled for the CPU, whose "device" memory is the host's, so a block's address is
+    its float32 array's."""
+
+    def call(rows: bytes):
+        user_rows = np.frombuffer(rows, dtype="<u4").astype(np.int64)
+        block = _as_array(score_block(user_rows), "score_block")
+        if block.shape != (len(user_rows), n_items):
+            raise RecsError(
+                f"score_block returned shape {tuple(block.shape)}; expected ({len(user_rows)}, {n_items})"
+            )
+        block = np.ascontiguousarray(block, dtype="<f4")
+        if not np.isfinite(block).all():
+            raise _not_finite(block, user_rows, user_ids, item_ids)
+        return (int(block.ctypes.data), block)
+
+    return call
 
 
 def _device_block_scorer(score_block: Any, n_items: int, user_ids, item_ids):
@@ -720,6 +754,8 @@ def evaluate_scorer(
       are, without a copy to the host, on the first NVIDIA GPU: the same result, bit for
       bit. ``device_memory_mib`` bounds what the evaluation holds there besides the
       scorer's blocks; ``n_items`` (or ``items``) must then be given.
+      ``"cuda-emulator"``: the GPU path with its kernels compiled for the CPU, the
+      scorer's blocks host arrays (as on the CPU).
 
     The scorer is called with the GIL held, one call at a time, while the blocks already
     scored are evaluated in parallel. Non-finite scores are an error naming the user and
@@ -735,12 +771,12 @@ def evaluate_scorer(
     n_users = int(n_users)
     if n_users < 1:
         raise RecsError(f"n_users: {n_users}; expected at least one user row")
-    if device not in ("cpu", "cuda"):
-        raise RecsError(f'device: {device!r}; expected "cpu" or "cuda"')
+    if device not in _DEVICES:
+        raise RecsError(f'device: {device!r}; expected "cpu", "cuda" or "cuda-emulator"')
     if n_items is None and items is not None:
         n_items = len(np.asarray(items).ravel())
-    if n_items is None and device == "cuda":
-        raise RecsError('device="cuda": give n_items (or items), the width of a block')
+    if n_items is None and device != "cpu":
+        raise RecsError(f'device="{device}": give n_items (or items), the width of a block')
     if n_items is None:
         first = _as_array(score_block(np.zeros(1, dtype=np.int64)), "score_block")
         if first.ndim != 2:
@@ -750,6 +786,8 @@ def evaluate_scorer(
     item_ids = _row_ids(items, int(n_items), "items", "the scorer's columns")
     if device == "cuda":
         scorer = _device_block_scorer(score_block, int(n_items), user_ids, item_ids)
+    elif device == "cuda-emulator":
+        scorer = _emulated_block_scorer(score_block, int(n_items), user_ids, item_ids)
     else:
         scorer = _block_scorer(score_block, int(n_items))
     report = _recs.evaluate_scorer(

@@ -107,13 +107,15 @@ impl Streamed {
 }
 
 impl Streamed {
-    /// As [`Streamed::evaluate`], the catalog scored and counted on the first GPU.
+    /// As [`Streamed::evaluate`], the catalog scored and counted on the first GPU (or,
+    /// `emulated`, by its kernels compiled for the CPU).
     fn evaluate_on_gpu<'py, S>(
         &self,
         py: Python<'py>,
         scorer: S,
         scores: recs_cuda::Scores<'_, S::Error>,
         device: recs_cuda::DeviceSettings,
+        emulated: bool,
     ) -> PyResult<Bound<'py, PyDict>>
     where
         S: RowScorer + Send,
@@ -128,14 +130,15 @@ impl Streamed {
         let bar = TerminalProgress::new(self.progress);
         let source = self.catalog.source(scorer);
         let result: Result<Report, Failure> = py.detach(|| {
-            let mut gpu = recs_cuda::Cuda::open(0)
-                .map_err(|e| Failure::Python(invalid(format!("device=\"cuda\": {e}"))))?;
-            recs_cuda::evaluate_catalog_on(&mut gpu, &source, scores, metrics, device, false, &bar)
+            let name = if emulated { "cuda-emulator" } else { "cuda" };
+            let mut gpu = recs_cuda::open_device(emulated)
+                .map_err(|e| Failure::Python(invalid(format!("device=\"{name}\": {e}"))))?;
+            recs_cuda::evaluate_catalog_on(&mut *gpu, &source, scores, metrics, device, false, &bar)
                 .map_err(|e| match e {
                     recs_cuda::Error::Source(e) => Failure::from(e),
                     recs_cuda::Error::Metrics(e) => Failure::Metrics(e),
                     recs_cuda::Error::Device(e) => {
-                        Failure::Python(invalid(format!("device=\"cuda\": {e}")))
+                        Failure::Python(invalid(format!("device=\"{name}\": {e}")))
                     }
                 })
         });
@@ -205,7 +208,7 @@ pub(crate) fn evaluate_factors<'py>(
         .copied()
         .collect();
     drop(items);
-    if on_gpu {
+    if let Some(emulated) = on_gpu {
         let rows: Vec<u32> =
             (0..streamed.catalog.n_users()).map(|p| streamed.catalog.user_row(p)).collect();
         let factors =
@@ -218,7 +221,7 @@ pub(crate) fn evaluate_factors<'py>(
         let model = FactorModel::new(n_users, n_items, rank, users.clone(), columns.clone())
             .map_err(|e| invalid(e.to_string()))?;
         let scores = recs_cuda::Scores::Factors(factors);
-        return streamed.evaluate_on_gpu(py, ModelRows(&model), scores, device);
+        return streamed.evaluate_on_gpu(py, ModelRows(&model), scores, device, emulated);
     }
     let model = FactorModel::new(n_users, n_items, rank, users, columns)
         .map_err(|e| invalid(e.to_string()))?;
@@ -327,7 +330,7 @@ pub(crate) fn evaluate_scorer<'py>(
     let streamed = Streamed::new(qrels, train, &user_ids, &item_ids, options)?;
     let item_rows = streamed.catalog.item_rows();
     let in_order = item_rows.iter().enumerate().all(|(c, &r)| c == r as usize);
-    if on_gpu {
+    if let Some(emulated) = on_gpu {
         // The scores stay on the GPU, read where the scorer left them; the host callback
         // is never called.
         let host = Callback {
@@ -342,7 +345,8 @@ pub(crate) fn evaluate_scorer<'py>(
             memory_budget: device_memory_mib.saturating_mul(1 << 20),
             block_users,
         };
-        return streamed.evaluate_on_gpu(py, host, recs_cuda::Scores::Device(&scorer), device);
+        let scores = recs_cuda::Scores::Device(&scorer);
+        return streamed.evaluate_on_gpu(py, host, scores, device, emulated);
     }
     let callback = Callback {
         score_block: &score_block,
@@ -353,11 +357,15 @@ pub(crate) fn evaluate_scorer<'py>(
     streamed.evaluate(py, callback)
 }
 
-/// Whether `device` asks for the GPU.
-fn wants_gpu(device: &str) -> PyResult<bool> {
+/// Whether `device` asks for the GPU path: `None` for the CPU, else whether emulated (its
+/// kernels compiled for the CPU).
+fn wants_gpu(device: &str) -> PyResult<Option<bool>> {
     match device {
-        "cpu" => Ok(false),
-        "cuda" => Ok(true),
-        other => Err(invalid(format!("device: `{other}`; expected \"cpu\" or \"cuda\""))),
+        "cpu" => Ok(None),
+        "cuda" => Ok(Some(false)),
+        "cuda-emulator" => Ok(Some(true)),
+        other => Err(invalid(format!(
+            "device: `{other}`; expected \"cpu\", \"cuda\" or \"cuda-emulator\""
+        ))),
     }
 }

@@ -233,7 +233,7 @@ def test_device_cuda_gives_the_cpu_result_or_says_why_not():
         assert 'device="cuda"' in str(e) and "CUDA" in str(e), str(e)
     else:
         assert got == reference
-    with pytest.raises(recs.RecsError, match='expected "cpu" or "cuda"'):
+    with pytest.raises(recs.RecsError, match='expected "cpu", "cuda" or "cuda-emulator"'):
         recs.evaluate_factors(U, V, train, qrels, METRICS, device="gpu")
 
 
@@ -261,5 +261,35 @@ def test_scores_on_the_gpu_give_the_cpu_result_or_say_why_not():
             recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, n_items=len(V), device="cuda")
     with pytest.raises(recs.RecsError, match="give n_items"):
         recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, device="cuda")
-    with pytest.raises(recs.RecsError, match='expected "cpu" or "cuda"'):
+    with pytest.raises(recs.RecsError, match='expected "cpu", "cuda" or "cuda-emulator"'):
         recs.evaluate_scorer(lambda rows: scores[rows], len(U), train, qrels, METRICS, device="gpu")
+
+
+def test_the_emulated_gpu_path_gives_the_cpu_result():
+    """``device="cuda-emulator"``: the GPU path end to end (factors on the device, and a
+    scorer's blocks read where they are, in its own item order), with the GPU's kernels
+    compiled for the CPU."""
+    train, qrels, U, V = _small()
+    reference = recs.evaluate_factors(U, V, train, qrels, METRICS, details=True)
+    got = recs.evaluate_factors(U, V, train, qrels, METRICS, details=True, device="cuda-emulator")
+    assert got == reference
+    # Item ids named in reverse: the catalog's columns are the scorer's rows reversed.
+    items = [f"i{k}" for k in range(len(V))][::-1]
+    named = {"user": train["user"], "item": [items[i] for i in train["item"]]}
+    named_qrels = qrels.assign(item=[items[i] for i in qrels["item"]])
+    scores = _kernel_scores(U, V)
+    for roc in ["", "roc,"]:
+        metrics = roc + "croc,ndcg@10,map"
+        cpu = recs.evaluate_scorer(
+            lambda rows: scores[rows], len(U), pd.DataFrame(named), named_qrels, metrics, items=items, details=True
+        )
+        for block in [3, None]:
+            emulated = recs.evaluate_scorer(
+                lambda rows: scores[rows], len(U), pd.DataFrame(named), named_qrels, metrics,
+                items=items, block_users=block, details=True, device="cuda-emulator",
+            )
+            assert emulated == cpu, (metrics, block)
+    bad = scores.copy()
+    bad[0, 2] = np.inf
+    with pytest.raises(recs.RecsError, match="is not a finite score"):
+        recs.evaluate_scorer(lambda rows: bad[rows], len(U), train, qrels, METRICS, n_items=len(V), device="cuda-emulator")

@@ -561,7 +561,7 @@ impl Config {
         if !(evaluation.gain_offset.is_finite() && evaluation.gain_offset >= 0.0) {
             return Err(err("evaluation.gain_offset", "a finite number >= 0".into()));
         }
-        if evaluation.device == EvalDevice::Cuda && !cfg!(feature = "cuda") {
+        if evaluation.device.is_cuda() && !cfg!(feature = "cuda") {
             return Err(err(
                 "evaluation.device",
                 "\"cpu\": this build has no GPU support (build recs with `--features cuda`)".into(),

@@ -240,17 +240,19 @@ pub struct Plan {
 
 /// Where a streamed full-catalog evaluation counts its candidates.
 ///
-/// As text (`FromStr`, `Display`, serde, `recs run --device`): `cpu` or `cuda`.
+/// As text (`FromStr`, `Display`, serde, `recs run --device`): `cpu`, `cuda` or
+/// `cuda-emulator`.
 ///
 /// ```
 /// use recs_bench::EvalDevice;
 /// assert_eq!("cuda".parse::<EvalDevice>()?, EvalDevice::Cuda);
+/// assert_eq!("cuda-emulator".parse::<EvalDevice>()?.to_string(), "cuda-emulator");
 /// assert_eq!(EvalDevice::default().to_string(), "cpu");
 /// assert!("gpu".parse::<EvalDevice>().is_err());
 /// # Ok::<(), String>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum EvalDevice {
     /// The host's cores.
     #[default]
@@ -258,6 +260,17 @@ pub enum EvalDevice {
     /// The first NVIDIA GPU (`recs-cuda`): scores and counts there, the report finished
     /// on the host.
     Cuda,
+    /// The GPU's kernels compiled for the CPU by the machine's C++ compiler
+    /// (`recs_cuda::Emulator`): the GPU path's report on a machine without a GPU, slowly;
+    /// for checking that path.
+    CudaEmulator,
+}
+
+impl EvalDevice {
+    /// True for the GPU path, real or emulated.
+    pub fn is_cuda(self) -> bool {
+        self != EvalDevice::Cpu
+    }
 }
 
 impl std::str::FromStr for EvalDevice {
@@ -267,7 +280,8 @@ impl std::str::FromStr for EvalDevice {
         match s {
             "cpu" => Ok(EvalDevice::Cpu),
             "cuda" => Ok(EvalDevice::Cuda),
-            _ => Err(format!("unknown device `{s}`: expected `cpu` or `cuda`")),
+            "cuda-emulator" => Ok(EvalDevice::CudaEmulator),
+            _ => Err(format!("unknown device `{s}`: expected `cpu`, `cuda` or `cuda-emulator`")),
         }
     }
 }
@@ -277,6 +291,7 @@ impl std::fmt::Display for EvalDevice {
         f.write_str(match self {
             EvalDevice::Cpu => "cpu",
             EvalDevice::Cuda => "cuda",
+            EvalDevice::CudaEmulator => "cuda-emulator",
         })
     }
 }
@@ -325,11 +340,13 @@ impl Plan {
     /// # Errors
     /// [`BenchError::Config`] for `cuda` in a build without the `cuda` feature.
     pub fn with_device(mut self, device: EvalDevice) -> Result<Self> {
-        if device == EvalDevice::Cuda && !cfg!(feature = "cuda") {
+        if device.is_cuda() && !cfg!(feature = "cuda") {
             return Err(BenchError::config(
                 "--device",
                 "",
-                "cuda: this build has no GPU support (build recs with `--features cuda`)",
+                format!(
+                    "{device}: this build has no GPU support (build recs with `--features cuda`)"
+                ),
             ));
         }
         self.device = device;

@@ -45,9 +45,10 @@ pub(crate) struct Args {
     /// states together, in MiB (as `recs run --memory-budget-mib`).
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     memory_budget_mib: u64,
-    /// With --user-factors: where the catalog is scored and counted, `cpu` or `cuda` (an
-    /// NVIDIA GPU, in a build with the `cuda` feature); the report is the same byte for
-    /// byte.
+    /// With --user-factors: where the catalog is scored and counted, `cpu`, `cuda` (an
+    /// NVIDIA GPU, in a build with the `cuda` feature) or `cuda-emulator` (the GPU's
+    /// kernels compiled for the CPU by the machine's C++ compiler: the GPU path checked
+    /// without a GPU, slowly); the report is the same byte for byte.
     #[arg(long, value_name = "DEVICE", default_value = "cpu", requires = "user_factors")]
     device: recs_bench::EvalDevice,
     /// With --device cuda: GPU memory held at once, in MiB.

@@ -188,9 +188,7 @@ pub(crate) fn evaluate_factors(
             let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
             evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar)
         }
-        recs_bench::EvalDevice::Cuda => {
-            on_gpu(&catalog, &user_file.matrix, &columns, settings, args, &bar)?
-        }
+        device => on_gpu(&catalog, &user_file.matrix, &columns, settings, args, &bar, device)?,
     };
     bar.finish();
     let mut report = report?;
@@ -208,8 +206,10 @@ fn on_gpu(
     settings: CatalogMetrics<'_>,
     args: &FactorArgs<'_>,
     bar: &TerminalProgress,
+    device: recs_bench::EvalDevice,
 ) -> anyhow::Result<Result<Report, recs_metrics::MetricsError>> {
-    let mut gpu = recs_cuda::Cuda::open(0).context("--device cuda")?;
+    let emulated = device == recs_bench::EvalDevice::CudaEmulator;
+    let mut gpu = recs_cuda::open_device(emulated).with_context(|| format!("--device {device}"))?;
     let rows: Vec<u32> = (0..catalog.n_users()).map(|p| catalog.user_row(p)).collect();
     let factors = recs_cuda::FactorScores {
         rank: users.columns,
@@ -226,20 +226,20 @@ fn on_gpu(
         users.values.clone(),
         columns.to_vec(),
     )?;
-    let device = recs_cuda::DeviceSettings { memory_budget: args.device_memory, block_users: None };
+    let budget = recs_cuda::DeviceSettings { memory_budget: args.device_memory, block_users: None };
     let source = catalog.source(ModelRows(&model));
     match recs_cuda::evaluate_catalog_on(
-        &mut gpu,
+        &mut *gpu,
         &source,
         recs_cuda::Scores::Factors(factors),
         settings,
-        device,
+        budget,
         args.keep_curves,
         bar,
     ) {
         Ok(report) => Ok(Ok(report)),
         Err(recs_cuda::Error::Metrics(e) | recs_cuda::Error::Source(e)) => Ok(Err(e)),
-        Err(recs_cuda::Error::Device(e)) => Err(anyhow::anyhow!("--device cuda: {e}")),
+        Err(recs_cuda::Error::Device(e)) => Err(anyhow::anyhow!("--device {device}: {e}")),
     }
 }
 
@@ -252,9 +252,11 @@ fn on_gpu(
     _: CatalogMetrics<'_>,
     _: &FactorArgs<'_>,
     _: &TerminalProgress,
+    device: recs_bench::EvalDevice,
 ) -> anyhow::Result<Result<Report, recs_metrics::MetricsError>> {
     bail!(
-        "--device cuda: this recs was built without GPU support (build it with `--features cuda`)"
+        "--device {device}: this recs was built without GPU support (build it with `--features \
+         cuda`)"
     )
 }
 

@@ -42,9 +42,10 @@ pub(crate) struct Args {
     /// (replaces the configuration's `evaluation.memory_budget_mib`; default 1024).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     memory_budget_mib: Option<u64>,
-    /// Where streamed evaluations count: `cpu` or `cuda` (an NVIDIA GPU, in a build with
-    /// the `cuda` feature); replaces the configuration's `evaluation.device`. The report
-    /// is the same byte for byte.
+    /// Where streamed evaluations count: `cpu`, `cuda` (an NVIDIA GPU, in a build with
+    /// the `cuda` feature) or `cuda-emulator` (the GPU's kernels compiled for the CPU, to
+    /// check that path without a GPU); replaces the configuration's `evaluation.device`.
+    /// The report is the same byte for byte.
     #[arg(long, value_name = "DEVICE")]
     device: Option<recs_bench::EvalDevice>,
     /// No progress bar and no summary on standard error.

@@ -201,8 +201,16 @@ fn device_cuda_gives_the_cpu_json_or_says_why_not() {
             "{message}"
         );
     }
+    // The GPU's kernels compiled for the CPU: the GPU path, end to end, without a GPU.
+    let emulated = recs(&[&args[..], &["--device", "cuda-emulator"]].concat(), &paths);
+    if cfg!(feature = "cuda") {
+        assert_eq!(json(&emulated), cpu, "the emulated GPU path");
+    } else {
+        let message = String::from_utf8_lossy(&emulated.stderr);
+        assert!(message.contains("without GPU support"), "{message}");
+    }
     let out = recs(&[&args[..], &["--device", "tpu"]].concat(), &paths);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("expected `cpu` or `cuda`"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`cpu`, `cuda` or `cuda-emulator`"));
 }
 
 /// A Parquet file of factors (`rank` per row, row-major in `values`): a column `id` (named

@@ -50,5 +50,14 @@ pub use cuda::{Cuda, compile_kernels, compile_kernels_for, driver_present, nvrtc
 pub use device::{Arg, Buffer, Device, KERNELS, Kernel};
 pub use driver::{DEFAULT_DEVICE_BUDGET, DeviceSettings, evaluate_catalog_on};
 pub use emulator::Emulator;
+
+/// The first NVIDIA GPU ([`Cuda`]), or with `emulated` the kernels compiled for the CPU
+/// ([`Emulator`]: the same counts, slowly, for checking the GPU path on any machine).
+///
+/// # Errors
+/// As [`Cuda::open`] and [`Emulator::new`].
+pub fn open_device(emulated: bool) -> Result<Box<dyn Device>, DeviceError> {
+    if emulated { Ok(Box::new(Emulator::new()?)) } else { Ok(Box::new(Cuda::open(0)?)) }
+}
 pub use error::{DeviceError, Error};
 pub use scores::{DeviceBlock, DeviceScores, FactorScores, Scores};

@@ -36,16 +36,17 @@ pub(crate) fn evaluate(
             evaluate_catalog(model, split, catalog, metrics, keep_curves)
         }
         #[cfg(feature = "cuda")]
-        crate::plan::EvalDevice::Cuda => {
-            let mut gpu = recs_cuda::Cuda::open(0).map_err(|e| {
-                BenchError::Experiment(format!("evaluation.device = \"cuda\": {e}"))
+        device => {
+            let emulated = device == crate::plan::EvalDevice::CudaEmulator;
+            let mut gpu = recs_cuda::open_device(emulated).map_err(|e| {
+                BenchError::Experiment(format!("evaluation.device = \"{device}\": {e}"))
             })?;
-            gpu::evaluate_on(&mut gpu, model, split, catalog, metrics, keep_curves)
+            gpu::evaluate_on(&mut *gpu, model, split, catalog, metrics, keep_curves)
         }
         #[cfg(not(feature = "cuda"))]
-        crate::plan::EvalDevice::Cuda => Err(BenchError::Experiment(
-            "evaluation.device = \"cuda\" in a build without GPU support".into(),
-        )),
+        device => Err(BenchError::Experiment(format!(
+            "evaluation.device = \"{device}\" in a build without GPU support"
+        ))),
     }
 }
 
