@@ -229,6 +229,33 @@ fn reports_are_byte_identical_for_any_thread_count() {
     assert_eq!(report.experiments[0].tables[1].rows.len(), 1, "--quick runs one split");
 }
 
+/// `--device cuda-emulator` (the GPU path, its kernels compiled for the CPU) writes the
+/// report of the CPU, byte for byte: on MovieLens 100K's ratings example (PureSVD and ALS
+/// scored from their factors, the other models' scores from the host) and its strong
+/// generalization example (test users folded in: every model's scores from the host). A
+/// build without GPU support refuses it before any work.
+#[test]
+fn the_emulated_gpu_path_writes_the_cpu_report() {
+    let Some(strong) = ml100k_strong_example() else { return };
+    let ratings = workspace_root().join("examples/ml100k-ratings.toml");
+    let tmp = tempfile::tempdir().unwrap();
+    for (k, config) in [strong, ratings].iter().enumerate() {
+        let (cpu, gpu) = (tmp.path().join(format!("cpu{k}")), tmp.path().join(format!("gpu{k}")));
+        run(config, &cpu, &["--quick"]);
+        let args = ["--quick", "--device", "cuda-emulator"];
+        if cfg!(feature = "cuda") {
+            run(config, &gpu, &args);
+            let read = |dir: &Path| std::fs::read(dir.join("report.json")).unwrap();
+            assert_eq!(read(&cpu), read(&gpu), "{}: report.json differs", config.display());
+        } else {
+            let output =
+                recs().arg("run").arg(config).arg("--out").arg(&gpu).args(args).output().unwrap();
+            assert!(!output.status.success());
+            assert!(String::from_utf8_lossy(&output.stderr).contains("no GPU support"));
+        }
+    }
+}
+
 fn failing_run(config_text: &str) -> String {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("bad.toml");
