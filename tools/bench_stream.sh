@@ -29,21 +29,9 @@ if [ ! -f "$data" ]; then
         --out "$data"
 fi
 
-cat > "$work/stream.toml" <<EOF
-name = "stream-${users}x${items}"
-seed = 1
-[dataset]
-file = "$(cd "$(dirname "$data")" && pwd)/$(basename "$data")"
-implicit = false
-[protocol]
-protocol = "leave-k-out"
-k = "20%"
-[evaluation]
-metrics = ["roc", "croc", "ndcg@10", "r@20", "map"]
-[[models]]
-name = "puresvd"
-params = { rank = "64" }
-EOF
+sed -e "s|@NAME@|stream-${users}x${items}|" \
+    -e "s|@DATA@|$(cd "$(dirname "$data")" && pwd)/$(basename "$data")|" \
+    tools/puresvd-catalog.toml > "$work/stream.toml"
 
 echo "== recs run (whole process)"
 /usr/bin/time -v "$recs" run "$work/stream.toml" --out "$work/run" --quiet 2> "$work/time.txt"

@@ -152,21 +152,8 @@ same "$big/1.json" "$big/2.json" "MovieLens-20M shape factors"
 python3 "$root/tools/torch_peer.py" "$big" | tee "$out/torch_peer.txt" || true
 
 echo "== recs run, PureSVD rank 64, MovieLens-20M shape"
-cat > "$out/run.toml" <<TOML
-name = "gpu-check-20m"
-seed = 1
-[dataset]
-file = "$big/all.tsv"
-implicit = false
-[protocol]
-protocol = "leave-k-out"
-k = "20%"
-[evaluation]
-metrics = ["roc", "croc", "ndcg@10", "r@20", "map"]
-[[models]]
-name = "puresvd"
-params = { rank = "64" }
-TOML
+sed -e "s|@NAME@|gpu-check-20m|" -e "s|@DATA@|$big/all.tsv|" \
+    "$root/tools/puresvd-catalog.toml" > "$out/run.toml"
 for k in 2 1; do
     device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
     RAYON_NUM_THREADS=16 timed 20m-run "$device" "$out/run-$k.log" "$recs" run --quiet \

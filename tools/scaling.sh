@@ -26,6 +26,7 @@
 # set), USERS, ITEMS, EVENTS (another shape).
 set -euo pipefail
 
+here=$(cd "$(dirname "$0")" && pwd)
 bin_dir=${1:?usage: tools/scaling.sh BIN_DIR [OUT_DIR]}
 out=${2:-scaling-$(hostname)}
 threads=${THREADS:-1 2 4 8 16}
@@ -52,21 +53,8 @@ if [ ! -f "$data" ]; then
 fi
 
 config="$out/scaling.toml"
-cat > "$config" <<TOML
-name = "scaling-${users}x${items}"
-seed = 1
-[dataset]
-file = "$data"
-implicit = false
-[protocol]
-protocol = "leave-k-out"
-k = "20%"
-[evaluation]
-metrics = ["roc", "croc", "ndcg@10", "r@20", "map"]
-[[models]]
-name = "puresvd"
-params = { rank = "64" }
-TOML
+sed -e "s|@NAME@|scaling-${users}x${items}|" -e "s|@DATA@|$data|" \
+    "$here/puresvd-catalog.toml" > "$config"
 
 extra=()
 if [ -n "${MEMORY_BUDGET_MIB:-}" ]; then

@@ -9,6 +9,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use recs_core::Recommender;
 use recs_metrics::io::{Candidates, ModelRows, RowCatalog, RowNames, RowScorer};
 use recs_metrics::stream::{self, CatalogMetrics, TerminalProgress};
 use recs_metrics::{MetricsError, Report};
@@ -88,25 +89,9 @@ impl Streamed {
         S: RowScorer + Send,
         Failure: From<S::Error>,
     {
-        let metrics = CatalogMetrics {
-            metrics: &self.settings.metrics,
-            options: self.settings.options,
-            max_fpr: self.settings.max_fpr,
-            memory_budget: self.memory_budget,
-        };
-        let bar = TerminalProgress::new(self.progress);
-        let source = self.catalog.source(scorer);
-        let result: Result<Report, Failure> = py.detach(|| {
-            stream::evaluate_catalog(&source, metrics, false, &bar).map_err(Failure::from)
-        });
-        bar.finish();
-        let mut report = result?;
-        report.warnings.extend(self.warning.iter().cloned());
-        report_dict(py, &report, Candidates::Catalog, &self.settings.options, 0)
+        self.stream(py, scorer, None)
     }
-}
 
-impl Streamed {
     /// As [`Streamed::evaluate`], the catalog scored and counted on the first GPU (or,
     /// `emulated`, by its kernels compiled for the CPU).
     fn evaluate_on_gpu<'py, S>(
@@ -121,6 +106,21 @@ impl Streamed {
         S: RowScorer + Send,
         Failure: From<S::Error>,
     {
+        self.stream(py, scorer, Some((scores, device, emulated)))
+    }
+
+    /// The evaluation of `scorer`'s catalog, counted on the CPU or, with `gpu`, on the
+    /// device it names (scores, memory, emulated).
+    fn stream<'py, S>(
+        &self,
+        py: Python<'py>,
+        scorer: S,
+        gpu: Option<(recs_cuda::Scores<'_, S::Error>, recs_cuda::DeviceSettings, bool)>,
+    ) -> PyResult<Bound<'py, PyDict>>
+    where
+        S: RowScorer + Send,
+        Failure: From<S::Error>,
+    {
         let metrics = CatalogMetrics {
             metrics: &self.settings.metrics,
             options: self.settings.options,
@@ -130,16 +130,18 @@ impl Streamed {
         let bar = TerminalProgress::new(self.progress);
         let source = self.catalog.source(scorer);
         let result: Result<Report, Failure> = py.detach(|| {
+            let Some((scores, device, emulated)) = gpu else {
+                return stream::evaluate_catalog(&source, metrics, false, &bar)
+                    .map_err(Failure::from);
+            };
             let name = if emulated { "cuda-emulator" } else { "cuda" };
-            let mut gpu = recs_cuda::open_device(emulated)
-                .map_err(|e| Failure::Python(invalid(format!("device=\"{name}\": {e}"))))?;
+            let unavailable = |e| Failure::Python(invalid(format!("device=\"{name}\": {e}")));
+            let mut gpu = recs_cuda::open_device(emulated).map_err(unavailable)?;
             recs_cuda::evaluate_catalog_on(&mut *gpu, &source, scores, metrics, device, false, &bar)
                 .map_err(|e| match e {
                     recs_cuda::Error::Source(e) => Failure::from(e),
                     recs_cuda::Error::Metrics(e) => Failure::Metrics(e),
-                    recs_cuda::Error::Device(e) => {
-                        Failure::Python(invalid(format!("device=\"{name}\": {e}")))
-                    }
+                    recs_cuda::Error::Device(e) => unavailable(e),
                 })
         });
         bar.finish();
@@ -208,23 +210,27 @@ pub(crate) fn evaluate_factors<'py>(
         .copied()
         .collect();
     drop(items);
+    let model = FactorModel::new(n_users, n_items, rank, users, columns)
+        .map_err(|e| invalid(e.to_string()))?;
     if let Some(emulated) = on_gpu {
+        // Scored on the device from the model's own factors; the graded items' scores
+        // come from the model on the host, the same arithmetic.
+        let view = model.as_factors().expect("a factor model has factors");
         let rows: Vec<u32> =
             (0..streamed.catalog.n_users()).map(|p| streamed.catalog.user_row(p)).collect();
-        let factors =
-            recs_cuda::FactorScores { rank, users: &users, items: &columns, user_rows: &rows };
+        let factors = recs_cuda::FactorScores {
+            rank: view.rank,
+            users: view.users,
+            items: view.items,
+            user_rows: &rows,
+        };
         let device = recs_cuda::DeviceSettings {
             memory_budget: device_memory_mib.saturating_mul(1 << 20),
             block_users: None,
         };
-        // The graded items' scores come from the host's kernel: the same arithmetic.
-        let model = FactorModel::new(n_users, n_items, rank, users.clone(), columns.clone())
-            .map_err(|e| invalid(e.to_string()))?;
         let scores = recs_cuda::Scores::Factors(factors);
         return streamed.evaluate_on_gpu(py, ModelRows(&model), scores, device, emulated);
     }
-    let model = FactorModel::new(n_users, n_items, rank, users, columns)
-        .map_err(|e| invalid(e.to_string()))?;
     streamed.evaluate(py, ModelRows(&model))
 }
 

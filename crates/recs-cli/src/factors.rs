@@ -183,12 +183,12 @@ pub(crate) fn evaluate_factors(
     let (n_users, n_items) = (users.rows, items.rows);
     let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
     let bar = TerminalProgress::new(args.progress);
+    let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
     let report = match args.device {
         recs_bench::EvalDevice::Cpu => {
-            let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
             evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar)
         }
-        device => on_gpu(&catalog, &user_file.matrix, &columns, settings, args, &bar, device)?,
+        device => on_gpu(&catalog, &model, settings, args, &bar, device)?,
     };
     bar.finish();
     let mut report = report?;
@@ -201,33 +201,27 @@ pub(crate) fn evaluate_factors(
 #[cfg(feature = "cuda")]
 fn on_gpu(
     catalog: &RowCatalog,
-    users: &Matrix,
-    columns: &[f32],
+    model: &FactorModel,
     settings: CatalogMetrics<'_>,
     args: &FactorArgs<'_>,
     bar: &TerminalProgress,
     device: recs_bench::EvalDevice,
 ) -> anyhow::Result<Result<Report, recs_metrics::MetricsError>> {
+    use recs_core::Recommender;
     let emulated = device == recs_bench::EvalDevice::CudaEmulator;
     let mut gpu = recs_cuda::open_device(emulated).with_context(|| format!("--device {device}"))?;
+    // The catalog is scored on the device from the model's own factors; the graded
+    // items' scores come from the model on the host, the same arithmetic.
+    let view = model.as_factors().expect("a factor model has factors");
     let rows: Vec<u32> = (0..catalog.n_users()).map(|p| catalog.user_row(p)).collect();
     let factors = recs_cuda::FactorScores {
-        rank: users.columns,
-        users: &users.values,
-        items: columns,
+        rank: view.rank,
+        users: view.users,
+        items: view.items,
         user_rows: &rows,
     };
-    // The scorer is never called for the catalog (the GPU scores it); the graded items'
-    // scores come from the same arithmetic on the host.
-    let model = FactorModel::new(
-        users.rows,
-        columns.len() / users.columns.max(1),
-        users.columns,
-        users.values.clone(),
-        columns.to_vec(),
-    )?;
     let budget = recs_cuda::DeviceSettings { memory_budget: args.device_memory, block_users: None };
-    let source = catalog.source(ModelRows(&model));
+    let source = catalog.source(ModelRows(model));
     match recs_cuda::evaluate_catalog_on(
         &mut *gpu,
         &source,
@@ -247,8 +241,7 @@ fn on_gpu(
 #[cfg(not(feature = "cuda"))]
 fn on_gpu(
     _: &RowCatalog,
-    _: &Matrix,
-    _: &[f32],
+    _: &FactorModel,
     _: CatalogMetrics<'_>,
     _: &FactorArgs<'_>,
     _: &TerminalProgress,

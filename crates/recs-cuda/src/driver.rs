@@ -268,8 +268,9 @@ struct BlockLists {
     excluded: Vec<u32>,
     relevant_offsets: Vec<u32>,
     relevant: Vec<u32>,
-    /// Per order: each user's graded keys, and the offsets of the users' keys.
+    /// Per user: its graded keys in each order, moved into its counts once read.
     keys: Vec<Vec<GradedKeys>>,
+    /// Per order: the offsets of the users' keys in `flat_keys`.
     key_offsets: Vec<Vec<u32>>,
     flat_keys: Vec<Vec<u64>>,
     /// Candidates of each user.
@@ -495,7 +496,7 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         let mut lists = BlockLists {
             excluded_offsets: vec![0],
             relevant_offsets: vec![0],
-            keys: vec![Vec::with_capacity(chunk.len()); self.orders.len()],
+            keys: Vec::with_capacity(chunk.len()),
             key_offsets: vec![vec![0]; self.orders.len()],
             flat_keys: vec![Vec::new(); self.orders.len()],
             ..BlockLists::default()
@@ -508,11 +509,11 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                 graded.iter().zip(grades).filter(|&(_, &g)| g >= self.threshold).map(|(&i, _)| i),
             );
             lists.relevant_offsets.push(to_u32(lists.relevant.len())?);
-            for (o, keys) in keys.into_iter().enumerate() {
+            for (o, keys) in keys.iter().enumerate() {
                 lists.flat_keys[o].extend_from_slice(keys.keys());
                 lists.key_offsets[o].push(to_u32(lists.flat_keys[o].len())?);
-                lists.keys[o].push(keys);
             }
+            lists.keys.push(keys);
             lists.candidates.push((n_items - excluded.len()) as u64);
         }
         Ok(lists)
@@ -535,7 +536,7 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
             }
             _ => (self.host_graded(chunk)?, None),
         };
-        let lists = self.lists(chunk, &graded_scores)?;
+        let mut lists = self.lists(chunk, &graded_scores)?;
         let n = chunk.len();
         let n_items = self.source.n_items();
         let words = self.words;
@@ -686,14 +687,16 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
         // counts: those come once, at the end), merged exactly.
         let source = self.source;
         let positions: Vec<(usize, usize)> = chunk.iter().copied().enumerate().collect();
+        let mut keys = std::mem::take(&mut lists.keys);
         let parts: Vec<recs_metrics::stream::Part> = positions
             .par_chunks(FINISH_USERS)
-            .map(|users| {
+            .zip(keys.par_chunks_mut(FINISH_USERS))
+            .map(|(users, keys)| {
                 let mut part = evaluator.per_user_part();
                 let mut counted: Vec<(GradedKeys, KeyCounts)> = Vec::new();
-                for &(u, p) in users {
+                for (&(u, p), keys) in users.iter().zip(keys) {
                     counted.clear();
-                    for (o, (between, on)) in read.iter().enumerate() {
+                    for (o, (keys, (between, on))) in keys.drain(..).zip(&read).enumerate() {
                         let (lo, hi) = (
                             lists.key_offsets[o][u] as usize,
                             lists.key_offsets[o][u + 1] as usize,
@@ -702,7 +705,7 @@ impl<'a, D: Device + ?Sized, S: CatalogSource + ?Sized> Run<'a, D, S> {
                             between: between[lo + u..=hi + u].to_vec(),
                             on: on[lo..hi].to_vec(),
                         };
-                        counted.push((lists.keys[o][u].clone(), counts));
+                        counted.push((keys, counts));
                     }
                     let user = CountedUser {
                         user: source.user(p),
