@@ -98,16 +98,16 @@ fn cast_file_facts_and_the_croc_filter() {
     let all = load_cast(&r, &ml, &AttributeFilter::default()).unwrap();
     let movies_with_cast =
         (0..ml.n_items() as u32).filter(|&i| !all.item_attributes(i).is_empty()).count();
-    assert_eq!(movies_with_cast, 1591);
-    assert_eq!(all.csr().nnz(), 15_234);
-    assert_eq!(all.n_attributes(), 9_297);
+    assert_eq!(movies_with_cast, 1575);
+    assert_eq!(all.csr().nnz(), 15_218);
+    assert_eq!(all.n_attributes(), 9_296);
     let croc = load_cast(&r, &ml, &AttributeFilter { top_n: Some(10), min_items: 2 }).unwrap();
-    assert_eq!(croc.n_attributes(), 2_491);
+    assert_eq!(croc.n_attributes(), 2_490);
     let movies_kept =
         (0..ml.n_items() as u32).filter(|&i| !croc.item_attributes(i).is_empty()).count();
     let pairs_kept = croc.csr().nnz();
     // Measured on the shipped file and cross-checked with an independent awk count.
-    assert_eq!((movies_kept, pairs_kept), (1_496, 8_428));
+    assert_eq!((movies_kept, pairs_kept), (1_480, 8_412));
     let top3 = load_cast(&r, &ml, &AttributeFilter { top_n: Some(3), min_items: 1 }).unwrap();
     assert!((0..ml.n_items() as u32).all(|i| top3.item_attributes(i).len() <= 3));
 }
