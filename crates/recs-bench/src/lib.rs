@@ -49,6 +49,7 @@ mod error;
 mod output;
 mod plan;
 mod plot;
+pub mod provenance;
 pub mod registry;
 pub mod report;
 mod runner;

@@ -13,6 +13,9 @@ use std::path::Path;
 use recs_metrics::{partial_trapezoid, trapezoid};
 use serde::{Deserialize, Serialize};
 
+pub use crate::provenance::{
+    Choice, ChoiceKind, End, Placebo, Sensitivity, Source, Spread, TOLERANCE, tolerance_choice,
+};
 pub use crate::verdict::{Direction, Effect, IntervalKind, Rule, Verdict};
 
 /// Version of the `report.json` layout; bumped on any incompatible change.
@@ -138,6 +141,9 @@ pub struct Claim {
     pub measured: String,
     /// The readings the claim was judged under, each with its tests (at least one).
     pub readings: Vec<Reading>,
+    /// Why no reading runs a placebo through its tests, when none does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_placebo: Option<String>,
     /// The claim's verdict, from its readings ([`Claim::verdict_of`]).
     pub verdict: Verdict,
 }
@@ -151,21 +157,35 @@ pub struct Quote {
     pub words: String,
 }
 
-/// One reading of a claim: a named choice the paper leaves open (or fixes), and the
-/// tests that judge the claim under it.
+/// One reading of a claim: the choices it rests on (the paper leaves them open, or fixes
+/// them), each with who fixed it, and the tests that judge the claim under it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Reading {
     /// The reading's name (`same people`, `gain = rating − 3`).
     pub name: String,
-    /// Whether the paper's own text or code fixes this reading.
+    /// Whether this is the paper's reading: every choice it rests on is fixed by the
+    /// paper's text or code, or is ours and shown not to move the verdict
+    /// ([`Claim::provenance_problems`] refuses the tag otherwise).
     pub primary: bool,
+    /// The choices the reading rests on, with who fixed each.
+    #[serde(default)]
+    pub choices: Vec<Choice>,
+    /// Whether a choice was named after a result was seen: then the reading is shown but
+    /// never decides its claim.
+    #[serde(default)]
+    pub post_hoc: bool,
     /// The tests under this reading; every one must hold for the reading to hold.
     pub tests: Vec<Test>,
+    /// The tests at the ends of the natural range of choices of ours.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sensitivity: Vec<Sensitivity>,
+    /// A model that cannot carry the claimed signal, through the same tests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placebo: Option<Placebo>,
     /// Set when the reading cannot test the claim, and why; its tests are then evidence
     /// only.
     pub untestable: Option<Untestable>,
-    /// The reading's verdict: untestable when `untestable` is set, otherwise
-    /// [`Verdict::all`] of its tests.
+    /// The reading's verdict ([`Reading::judged`]).
     pub verdict: Verdict,
 }
 
@@ -211,10 +231,24 @@ impl Test {
 }
 
 impl Reading {
-    /// A reading judged by `tests` (all must hold).
+    /// A reading judged by `tests` (all must hold). When a test has a tolerance, the
+    /// reading carries the tolerance as a choice of ours ([`tolerance_choice`]) and its
+    /// tests at half and twice the tolerance ([`Sensitivity::tolerance`]).
     pub fn new(name: impl Into<String>, tests: Vec<Test>) -> Reading {
-        let verdict = Verdict::all(tests.iter().map(|t| t.verdict));
-        Reading { name: name.into(), primary: false, tests, untestable: None, verdict }
+        let sensitivity: Vec<Sensitivity> = Sensitivity::tolerance(&tests).into_iter().collect();
+        let choices = if sensitivity.is_empty() { Vec::new() } else { vec![tolerance_choice()] };
+        Reading {
+            name: name.into(),
+            primary: false,
+            choices,
+            post_hoc: false,
+            tests,
+            sensitivity,
+            placebo: None,
+            untestable: None,
+            verdict: Verdict::Untestable,
+        }
+        .judged()
     }
 
     /// A reading that cannot test the claim (`cause`, `why`); `tests` are kept as
@@ -228,7 +262,11 @@ impl Reading {
         Reading {
             name: name.into(),
             primary: false,
+            choices: Vec::new(),
+            post_hoc: false,
             tests,
+            sensitivity: Vec::new(),
+            placebo: None,
             untestable: Some(Untestable { cause, why: why.into() }),
             verdict: Verdict::Untestable,
         }
@@ -237,6 +275,163 @@ impl Reading {
     /// The same reading, marked as the paper's own.
     pub fn primary(self) -> Reading {
         Reading { primary: true, ..self }
+    }
+
+    /// The same reading resting on `choices` too (a choice of the same name is replaced).
+    pub fn with_choices(mut self, choices: impl IntoIterator<Item = Choice>) -> Reading {
+        for choice in choices {
+            self.choices.retain(|c| c.what != choice.what);
+            self.choices.push(choice);
+        }
+        self.judged()
+    }
+
+    /// The same reading with its tests at the ends of `sensitivity`'s range too.
+    pub fn with_sensitivity(mut self, sensitivity: Sensitivity) -> Reading {
+        self.sensitivity.retain(|s| s.knob != sensitivity.knob);
+        self.sensitivity.push(sensitivity);
+        self.judged()
+    }
+
+    /// The same reading with `placebo` run through its tests.
+    pub fn with_placebo(self, placebo: Placebo) -> Reading {
+        Reading { placebo: Some(placebo), ..self }.judged()
+    }
+
+    /// The reading with `post_hoc` and `verdict` computed from the rest: untestable when
+    /// `untestable` is set or the placebo passes; otherwise [`Verdict::all`] of the tests,
+    /// made inconclusive by a flip between partitions and *depends on reading* by a flip
+    /// across a knob's range.
+    pub fn judged(mut self) -> Reading {
+        self.post_hoc = self.choices.iter().any(|c| c.by.is_post_hoc());
+        self.verdict = self.expected_verdict();
+        self
+    }
+
+    /// The verdict [`Reading::judged`] gives.
+    fn expected_verdict(&self) -> Verdict {
+        if self.untestable.is_some() || self.placebo.as_ref().is_some_and(Placebo::passes) {
+            return Verdict::Untestable;
+        }
+        let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
+        let flips =
+            |spread: Spread| self.sensitivity.iter().any(|s| s.spread == spread && s.flips(base));
+        if flips(Spread::Partition) {
+            Verdict::Inconclusive
+        } else if flips(Spread::Knob) {
+            Verdict::DependsOnReading
+        } else {
+            base
+        }
+    }
+
+    /// The knobs whose range flips the verdict, by name.
+    pub fn flipping_knobs(&self) -> Vec<&str> {
+        let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
+        self.sensitivity.iter().filter(|s| s.flips(base)).map(|s| s.knob.as_str()).collect()
+    }
+
+    /// Why the reading's verdict is what it is, in one line.
+    pub fn reason(&self) -> String {
+        if let Some(u) = &self.untestable {
+            let cause = match u.cause {
+                UntestableCause::Bound => "at a bound",
+                UntestableCause::Construction => "by construction",
+            };
+            return format!("{cause}: {}", u.why);
+        }
+        if let Some(p) = self.placebo.as_ref().filter(|p| p.passes()) {
+            return format!(
+                "by construction: the placebo {} passes the same test ({})",
+                p.model, p.why
+            );
+        }
+        let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
+        if let Some(s) = self.sensitivity.iter().find(|s| s.flips(base)) {
+            let ends: Vec<String> =
+                s.ends.iter().map(|e| format!("{} {}", e.value, e.verdict)).collect();
+            let what = match s.spread {
+                Spread::Knob => "flips with",
+                Spread::Partition => "noise: flips across",
+            };
+            return format!("{base} as run, but {what} {} ({})", s.knob, ends.join(", "));
+        }
+        match self.decisive_test() {
+            Some(t) => t.rule.reason(&t.effect),
+            None => "no test".into(),
+        }
+    }
+
+    /// The test that decides the reading's own verdict: the first that fails, else the
+    /// first not holding, else the first.
+    pub fn decisive_test(&self) -> Option<&Test> {
+        self.tests
+            .iter()
+            .find(|t| t.verdict == Verdict::Fails)
+            .or_else(|| self.tests.iter().find(|t| t.verdict != Verdict::Holds))
+            .or_else(|| self.tests.first())
+    }
+
+    /// The reading's provenance in short: `text: protocol; ours: tolerance, tie order`.
+    pub fn provenance(&self) -> String {
+        let mut paper: Vec<&str> = Vec::new();
+        let mut ours: Vec<&str> = Vec::new();
+        let mut after: Vec<&str> = Vec::new();
+        for c in &self.choices {
+            let list = match c.by {
+                Source::PaperText { .. } | Source::PaperCode { .. } => &mut paper,
+                Source::OursBefore { .. } => &mut ours,
+                Source::OursAfter { .. } => &mut after,
+            };
+            if !list.contains(&c.kind.as_str()) {
+                list.push(c.kind.as_str());
+            }
+        }
+        let mut parts = Vec::new();
+        for (name, list) in [("paper", paper), ("ours", ours), ("ours post hoc", after)] {
+            if !list.is_empty() {
+                parts.push(format!("{name}: {}", list.join(", ")));
+            }
+        }
+        if parts.is_empty() { "not recorded".into() } else { parts.join("; ") }
+    }
+
+    /// Every way the reading's provenance breaks the rules, one line each: no choice
+    /// recorded, an incomplete source, a "the paper's" tag resting on a choice of ours
+    /// that is not shown harmless, a post-hoc reading tagged the paper's, a sensitivity
+    /// naming no choice.
+    pub fn provenance_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.choices.is_empty() && self.untestable.is_none() {
+            out.push("records no choice (who fixed what)".to_string());
+        }
+        for c in &self.choices {
+            out.extend(c.problems());
+        }
+        for s in &self.sensitivity {
+            if !self.choices.iter().any(|c| c.what == s.knob) && s.spread == Spread::Knob {
+                out.push(format!("a sensitivity varies `{}`, which is no choice of it", s.knob));
+            }
+        }
+        if self.primary {
+            if self.post_hoc {
+                out.push("tagged the paper's, but a choice was named after a result".into());
+            }
+            if !self.choices.iter().any(|c| c.by.is_paper()) {
+                out.push("tagged the paper's without citing the paper's text or code".into());
+            }
+            let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
+            for c in self.choices.iter().filter(|c| !c.by.is_paper()) {
+                let harmless = self.sensitivity.iter().any(|s| s.knob == c.what && !s.flips(base));
+                if !harmless {
+                    out.push(format!(
+                        "tagged the paper's, but `{}` is ours and not shown to leave the verdict as it is",
+                        c.what
+                    ));
+                }
+            }
+        }
+        out
     }
 }
 
@@ -256,22 +451,106 @@ impl Claim {
             paper,
             measured: measured.into(),
             readings,
+            no_placebo: None,
             verdict,
         }
     }
 
-    /// A claim's verdict from its readings: the primary reading's when the paper fixes
-    /// one; otherwise their common verdict, or [`Verdict::DependsOnReading`] when they
-    /// differ.
+    /// The same claim, saying why no placebo applies to it.
+    pub fn without_placebo(self, why: impl Into<String>) -> Claim {
+        Claim { no_placebo: Some(why.into()), ..self }
+    }
+
+    /// The same claim with `f` applied to every reading (choices shared by all of them,
+    /// say), its verdict recomputed.
+    pub fn map_readings(mut self, f: impl Fn(Reading) -> Reading) -> Claim {
+        self.readings = self.readings.into_iter().map(f).collect();
+        self.verdict = Claim::verdict_of(&self.readings);
+        self
+    }
+
+    /// A claim's verdict from its readings. Post-hoc readings never decide. Of the others:
+    /// the primary reading's verdict when there is one; otherwise their common verdict, or
+    /// [`Verdict::DependsOnReading`] when they differ; inconclusive when every reading is
+    /// post hoc.
     pub fn verdict_of(readings: &[Reading]) -> Verdict {
-        if let Some(primary) = readings.iter().find(|r| r.primary) {
+        let deciding: Vec<&Reading> = readings.iter().filter(|r| !r.post_hoc).collect();
+        if readings.is_empty() {
+            return Verdict::Untestable;
+        }
+        if let Some(primary) = deciding.iter().find(|r| r.primary) {
             return primary.verdict;
         }
-        match readings.split_first() {
-            None => Verdict::Untestable,
+        match deciding.split_first() {
+            None => Verdict::Inconclusive,
             Some((first, rest)) if rest.iter().all(|r| r.verdict == first.verdict) => first.verdict,
             Some(_) => Verdict::DependsOnReading,
         }
+    }
+
+    /// The readings that decide the verdict: the primary one when there is one, otherwise
+    /// every reading fixed before the results.
+    pub fn deciding(&self) -> Vec<&Reading> {
+        let before: Vec<&Reading> = self.readings.iter().filter(|r| !r.post_hoc).collect();
+        match before.iter().find(|r| r.primary) {
+            Some(primary) => vec![primary],
+            None => before,
+        }
+    }
+
+    /// Why the claim's verdict is what it is, in one line.
+    pub fn reason(&self) -> String {
+        let deciding = self.deciding();
+        match deciding.as_slice() {
+            [] => "every reading was named after a result: nothing decides".into(),
+            [one] => one.reason(),
+            many if self.verdict == Verdict::DependsOnReading => {
+                let each: Vec<String> =
+                    many.iter().map(|r| format!("{}: {}", r.name, r.verdict)).collect();
+                format!("the readings differ ({})", each.join("; "))
+            }
+            many => many[0].reason(),
+        }
+    }
+
+    /// The claim's provenance in short, from its deciding readings.
+    pub fn provenance(&self) -> String {
+        let deciding = self.deciding();
+        let mut parts: Vec<String> = Vec::new();
+        for r in deciding {
+            let p = r.provenance();
+            if !parts.contains(&p) {
+                parts.push(p);
+            }
+        }
+        if self.readings.iter().any(|r| r.post_hoc) {
+            parts.push("post-hoc readings shown, not deciding".into());
+        }
+        parts.join(" / ")
+    }
+
+    /// Every way the claim breaks the provenance rules ([`Reading::provenance_problems`]),
+    /// and a claim with neither a placebo nor a reason why none applies.
+    pub fn provenance_problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in &self.readings {
+            out.extend(
+                r.provenance_problems()
+                    .into_iter()
+                    .map(|p| format!("claim {}: reading `{}`: {p}", self.id, r.name)),
+            );
+        }
+        let has_placebo = self.readings.iter().any(|r| r.placebo.is_some());
+        match &self.no_placebo {
+            None if !has_placebo => {
+                out.push(format!("claim {}: no placebo and no reason why none applies", self.id))
+            }
+            Some(why) if why.trim().is_empty() => {
+                out.push(format!("claim {}: the reason why no placebo applies is empty", self.id));
+            }
+            _ => {}
+        }
+        out
     }
 
     /// Every way the claim breaks the verdict model, one line each.
@@ -307,16 +586,45 @@ impl Claim {
                 None if reading.tests.is_empty() => out.push(at("no test".into())),
                 None => {}
             }
-            let expected = if reading.untestable.is_some() {
-                Verdict::Untestable
-            } else {
-                Verdict::all(reading.tests.iter().map(|t| t.verdict))
-            };
+            let expected = reading.expected_verdict();
             if reading.verdict != expected {
                 out.push(at(format!(
                     "verdict {} where its tests give {expected}",
                     reading.verdict
                 )));
+            }
+            if reading.post_hoc != reading.choices.iter().any(|c| c.by.is_post_hoc()) {
+                out.push(at("post_hoc does not match its choices".into()));
+            }
+            let mut groups: Vec<(String, &[Test], Verdict)> = Vec::new();
+            for s in &reading.sensitivity {
+                if s.ends.is_empty() {
+                    out.push(at(format!("the sensitivity to `{}` has no end", s.knob)));
+                }
+                for e in &s.ends {
+                    groups.push((format!("`{}` at {}", s.knob, e.value), &e.tests, e.verdict));
+                }
+            }
+            if let Some(p) = &reading.placebo {
+                if p.why.trim().is_empty() || p.model.trim().is_empty() {
+                    out.push(at("a placebo without its model or why".into()));
+                }
+                groups.push((format!("the placebo {}", p.model), &p.tests, p.verdict));
+            }
+            for (what, tests, verdict) in groups {
+                let all = Verdict::all(tests.iter().map(|t| t.verdict));
+                if verdict != all {
+                    out.push(at(format!("{what}: verdict {verdict} where its tests give {all}")));
+                }
+                for test in tests {
+                    let decided = test.rule.decide(&test.effect);
+                    if test.verdict != decided {
+                        out.push(at(format!(
+                            "{what}: test `{}`: verdict {} where the rule gives {decided}",
+                            test.subject, test.verdict
+                        )));
+                    }
+                }
             }
             for test in &reading.tests {
                 let at = |what: String| at(format!("test `{}`: {what}", test.subject));
@@ -524,50 +832,27 @@ impl Report {
     }
 }
 
-/// The claims as Markdown under a heading of level `level` (`##`): a summary table (claim,
-/// the paper's words, what we measured, verdict) and an evidence table with one row per
-/// test of every reading (rule, effect with its interval, the test's verdict and why).
+/// The claims as Markdown under a heading of level `level` (`##`), with all their evidence:
+/// a table of claims (claim, the paper's words, what we measured, provenance, verdict), an
+/// evidence table with one row per test of every reading (and of its sensitivity ends and
+/// its placebo), and a table of every choice with who fixed it.
 pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
-    let mut md = String::new();
-    let _ = writeln!(
-        md,
-        "{level} Claims\n\n| id | claim | the paper | measured | verdict |\n|---|---|---|---|---|"
-    );
-    for c in claims {
-        let _ = writeln!(
-            md,
-            "| {} | {} | {}: {} | {} | **{}** |",
-            c.id,
-            escape(&c.statement),
-            escape(&c.paper.section),
-            escape(&c.paper.words),
-            escape(&c.measured),
-            c.verdict
-        );
-    }
+    let mut md = claims_table(claims, level);
     let _ = writeln!(
         md,
         "\n{level}# Evidence\n\nOne row per test; a reading holds when all its tests hold. The \
          rule is fixed before the result: the test holds when the whole 95% interval of the \
          effect lies on the claimed side of the tolerance, fails when it excludes the claimed \
-         effect, and is inconclusive otherwise.\n\n\
+         effect, and is inconclusive otherwise. Rows marked *at …* run the reading's tests at \
+         an end of a choice's range; rows marked *placebo* run them on a model that cannot \
+         carry the claimed signal.\n\n\
          | claim | reading | test | rule | effect [95% interval] | test verdict | reading verdict |\n\
          |---|---|---|---|---|---|---|"
     );
     for c in claims {
         for r in &c.readings {
-            let name = if r.primary { format!("{} (the paper's)", r.name) } else { r.name.clone() };
-            let reading_verdict = match &r.untestable {
-                Some(u) => format!(
-                    "**untestable** ({}: {})",
-                    match u.cause {
-                        UntestableCause::Bound => "at a bound",
-                        UntestableCause::Construction => "by construction",
-                    },
-                    escape(&u.why)
-                ),
-                None => format!("**{}**", r.verdict),
-            };
+            let name = reading_label(r);
+            let reading_verdict = format!("**{}** ({})", r.verdict, escape(&r.reason()));
             if r.tests.is_empty() {
                 let _ = writeln!(
                     md,
@@ -576,12 +861,23 @@ pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
                     escape(&name)
                 );
             }
-            for t in &r.tests {
+            let mut rows: Vec<(String, &Test)> =
+                r.tests.iter().map(|t| (String::new(), t)).collect();
+            for s in &r.sensitivity {
+                for e in &s.ends {
+                    rows.extend(e.tests.iter().map(|t| (format!("at {}: ", e.value), t)));
+                }
+            }
+            if let Some(p) = &r.placebo {
+                rows.extend(p.tests.iter().map(|t| (format!("placebo {}: ", p.model), t)));
+            }
+            for (prefix, t) in rows {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {} | {} ({}) | {reading_verdict} |",
+                    "| {} | {} | {}{} | {} | {} | {} ({}) | {reading_verdict} |",
                     c.id,
                     escape(&name),
+                    escape(&prefix),
                     escape(&t.subject),
                     t.rule.short(),
                     t.effect.describe(4),
@@ -589,6 +885,157 @@ pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
                     t.rule.reason(&t.effect)
                 );
             }
+        }
+    }
+    md.push_str(&choices_table(claims, level));
+    md
+}
+
+/// A reading's name as a table shows it: with `(the paper's)` or `(post hoc)`.
+fn reading_label(r: &Reading) -> String {
+    match (r.primary, r.post_hoc) {
+        (true, _) => format!("{} (the paper's)", r.name),
+        (false, true) => format!("{} (post hoc: shown, not deciding)", r.name),
+        (false, false) => r.name.clone(),
+    }
+}
+
+/// The table of claims: id, claim, the paper's words, what we measured, provenance,
+/// verdict.
+fn claims_table(claims: &[Claim], level: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "{level} Claims\n\n| id | claim | the paper | measured | who chose | verdict |\n\
+         |---|---|---|---|---|---|"
+    );
+    for c in claims {
+        let _ = writeln!(
+            md,
+            "| {} | {} | {}: {} | {} | {} | **{}** |",
+            c.id,
+            escape(&c.statement),
+            escape(&c.paper.section),
+            escape(&c.paper.words),
+            escape(&c.measured),
+            escape(&c.provenance()),
+            c.verdict
+        );
+    }
+    md
+}
+
+/// Every choice of every reading with who fixed it.
+fn choices_table(claims: &[Claim], level: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "\n{level}# Who chose what\n\nEvery choice a reading rests on: fixed by the paper's \
+         text (its words), by its code (file and line), or by us, before the results or after \
+         a result was seen (then the reading is post hoc and decides nothing).\n\n\
+         | claim | reading | choice | kind | value | fixed by | words, line or reason |\n\
+         |---|---|---|---|---|---|---|"
+    );
+    for c in claims {
+        for r in &c.readings {
+            for choice in &r.choices {
+                let detail = match &choice.by {
+                    Source::PaperText { words, .. } => format!("“{words}”"),
+                    Source::PaperCode { file, line } => format!("{file}, line {line}"),
+                    Source::OursBefore { why } => why.clone(),
+                    Source::OursAfter { why, seen } => format!("{why} (named after: {seen})"),
+                };
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {} | {} | {} |",
+                    c.id,
+                    escape(&r.name),
+                    escape(&choice.what),
+                    choice.kind,
+                    escape(&choice.value),
+                    escape(&choice.by.short()),
+                    escape(&detail)
+                );
+            }
+        }
+    }
+    if let Some(reasons) = Some(
+        claims
+            .iter()
+            .filter_map(|c| c.no_placebo.as_ref().map(|why| format!("- {}: {why}", c.id)))
+            .collect::<Vec<_>>(),
+    )
+    .filter(|r| !r.is_empty())
+    {
+        let _ = writeln!(md, "\nClaims without a placebo, and why none applies:\n");
+        for line in reasons {
+            let _ = writeln!(md, "{line}");
+        }
+    }
+    md
+}
+
+/// The one-screen summary of the claims: each claim's verdict, the one-line reason, the
+/// number that decides it and who chose what.
+pub fn claims_summary_markdown(claims: &[Claim], level: &str) -> String {
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "{level} Summary\n\n| id | claim | verdict | why | key number [95% interval] | who chose |\n\
+         |---|---|---|---|---|---|"
+    );
+    for c in claims {
+        let deciding = c.deciding();
+        let key = deciding
+            .first()
+            .and_then(|r| r.decisive_test())
+            .map_or("–".to_string(), |t| format!("{}: {}", t.subject, t.effect.short(4)));
+        let _ = writeln!(
+            md,
+            "| {} | {} | **{}** | {} | {} | {} |",
+            c.id,
+            escape(&c.statement),
+            c.verdict,
+            escape(&c.reason()),
+            escape(&key),
+            escape(&c.provenance())
+        );
+    }
+    md
+}
+
+/// The claims for a reproduction's page: the claims table, then one row per reading
+/// (its provenance, its verdict and why, and the test that decides it); the evidence test
+/// by test is in the run's `report.md`.
+pub fn claims_page_markdown(claims: &[Claim], level: &str) -> String {
+    let mut md = claims_table(claims, level);
+    let _ = writeln!(
+        md,
+        "\n{level}# Readings\n\nOne row per reading: the choices it rests on and who fixed \
+         them, its verdict and why, and the test that decides it (the first that fails, else \
+         the first that does not hold). A reading decides its claim unless it is post hoc; the \
+         paper's reading, when there is one, decides alone. Every test, every end of a \
+         choice's range and every placebo are in the run's report.\n\n\
+         | claim | reading | who chose | deciding test | effect [95% interval] | verdict and why |\n\
+         |---|---|---|---|---|---|"
+    );
+    for c in claims {
+        for r in &c.readings {
+            let (subject, effect) =
+                r.decisive_test().map_or(("–".to_string(), "–".to_string()), |t| {
+                    (format!("{} ({})", t.subject, t.rule.short()), t.effect.describe(4))
+                });
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | **{}** ({}) |",
+                c.id,
+                escape(&reading_label(r)),
+                escape(&r.provenance()),
+                escape(&subject),
+                escape(&effect),
+                r.verdict,
+                escape(&r.reason())
+            );
         }
     }
     md
@@ -602,6 +1049,8 @@ fn escape(text: &str) -> String {
 fn render_cell(value: &serde_json::Value) -> String {
     match value {
         serde_json::Value::Number(n) => match n.as_f64() {
+            // A whole number stored as a float (a count, a cut-off) reads as one.
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
             Some(f) if n.is_f64() => format!("{f:.4}"),
             _ => n.to_string(),
         },
@@ -684,7 +1133,8 @@ mod tests {
         let md = report.to_markdown(&figures);
         assert!(md.contains("| ROC | m | 0.5000 | 0.0450 | 0.1500 |"), "{md}");
         assert!(md.contains("![e](e-roc.svg)"));
-        assert!(md.contains("| S1 | s | §1: p | m | **holds** |"), "{md}");
+        assert!(md.contains("| S1 | s | §1: p | m | ours: tolerance | **holds** |"), "{md}");
+        assert!(md.contains("| S1 | r | the rule's tolerance | tolerance |"), "{md}");
         assert!(
             md.contains("| S1 | r (the paper's) | a − b | above +0.01 | +0.2000 (exact) | holds"),
             "{md}"
@@ -694,7 +1144,7 @@ mod tests {
     #[test]
     fn each_verdict_is_reachable_from_readings() {
         let test = |low, high| Test::new("d", Rule::above(0.01), interval(low, high));
-        let holds = Reading::new("h", vec![test(0.02, 0.03)]);
+        let holds = Reading::new("h", vec![test(0.05, 0.08)]);
         let fails = Reading::new("f", vec![test(-0.03, 0.0)]);
         let unsure = Reading::new("i", vec![test(0.0, 0.03)]);
         let bound =
@@ -734,13 +1184,155 @@ mod tests {
         for needle in [
             "claim S1: paper.section is empty",
             "verdict fails where the rule gives holds",
-            "claim S1: reading `r`: verdict holds where its tests give fails",
+            "claim S1: reading `r`: verdict holds where its tests give depends on reading",
             "claim S2: no reading",
             "claim S2: verdict holds where its readings give untestable",
             "claim S3: reading `u`: untestable without saying why",
         ] {
             assert!(problems.contains(needle), "{needle} not in\n{problems}");
         }
+    }
+
+    fn text_choice() -> Choice {
+        Choice::text(ChoiceKind::Protocol, "test cases", "the training people", "§5.2", "w")
+    }
+
+    #[test]
+    fn a_reading_with_a_tolerance_carries_it_as_a_choice_checked_at_half_and_twice() {
+        let r = Reading::new("r", vec![Test::new("d", Rule::above(0.01), interval(0.015, 0.03))]);
+        assert_eq!(r.choices, vec![tolerance_choice()]);
+        assert_eq!(r.sensitivity.len(), 1);
+        let ends: Vec<Verdict> = r.sensitivity[0].ends.iter().map(|e| e.verdict).collect();
+        // Above +0.005: holds; above +0.02: inconclusive. The tolerance matters.
+        assert_eq!(ends, [Verdict::Holds, Verdict::Inconclusive]);
+        assert_eq!(r.verdict, Verdict::DependsOnReading);
+        assert_eq!(r.flipping_knobs(), [TOLERANCE]);
+        assert!(r.reason().contains("flips with the rule's tolerance"), "{}", r.reason());
+        // Far from the tolerance, nothing flips; without one there is nothing to vary.
+        let clear = Reading::new("c", vec![Test::new("d", Rule::above(0.01), interval(0.1, 0.2))]);
+        assert_eq!(clear.verdict, Verdict::Holds);
+        let exact = Reading::new("e", vec![Test::new("d", Rule::within(0.0), Effect::exact(0.0))]);
+        assert!(exact.choices.is_empty() && exact.sensitivity.is_empty());
+    }
+
+    #[test]
+    fn a_knob_that_flips_makes_the_reading_depend_on_it_and_noise_makes_it_inconclusive() {
+        let test = |low, high| Test::new("d", Rule::above(0.0), interval(low, high));
+        let tie = Choice::ours(ChoiceKind::TieOrder, "tie order", "half", "expectation");
+        let knob = Sensitivity::knob(
+            "tie order",
+            vec![
+                End::new("positives first", vec![test(0.1, 0.2)]),
+                End::new("last", vec![test(-0.2, -0.1)]),
+            ],
+        );
+        let r = Reading::new("r", vec![test(0.1, 0.2)]).with_choices([tie.clone()]);
+        assert_eq!(r.verdict, Verdict::Holds);
+        let r = r.with_sensitivity(knob);
+        assert_eq!(r.verdict, Verdict::DependsOnReading);
+        let noisy = Sensitivity::partitions(
+            "user partition",
+            vec![End::new("second", vec![test(-0.05, 0.2)])],
+        );
+        let r = r.with_sensitivity(noisy);
+        assert_eq!(r.verdict, Verdict::Inconclusive, "noise outranks a knob");
+        let claim = claim_with(vec![r]);
+        assert_eq!(claim.verdict, Verdict::Inconclusive);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+    }
+
+    #[test]
+    fn a_placebo_that_passes_makes_the_reading_untestable_and_says_so() {
+        let holds = Test::new("a − b", Rule::above(0.0), interval(0.1, 0.2));
+        let placebo =
+            Placebo::new("item popularity", "it ignores the history", vec![holds.clone()]);
+        let r = Reading::new("r", vec![holds.clone()]).with_placebo(placebo);
+        assert_eq!(r.verdict, Verdict::Untestable);
+        assert!(r.reason().contains("placebo item popularity passes"), "{}", r.reason());
+        let fails = Test::new("p − b", Rule::above(0.0), interval(-0.2, -0.1));
+        let r = Reading::new("r", vec![holds]).with_placebo(Placebo::new("p", "w", vec![fails]));
+        assert_eq!(r.verdict, Verdict::Holds);
+        // A report whose reading hides the placebo's pass is refused.
+        let mut tampered = claim_with(vec![r]);
+        tampered.readings[0].placebo.as_mut().unwrap().verdict = Verdict::Holds;
+        assert!(tampered.problems().join("\n").contains("the placebo p: verdict holds"));
+    }
+
+    #[test]
+    fn post_hoc_readings_never_decide() {
+        let test = |low, high| Test::new("d", Rule::above(0.0), interval(low, high));
+        let before = Reading::new("before", vec![test(-0.2, -0.1)]).with_choices([text_choice()]);
+        let after = Reading::new("after", vec![test(0.1, 0.2)]).with_choices([Choice::post_hoc(
+            ChoiceKind::Population,
+            "users",
+            "more than 100 ratings",
+            "a population where it shows",
+            "the earlier rule failed",
+        )]);
+        assert!(after.post_hoc && !before.post_hoc);
+        let claim = claim_with(vec![before.clone(), after.clone().primary()]);
+        assert_eq!(claim.verdict, Verdict::Fails, "a post-hoc primary does not decide");
+        assert!(
+            claim.provenance_problems().iter().any(|p| p.contains("named after a result")),
+            "{:?}",
+            claim.provenance_problems()
+        );
+        assert_eq!(claim_with(vec![after]).verdict, Verdict::Inconclusive);
+        let md = claims_markdown(&[claim], "##");
+        assert!(md.contains("(post hoc: shown, not deciding)") || md.contains("(the paper's)"));
+        assert!(md.contains(
+            "| S1 | after | users | population | more than 100 ratings | ours, post hoc |"
+        ));
+    }
+
+    #[test]
+    fn the_papers_tag_needs_the_papers_text_or_a_harmless_choice_of_ours() {
+        let test = Test::new("d", Rule::above(0.01), interval(0.1, 0.2));
+        // Only the tolerance (ours, shown harmless): no citation of the paper.
+        let bare = Reading::new("r", vec![test.clone()]).primary();
+        let problems = claim_with(vec![bare]).without_placebo("n/a").provenance_problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("without citing the paper's text or code"));
+        let cited = Reading::new("r", vec![test.clone()]).with_choices([text_choice()]).primary();
+        assert!(
+            claim_with(vec![cited.clone()]).without_placebo("n/a").provenance_problems().is_empty()
+        );
+        // A choice of ours without a sensitivity is not shown harmless.
+        let fit = Choice::ours(ChoiceKind::ModelFit, "tempering", "β = 0.8", "a middle value");
+        let ours = cited.clone().with_choices([fit]);
+        let problems = claim_with(vec![ours]).without_placebo("n/a").provenance_problems();
+        assert!(problems[0].contains("`tempering` is ours and not shown"), "{problems:?}");
+        // Every claim says which placebo ran, or why none applies.
+        let problems = claim_with(vec![cited]).provenance_problems();
+        assert_eq!(problems, ["claim S1: no placebo and no reason why none applies"]);
+        // Incomplete citations are named.
+        let blank = Choice::code(ChoiceKind::Threshold, "cut", "0.95", "", 0);
+        let problems = blank.problems().join("\n");
+        assert!(problems.contains("the file is empty") && problems.contains("the line is 0"));
+        // No recorded choice at all.
+        let none = Reading { choices: vec![], ..Reading::new("n", vec![test]) };
+        assert!(none.provenance_problems()[0].contains("records no choice"));
+    }
+
+    #[test]
+    fn the_summary_gives_each_claim_its_verdict_reason_number_and_provenance() {
+        let r = Reading::new("r", vec![Test::new("a − b", Rule::above(0.01), interval(0.1, 0.2))])
+            .with_choices([text_choice()]);
+        let md = claims_summary_markdown(&[claim_with(vec![r])], "##");
+        assert!(
+            md.contains("| S1 | s | **holds** | the interval lies above +0.01 | a − b: +0.1500 [+0.1000, +0.2000] (10 reps) | paper: protocol; ours: tolerance |"),
+            "{md}"
+        );
+        let page = claims_page_markdown(&[claim_with(vec![Reading::new("q", vec![])])], "##");
+        assert!(page.contains("| S1 | q | not recorded | – | – |"), "{page}");
+    }
+
+    #[test]
+    fn whole_numbers_stored_as_floats_print_as_integers() {
+        assert_eq!(render_cell(&serde_json::json!(1.0)), "1");
+        assert_eq!(render_cell(&serde_json::json!(199.0)), "199");
+        assert_eq!(render_cell(&serde_json::json!(0.25)), "0.2500");
+        assert_eq!(render_cell(&serde_json::json!(7)), "7");
     }
 
     #[test]

@@ -83,7 +83,7 @@ pub(crate) fn score_user(
                         .into(),
                 )
             })?
-            .score_history(row, items, out),
+            .score_history_of(user, row, items, out),
         (Some(_), ItemSource::NewFromAttributes(_)) => Err(RecsError::Unsupported(
             "users unseen in training and items unseen in training at once".into(),
         )),

@@ -259,6 +259,23 @@ impl Effect {
         }
     }
 
+    /// `estimate [low, high]` with `digits` decimals, the kind in one word (a summary's
+    /// cell; [`Effect::describe`] says how the interval was obtained).
+    pub fn short(&self, digits: usize) -> String {
+        match self.interval {
+            IntervalKind::Exact => format!("{:+.digits$} (exact)", self.estimate),
+            IntervalKind::Single => format!("{:+.digits$} (one draw)", self.estimate),
+            IntervalKind::Range => format!(
+                "{:+.digits$} [{:+.digits$}, {:+.digits$}] (range of {} draws)",
+                self.estimate, self.low, self.high, self.repetitions
+            ),
+            _ => format!(
+                "{:+.digits$} [{:+.digits$}, {:+.digits$}] ({} reps)",
+                self.estimate, self.low, self.high, self.repetitions
+            ),
+        }
+    }
+
     /// Whether the effect is well formed: finite ends in order around the estimate, and
     /// repetitions that fit its kind.
     pub fn problems(&self) -> Vec<String> {

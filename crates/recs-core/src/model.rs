@@ -383,6 +383,25 @@ pub trait FoldInUser: Send + Sync {
     /// # Errors
     /// Items out of range or a length mismatch.
     fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()>;
+
+    /// As [`FoldInUser::score_history`], for the user the evaluation knows as `user` (its
+    /// index in the evaluation's users, stable for a given dataset and split). A model
+    /// whose scores depend only on the history, as most do, keeps this default; one that
+    /// gives each user scores of its own (the random recommender) tells users with the same
+    /// history apart by it.
+    ///
+    /// # Errors
+    /// As [`FoldInUser::score_history`].
+    fn score_history_of(
+        &self,
+        user: u32,
+        history: UserRow<'_>,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> Result<()> {
+        let _ = user;
+        self.score_history(history, items, out)
+    }
 }
 
 /// The argument checks every [`Recommender::score`] must make: `user < n_users`,

@@ -66,6 +66,12 @@ pub fn parse_item_attributes(
     read_attributes(bytes, Path::new(label), items, filter)
 }
 
+/// Whether `name` is a placeholder a tool writes for a missing value rather than a name:
+/// `nan`, `null`, `none`, `n/a`, `na`, `-` in any case.
+fn is_placeholder(name: &str) -> bool {
+    ["nan", "null", "none", "n/a", "na", "-"].iter().any(|p| name.trim().eq_ignore_ascii_case(p))
+}
+
 fn read_attributes<R: BufRead>(
     reader: R,
     file: &Path,
@@ -98,6 +104,16 @@ fn read_attributes<R: BufRead>(
             .and_then(|s| s.parse().ok())
             .ok_or_else(|| DataError::parse(file, line_no, "an integer rank", rank_text))?;
         let name = id_field(file, line_no, fields.at(2), "attribute")?;
+        if is_placeholder(name) {
+            // A failed look-up written as text (pandas writes a missing value as `nan`)
+            // would join every item it stands in as sharing one attribute.
+            return Err(DataError::parse(
+                file,
+                line_no,
+                "an attribute name, not a placeholder for a missing value (nan, null, none, n/a)",
+                name,
+            ));
+        }
         let slot = per_item.entry(item).or_default();
         let entry = slot.entry(name.to_string()).or_insert((rank, line_no));
         if rank < entry.0 {
@@ -188,6 +204,18 @@ mod tests {
             e(b"h\th\th\n9\t1\tA\n").contains("cast.tsv:2: expected an item id of the dataset")
         );
         assert!(e(b"h\th\th\n1\t1\n").contains("cast.tsv:2: expected 3 tab-separated fields"));
+        for placeholder in ["nan", "NaN", "null", "None", "N/A"] {
+            let file = format!("h\th\th\n1\t1\tA\n1\t2\t{placeholder}\n");
+            let message = e(file.as_bytes());
+            assert!(
+                message.contains("cast.tsv:3: expected an attribute name, not a placeholder"),
+                "{message}"
+            );
+        }
+        // An empty attribute is refused as empty; a name that merely contains one is kept.
+        assert!(e(b"h\th\th\n1\t1\t \n").contains("cast.tsv:2"));
+        let kept = parse_item_attributes(b"h\th\th\n1\t1\tNanette Fabray\n", "c", &items(), &f);
+        assert_eq!(names(&kept.unwrap(), 0), ["Nanette Fabray"]);
         assert!(e(b"h\th\n").contains("cast.tsv:1: expected 3 tab-separated fields"));
         assert!(e(b"h\th\th\n").contains("holds no data"));
         assert!(e(b"h\th\th\n1\t1\t\xff\n").contains("UTF-8"));

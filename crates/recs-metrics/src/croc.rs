@@ -26,6 +26,17 @@ use crate::topn::Group;
 
 const FRACTION_BITS: u32 = 64;
 
+/// How the candidates of a tie group are ordered.
+#[derive(Debug, Clone, Copy)]
+enum GroupOrder {
+    /// At their expectation over every order.
+    Expected,
+    /// Positives before negatives.
+    PositivesFirst,
+    /// Positives after negatives.
+    PositivesLast,
+}
+
 /// Collects users' ranked candidates for a CROC curve; see the module documentation.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CrocAccumulator {
@@ -78,7 +89,21 @@ impl CrocAccumulator {
     /// missing and rank lowest.
     pub fn push_user(&mut self, grades: &[f32], scores: &[f32], threshold: f32) {
         let mut ranking = Ranking::default();
-        self.push_user_with(&mut ranking, grades, scores, threshold);
+        self.push_user_with(&mut ranking, grades, scores, threshold, GroupOrder::Expected);
+    }
+
+    /// Adds one user's candidates as [`CrocAccumulator::push_user`] does, but with every tie
+    /// group in one extreme order: its positives first (`positives_first`) or last.
+    pub fn push_user_extreme(
+        &mut self,
+        grades: &[f32],
+        scores: &[f32],
+        threshold: f32,
+        positives_first: bool,
+    ) {
+        let order =
+            if positives_first { GroupOrder::PositivesFirst } else { GroupOrder::PositivesLast };
+        self.push_user_with(&mut Ranking::default(), grades, scores, threshold, order);
     }
 
     fn push_user_with(
@@ -87,6 +112,7 @@ impl CrocAccumulator {
         grades: &[f32],
         scores: &[f32],
         threshold: f32,
+        order: GroupOrder,
     ) {
         let n = grades.len().min(scores.len());
         let relevant = grades[..n].iter().filter(|&&g| g >= threshold).count();
@@ -97,7 +123,13 @@ impl CrocAccumulator {
                 .iter()
                 .filter(|&&i| grades[i as usize] >= threshold)
                 .count();
-            self.add_group(start, len, s);
+            // An extreme order puts the group's positives in its first (or last) `s` places,
+            // one hit each.
+            match order {
+                GroupOrder::Expected => self.add_group(start, len, s),
+                GroupOrder::PositivesFirst => self.add_group(start, s, s),
+                GroupOrder::PositivesLast => self.add_group(start + len - s, s, s),
+            }
         }
     }
 
@@ -190,7 +222,13 @@ pub fn croc_accumulator(scored: &Scored<'_>, threshold: f32) -> CrocAccumulator 
             || (CrocAccumulator::new(), Ranking::default()),
             |(mut acc, mut ranking), position| {
                 let (user, scores) = scored.user(position);
-                acc.push_user_with(&mut ranking, user.grades, scores, threshold);
+                acc.push_user_with(
+                    &mut ranking,
+                    user.grades,
+                    scores,
+                    threshold,
+                    GroupOrder::Expected,
+                );
                 (acc, ranking)
             },
         )
@@ -199,6 +237,39 @@ pub fn croc_accumulator(scored: &Scored<'_>, threshold: f32) -> CrocAccumulator 
             a.merge(&b);
             a
         })
+}
+
+/// The CROC AUC under the expected, the best and the worst order of each user's tied
+/// candidates ([`crate::TieBounds`]): the best order puts a tie group's positives first,
+/// the worst last.
+///
+/// ```
+/// use recs_core::Judgments;
+/// use recs_metrics::{Scored, croc_tie_bounds};
+///
+/// // A user who gives every candidate one score is the random recommender on CROC in
+/// // expectation, the omniscient one at best and the worst possible one at worst.
+/// let mut b = Judgments::builder(1, 4);
+/// b.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0])?;
+/// let judgments = b.build()?;
+/// let bounds = croc_tie_bounds(&Scored::new(&judgments, &[0.5; 4])?, 1.0)?;
+/// assert_eq!((bounds.worst, bounds.expected, bounds.best), (0.0, 0.5, 1.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::Undefined`] without a positive or without a negative pair.
+pub fn croc_tie_bounds(scored: &Scored<'_>, threshold: f32) -> Result<crate::TieBounds> {
+    let expected = croc(scored, threshold)?.auc();
+    let mut ends = [CrocAccumulator::new(), CrocAccumulator::new()];
+    for position in 0..scored.n_users() {
+        let (user, scores) = scored.user(position);
+        for (acc, first) in ends.iter_mut().zip([true, false]) {
+            acc.push_user_extreme(user.grades, scores, threshold, first);
+        }
+    }
+    let [best, worst] = ends;
+    Ok(crate::TieBounds { expected, best: best.curve()?.auc(), worst: worst.curve()?.auc() })
 }
 
 /// The CROC curve of the omniscient recommender (each user's positives first;
@@ -309,7 +380,13 @@ pub fn simulated_croc(
                 scores.clear();
                 // 24 random bits are exact in f32; rare ties are handled exactly.
                 scores.extend(user.items.iter().map(|_| (rng.next_u32() >> 8) as f32));
-                acc.push_user_with(&mut ranking, user.grades, &scores, threshold);
+                acc.push_user_with(
+                    &mut ranking,
+                    user.grades,
+                    &scores,
+                    threshold,
+                    GroupOrder::Expected,
+                );
             }
             Ok(acc.curve()?.points())
         })

@@ -79,15 +79,15 @@ pub use cremonesi::{
     roc1, roc2, top_n_confusion, top_n_confusions, withheld_ranks,
 };
 pub use croc::{
-    CrocAccumulator, SimulatedCroc, croc, croc_accumulator, omniscient_croc, omniscient_croc_of,
-    random_croc, random_croc_of, simulated_croc,
+    CrocAccumulator, SimulatedCroc, croc, croc_accumulator, croc_tie_bounds, omniscient_croc,
+    omniscient_croc_of, random_croc, random_croc_of, simulated_croc,
 };
 pub use curve::{Curve, partial_trapezoid, trapezoid};
 pub use error::{MetricsError, Result};
 pub use report::{Report, evaluate};
 pub use roc::{
-    RocAccumulator, RocSummary, omniscient_roc, random_roc, roc, roc_auc, roc_summary,
-    roc_summary_of_groups, user_averaged_auc,
+    RocAccumulator, RocSummary, TieBounds, omniscient_roc, random_roc, roc, roc_auc, roc_summary,
+    roc_summary_of_groups, roc_tie_bounds, user_averaged_auc,
 };
 pub use scored::{Missing, Scored, TieBreak, score_key};
 pub use spec::Metric;

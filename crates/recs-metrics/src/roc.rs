@@ -591,6 +591,60 @@ pub fn roc_summary(scored: &Scored<'_>, threshold: f32, max_fpr: f64) -> Result<
     summary_of(bucket_pairs(&ScoredPairs::new(scored, threshold)), max_fpr)
 }
 
+/// An area under the order of tied scores the metric assumes (the expectation over every
+/// order: ties count one half) and under the two extreme orders of tied candidates:
+/// positives before negatives (`best`) and after them (`worst`). Every order of the ties
+/// gives an area in `[worst, best]`, so a conclusion that holds at both ends holds under
+/// any tie order.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct TieBounds {
+    /// The area with ties as expected values.
+    pub expected: f64,
+    /// The area when every tie group puts its positives first.
+    pub best: f64,
+    /// The area when every tie group puts its positives last.
+    pub worst: f64,
+}
+
+/// The pooled ROC AUC under the expected, the best and the worst order of tied scores
+/// ([`TieBounds`]). Exact from the counts: with `P` positives, `N` negatives and `p_g`,
+/// `n_g` of them in tie group `g`, the extreme orders move the area by
+/// `± Σ_g p_g n_g / (2 P N)`.
+///
+/// ```
+/// use recs_core::Judgments;
+/// use recs_metrics::{Scored, roc_tie_bounds};
+///
+/// // One user: a positive and a negative tied at 0.5, a negative below.
+/// let mut b = Judgments::builder(1, 3);
+/// b.push_user(0, &[0, 1, 2], &[1.0, 0.0, 0.0])?;
+/// let judgments = b.build()?;
+/// let bounds = roc_tie_bounds(&Scored::new(&judgments, &[0.5, 0.5, 0.1])?, 1.0)?;
+/// assert_eq!((bounds.worst, bounds.expected, bounds.best), (0.5, 0.75, 1.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`MetricsError::Undefined`] without a positive or without a negative pair.
+pub fn roc_tie_bounds(scored: &Scored<'_>, threshold: f32) -> Result<TieBounds> {
+    let expected = roc_summary(scored, threshold, 1.0)?.auc;
+    let mut bucketed = bucket_pairs(&ScoredPairs::new(scored, threshold));
+    let (p, n) = (bucketed.positives.len() as f64, bucketed.negatives.len() as f64);
+    let tied: u128 = bucketed
+        .buckets_mut()
+        .into_par_iter()
+        .map_init(Scratch::default, |scratch, (positives, negatives)| {
+            let mut tied = 0u128;
+            for_each_group(positives, negatives, scratch, |gp, gn| {
+                tied += u128::from(gp) * u128::from(gn);
+            });
+            tied
+        })
+        .sum();
+    let half = tied as f64 / (2.0 * p * n);
+    Ok(TieBounds { expected, best: expected + half, worst: expected - half })
+}
+
 /// ROC AUC of plain `(score, label)` pairs: the Mann–Whitney statistic with ties counting
 /// 1/2, equal to scikit-learn's `roc_auc_score`.
 ///

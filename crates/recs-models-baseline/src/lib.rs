@@ -116,9 +116,22 @@ pub fn catalog() -> Vec<ModelEntry> {
             name: "user-item-pop",
             summary: "Least-squares regression of observed-or-not on user share, item share \
                       and their product (schein2005 §4.4).",
-            params: &[],
+            params: &[ParamSpec {
+                name: "user_term",
+                default: "own",
+                help: "`own`, or `shuffled`: a placebo whose user term is another training \
+                       user's activity (a seeded permutation), fitted as usual",
+            }],
             needs_attributes: false,
-            build: |_| boxed(UserItemPopularityParams::new()),
+            build: |values| match values.raw("user_term") {
+                None | Some("own") => boxed(UserItemPopularityParams::new()),
+                Some("shuffled") => boxed(UserItemPopularityParams::new().with_users_shuffled()),
+                Some(other) => Err(recs_core::RecsError::invalid_parameter(
+                    "user_term",
+                    other,
+                    "own or shuffled",
+                )),
+            },
         },
         ModelEntry {
             name: "user-mean",

@@ -10,6 +10,7 @@ use recs_core::{
 const STREAM_TRAIN: u64 = 1;
 const STREAM_NEW_ITEMS: u64 = 2;
 const STREAM_FOLD_IN: u64 = 3;
+const STREAM_FOLD_IN_USER: u64 = 4;
 
 /// The splitmix64 finaliser (Steele, Lea & Flood 2014): a bijection of `u64` whose output
 /// bits all depend on all input bits.
@@ -63,8 +64,10 @@ impl recs_core::Fit for RandomParams {
 /// random bits, so ties are rare but possible; tie-aware metrics handle them.
 ///
 /// Capabilities: [`ScoreNewItems`] (random scores for items unseen in training, from a
-/// separate stream; attributes are ignored) and [`FoldInUser`] (random scores keyed by
-/// the history, so the same history gets the same scores). No rating prediction.
+/// separate stream; attributes are ignored) and [`FoldInUser`]: a folded-in user the
+/// evaluation names ([`FoldInUser::score_history_of`]) gets independent random scores of
+/// its own, as a random recommender gives every user; a bare history is keyed by its
+/// items, so the same history gets the same scores. No rating prediction.
 #[derive(Debug, Clone)]
 pub struct Random {
     n_users: usize,
@@ -109,6 +112,23 @@ impl FoldInUser for Random {
             history.items.iter().fold(mix(history.len() as u64), |h, &i| mix(h ^ u64::from(i)));
         for (o, &item) in out.iter_mut().zip(items) {
             *o = pair_score(key, user >> 32, item);
+        }
+        Ok(())
+    }
+
+    fn score_history_of(
+        &self,
+        user: u32,
+        _history: UserRow<'_>,
+        items: &[u32],
+        out: &mut [f32],
+    ) -> Result<()> {
+        check_items(self.n_items, items, out)?;
+        // Its own stream: a folded-in user never shares the numbers of the training user
+        // with the same index, nor of a bare history.
+        let key = stream_key(self.seed, STREAM_FOLD_IN_USER);
+        for (o, &item) in out.iter_mut().zip(items) {
+            *o = pair_score(key, u64::from(user), item);
         }
         Ok(())
     }
@@ -161,5 +181,36 @@ mod tests {
         m.score_history(other, &[0, 2, 3, 6], &mut c).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    /// Two named users with the same history get independent orders (the random
+    /// recommender of a paper), and a user's scores do not change from call to call.
+    #[test]
+    fn named_folded_in_users_get_scores_of_their_own() {
+        let m = model(5);
+        let history = UserRow { items: &[1], values: &[1.0], timestamps: None };
+        let items: Vec<u32> = (0..7).collect();
+        let scores = |user: u32| {
+            let mut out = [0.0f32; 7];
+            m.score_history_of(user, history, &items, &mut out).unwrap();
+            out
+        };
+        assert_eq!(scores(3), scores(3));
+        assert_ne!(scores(3), scores(4));
+        let mut bare = [0.0f32; 7];
+        m.score_history(history, &items, &mut bare).unwrap();
+        assert_ne!(scores(3), bare);
+        let mut trained = [0.0f32; 7];
+        m.score(2, &items, &mut trained).unwrap();
+        assert_ne!(scores(2), trained, "its own stream");
+        // Over many users with one history, the top item is spread evenly: 7 items, 7,000
+        // users, about 1,000 each (a shared order would put all 7,000 on one item).
+        let mut top = [0usize; 7];
+        for user in 0..7000 {
+            let s = scores(user);
+            let best = (0..7).max_by(|&a, &b| s[a].total_cmp(&s[b])).unwrap();
+            top[best] += 1;
+        }
+        assert!(top.iter().all(|&n| (850..1150).contains(&n)), "{top:?}");
     }
 }

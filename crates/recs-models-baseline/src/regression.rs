@@ -4,14 +4,40 @@ use recs_core::{
     Fit, FoldInUser, Recommender, Result, Shape, TrainData, UserRow, check_items, check_score_args,
 };
 
-/// Parameters of [`UserItemPopularity`] (none).
+/// Parameters of [`UserItemPopularity`]: none but the placebo switch
+/// [`UserItemPopularityParams::with_users_shuffled`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct UserItemPopularityParams;
+pub struct UserItemPopularityParams {
+    shuffled_users: bool,
+}
 
 impl UserItemPopularityParams {
-    /// The user × item popularity regression (no parameters).
+    /// The user × item popularity regression.
     pub fn new() -> Self {
-        UserItemPopularityParams
+        UserItemPopularityParams { shuffled_users: false }
+    }
+
+    /// A placebo of the regression: fitted as usual, but each training user is scored with
+    /// the activity (user share) of another training user, drawn by a seeded permutation.
+    /// Its user term then carries no information about the user scored, so a result it
+    /// reproduces does not come from that information.
+    pub fn with_users_shuffled(self) -> Self {
+        UserItemPopularityParams { shuffled_users: true }
+    }
+}
+
+/// `values` in place, permuted among the positions `at` by a Fisher–Yates shuffle seeded
+/// with `seed`.
+fn shuffle_among(values: &mut [f64], at: &[u32], seed: u64) {
+    let mut state = seed ^ 0x5EED_0F05_E7E7_u64;
+    let picked: Vec<f64> = at.iter().map(|&i| values[i as usize]).collect();
+    let mut order: Vec<usize> = (0..picked.len()).collect();
+    for i in (1..order.len()).rev() {
+        let j = (recs_core::splitmix64(&mut state) % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
+    for (&i, &from) in at.iter().zip(&order) {
+        values[i as usize] = picked[from];
     }
 }
 
@@ -69,6 +95,10 @@ impl Fit for UserItemPopularityParams {
             rhs[3] += a * sum_b;
         }
         let coefficients = solve_least_squares(normal, rhs);
+        let mut user_shares = user_shares;
+        if self.shuffled_users {
+            shuffle_among(&mut user_shares, &trained, data.seed);
+        }
         Ok(UserItemPopularity { coefficients, user_shares, item_shares })
     }
 }
@@ -329,6 +359,25 @@ mod tests {
                 assert!((back - a[r][c]).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn the_placebo_keeps_the_fit_and_scores_users_with_others_activity() {
+        let rows: Vec<Vec<u32>> = (0..40u32).map(|u| (0..(u % 7 + 1)).collect()).collect();
+        let refs: Vec<&[u32]> = rows.iter().map(Vec::as_slice).collect();
+        let m = interactions(&refs, 8);
+        let data = TrainData::new(&m, 3);
+        let own = UserItemPopularityParams::new().fit(&data).unwrap();
+        let placebo = UserItemPopularityParams::new().with_users_shuffled().fit(&data).unwrap();
+        assert_eq!(own.coefficients(), placebo.coefficients());
+        let mut own_shares = own.user_shares.clone();
+        let mut placebo_shares = placebo.user_shares.clone();
+        assert_ne!(own_shares, placebo_shares, "someone's activity moved");
+        own_shares.sort_by(f64::total_cmp);
+        placebo_shares.sort_by(f64::total_cmp);
+        assert_eq!(own_shares, placebo_shares, "a permutation of the same activities");
+        let again = UserItemPopularityParams::new().with_users_shuffled().fit(&data).unwrap();
+        assert_eq!(again.user_shares, placebo.user_shares, "seeded");
     }
 
     #[test]

@@ -81,6 +81,8 @@ pub struct AspectParams {
     holdout: f64,
     beta_decay: f64,
     min_beta: f64,
+    /// A single β for the whole fit instead of the schedule search.
+    fixed_beta: Option<f64>,
     max_iterations: usize,
     tolerance: f64,
 }
@@ -102,6 +104,7 @@ impl AspectParams {
             holdout: 0.1,
             beta_decay: 0.95,
             min_beta: 0.5,
+            fixed_beta: None,
             max_iterations: 300,
             tolerance: 1e-5,
         })
@@ -140,6 +143,19 @@ impl AspectParams {
         }
         self.beta_decay = decay;
         self.min_beta = min_beta;
+        Ok(self)
+    }
+
+    /// Tempered EM at `beta` alone (β = 1 is plain EM), stopped when the held-out cells
+    /// (see [`AspectParams::with_holdout`]) stop gaining, instead of the schedule search.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] unless `0 < beta ≤ 1`.
+    pub fn with_fixed_beta(mut self, beta: f64) -> Result<Self> {
+        if !(beta > 0.0 && beta <= 1.0) {
+            return Err(RecsError::invalid_parameter("beta", beta, "a value in (0, 1]"));
+        }
+        self.fixed_beta = Some(beta);
         Ok(self)
     }
 
@@ -559,8 +575,11 @@ fn search_schedule(params: &AspectParams, fit_part: &Counts, held: &Counts, seed
     let mut schedule = Vec::new();
     let mut history = Vec::new();
     let mut converged = true;
-    let mut beta = 1.0;
-    while beta >= params.min_beta {
+    let (mut beta, min_beta) = match params.fixed_beta {
+        Some(beta) => (beta, beta),
+        None => (1.0, params.min_beta),
+    };
+    while beta >= min_beta {
         let mut phase_best = f64::NEG_INFINITY;
         let mut stopped_early = false;
         let mut stale = 0;
@@ -628,10 +647,11 @@ fn fit_counts(params: &AspectParams, counts: &Counts, seed: u64) -> (Parameters,
         }
         None => {
             converged = false;
+            let beta = params.fixed_beta.unwrap_or(1.0);
             let mut previous = state.log_likelihood(counts);
             for _ in 0..params.max_iterations {
-                state.step(counts, 1.0);
-                betas.push(1.0);
+                state.step(counts, beta);
+                betas.push(beta);
                 let value = state.log_likelihood(counts);
                 log_likelihood.push(value);
                 if !gained(value, previous) {

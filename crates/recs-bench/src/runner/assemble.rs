@@ -11,7 +11,8 @@ use crate::output::{Extras, Figure};
 use crate::plan::{Plan, ProtocolChoice};
 use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
 use crate::report::{
-    Claim, DatasetEntry, Effect, Experiment, FileEntry, Quote, Reading, Report, Rule, Table, Test,
+    Choice, ChoiceKind, Claim, DatasetEntry, Effect, Experiment, FileEntry, Quote, Reading, Report,
+    Rule, Table, Test,
 };
 
 /// Turns the splits of a run into its results, report entry, figures and claims.
@@ -527,8 +528,17 @@ impl View<'_> {
                         ),
                     },
                     measured,
-                    vec![Reading::new("as configured", vec![Test::new(subject, rule, effect)])],
+                    vec![
+                        Reading::new("as configured", vec![Test::new(subject, rule, effect)])
+                            .with_choices([Choice::ours(
+                                ChoiceKind::Comparison,
+                                "the configured comparison",
+                                rule.short(),
+                                "written in the configuration before the run",
+                            )]),
+                    ],
                 )
+                .without_placebo("a configured claim names no model that cannot carry its signal")
             })
             .collect()
     }
