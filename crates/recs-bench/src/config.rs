@@ -429,6 +429,11 @@ pub struct ModelConfig {
     /// then scored without their history).
     #[serde(default)]
     pub rank: RankBy,
+    /// Draw the model's curves in the figures and store them in `report.json` (default);
+    /// `false` for a model that only checks another (a sensitivity variant, a placebo):
+    /// its values are in every table, its curves nowhere.
+    #[serde(default = "yes")]
+    pub figure: bool,
 }
 
 impl ModelConfig {
@@ -852,6 +857,7 @@ fn check_model(model: &ModelConfig, i: usize) -> Result<ModelPlan, (String, Stri
         combinations,
         quick_combinations,
         rank: model.rank,
+        figure: model.figure,
         varying: match varying.as_slice() {
             [key] => Some((*key).clone()),
             _ => None,

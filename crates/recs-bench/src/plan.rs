@@ -107,6 +107,8 @@ pub(crate) struct ModelPlan {
     pub(crate) rank: RankBy,
     /// The one grid key with several values, when there is exactly one (validation figure).
     pub(crate) varying: Option<String>,
+    /// Whether its curves are drawn and stored.
+    pub(crate) figure: bool,
 }
 
 /// A statement checked on the results: the mean of key `key` of model `better` beats that

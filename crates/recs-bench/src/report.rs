@@ -277,6 +277,16 @@ impl Reading {
         Reading { primary: true, ..self }
     }
 
+    /// The same reading, tagged the paper's when the rules allow it: it cites the paper's
+    /// text or code, no choice was named after a result, and every choice of ours has a
+    /// sensitivity that leaves the verdict as it is. Otherwise it stays untagged, and its
+    /// choices say why.
+    pub fn primary_if_fixed(self) -> Reading {
+        let tagged = Reading { primary: true, ..self };
+        let fixed = tagged.provenance_problems().is_empty();
+        Reading { primary: fixed, ..tagged }
+    }
+
     /// The same reading resting on `choices` too (a choice of the same name is replaced).
     pub fn with_choices(mut self, choices: impl IntoIterator<Item = Choice>) -> Reading {
         for choice in choices {

@@ -40,8 +40,10 @@ use serde_json::json;
 use super::{Lines, Options, finish, unevaluated_claims};
 
 mod claims;
+mod ids;
 mod random;
 mod side;
+mod ties;
 
 /// The paper's name, as `cargo xtask reproduce` takes it.
 const PAPER: &str = "schein2005";
@@ -64,6 +66,19 @@ const ASPECT_ATTR: &str = "person/actor aspect";
 const USER_POP: &str = "user popularity";
 const NAIVE_BAYES: &str = "naive Bayes on actors";
 const USER_MEAN: &str = "user mean rating";
+/// S4's placebo: the regression with another training person's activity.
+const REGRESSION_PLACEBO: &str = "regression, another person's activity";
+/// The aspect model at the paper's class count and the ends of its tempering, as
+/// (label, the end in words).
+const ASPECT_VARIANTS: [(&str, &str); 2] = [
+    ("aspect (4 classes, β = 1)", "4 classes (the paper's), β = 1 (no tempering)"),
+    ("aspect (4 classes, β = 0.6)", "4 classes (the paper's), β = 0.6"),
+];
+/// The person/actor aspect model at the paper's class count and the ends of its tempering.
+const ASPECT_ATTR_VARIANTS: [(&str, &str); 2] = [
+    ("person/actor aspect (6 classes, β = 1)", "6 classes (the paper's), β = 1 (no tempering)"),
+    ("person/actor aspect (6 classes, β = 0.6)", "6 classes (the paper's), β = 0.6"),
+];
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
@@ -75,6 +90,14 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         }
         if name == "fig5-ml-conditional" {
             plan = plan.with_measure(side::rating_mae())?;
+            for measure in random::uneven_measures() {
+                plan = plan.with_measure(measure)?;
+            }
+        }
+        if name.starts_with("fig3-msweb") {
+            for measure in ties::measures() {
+                plan = plan.with_measure(measure)?;
+            }
         }
         if keep_judgments {
             plan = plan.keep_judgments();
@@ -136,6 +159,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         fig5.results.model(USER_MEAN).context("fig5 has no user mean rating")?,
         CurveKind::Croc,
     );
+    let ids = ids::ms_web(&options.resolver(), options.seed)?;
     let mut msweb = vec![ms_web_reading(SAME_PEOPLE, true, None, &fig3.results)?];
     for (r, run) in SEPARATE.iter().zip(&separate) {
         msweb.push(ms_web_reading(r.name, false, r.s4_decided, &run.results)?);
@@ -146,9 +170,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         random_runs: &random_runs,
         conditional_random: (random_conditional, user_mean_conditional),
     };
-    let claims = claims::claims(&msweb, &cold)?;
+    let claims = claims::claims(&msweb, &cold, &ids)?;
     let notes = notes(options, implicit, lines.seconds())?;
 
+    fig3.experiment.tables.push(ids::table(&ids));
     let mut runs = vec![fig3];
     runs.extend(separate);
     runs.extend([fig4, fig5]);
@@ -165,7 +190,7 @@ const SAME_PEOPLE: &str = "same people (the paper's reading)";
 /// One reading of MS Web's test cases for the claims, with the CROC gap S3 reads.
 fn ms_web_reading<'a>(
     name: &'static str,
-    primary: bool,
+    papers_ids: bool,
     s4_decided: Option<&'static str>,
     results: &'a Results,
 ) -> Result<claims::MsWebReading<'a>> {
@@ -177,7 +202,13 @@ fn ms_web_reading<'a>(
     };
     let gap = crocs_gap(croc(LPCA)?, croc(REGRESSION)?);
     let deterministic = results.model(LPCA).and_then(|m| m.param("dims")) == Some("0");
-    Ok(claims::MsWebReading { name, primary, s4_decided, results, croc_gap: (gap, deterministic) })
+    Ok(claims::MsWebReading {
+        name,
+        papers_ids,
+        s4_decided,
+        results,
+        croc_gap: (gap, deterministic),
+    })
 }
 
 fn params_text(model: &ModelResults) -> String {
@@ -290,7 +321,10 @@ fn separate_people(
             model.params.insert(key.clone(), value);
         }
     }
-    let plan = options.checked(&config, &source)?;
+    let mut plan = options.checked(&config, &source)?;
+    for measure in ties::measures() {
+        plan = plan.with_measure(measure)?;
+    }
     lines.say(format!("{}: running", reading.id));
     let run = session.run(&plan, lines)?;
     for model in run.results.models() {

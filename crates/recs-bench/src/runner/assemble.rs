@@ -33,9 +33,13 @@ pub(crate) fn experiment(
     tables.extend(view.selection_table());
     tables.extend(view.groups_table());
     let mut curves = Vec::new();
-    let roc: Vec<ModelCurve> = results.models.iter().filter_map(|m| m.roc.clone()).collect();
-    let croc: Vec<ModelCurve> = results.models.iter().filter_map(|m| m.croc.clone()).collect();
-    for model in &results.models {
+    // Models that only check another (`figure = false`) keep their curves out of the
+    // figures and the report; their values are in the tables.
+    let drawn: Vec<&ModelResults> =
+        results.models.iter().zip(&plan.models).filter(|(_, p)| p.figure).map(|(m, _)| m).collect();
+    let roc: Vec<ModelCurve> = drawn.iter().filter_map(|m| m.roc.clone()).collect();
+    let croc: Vec<ModelCurve> = drawn.iter().filter_map(|m| m.croc.clone()).collect();
+    for model in &drawn {
         curves.extend(model.roc.iter().chain(&model.croc).map(|c| c.report.clone()));
     }
     let mut figures = Vec::new();

@@ -47,6 +47,49 @@ pub(super) const UNEVEN: Case = Case {
     stream: 1,
 };
 
+/// Report key: the exact expected CROC AUC of a random recommender on the split's
+/// judgments (the same for every model; §3.2).
+pub(super) const RANDOM_CROC: &str = "random_croc_auc_expected";
+/// Report key: the Pearson correlation, over the judged users, of a user's number of
+/// candidates and the share of them that are positives (§3.2: a negative correlation
+/// lifts the random CROC above the diagonal).
+pub(super) const LENGTH_AND_RATE: &str = "corr_candidates_positive_rate";
+
+/// The two model-independent measures of §3.2's remark, for the conditional judgments.
+pub(super) fn uneven_measures() -> [recs_bench::Measure; 2] {
+    let random = recs_bench::Measure::new(RANDOM_CROC, false, |judgments, _| {
+        Ok(recs_metrics::random_croc(judgments, 1.0).ok().map(|c| c.auc()))
+    });
+    let correlation = recs_bench::Measure::new(LENGTH_AND_RATE, false, |judgments, _| {
+        Ok(length_and_rate(judgments))
+    });
+    [random, correlation]
+}
+
+/// The correlation of `n(p)` and `s(p)/n(p)` over the users of `judgments`; `None` when
+/// either is constant.
+fn length_and_rate(judgments: &Judgments) -> Option<f64> {
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for user in judgments.iter() {
+        let n = user.items.len();
+        if n == 0 {
+            continue;
+        }
+        let s = user.grades.iter().filter(|&&g| g >= 1.0).count();
+        xs.push(n as f64);
+        ys.push(s as f64 / n as f64);
+    }
+    let count = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / count, ys.iter().sum::<f64>() / count);
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (x, y) in xs.iter().zip(&ys) {
+        sxy += (x - mx) * (y - my);
+        sxx += (x - mx) * (x - mx);
+        syy += (y - my) * (y - my);
+    }
+    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+}
+
 /// The exact expected random CROC curve of `judgments` against `runs` simulated random
 /// recommenders (mean and pointwise 95% band) and one single run: the report entry, its
 /// figure, and each simulated run's CROC AUC.
@@ -143,4 +186,25 @@ pub(super) fn check_case(
         }],
     };
     Ok((experiment, figure, simulated.aucs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fewer_candidates_with_more_positives_correlate_negatively() {
+        // Two candidates, both positive; four candidates, one positive.
+        let mut b = Judgments::builder(2, 4);
+        b.push_user(0, &[0, 1], &[1.0, 1.0]).unwrap();
+        b.push_user(1, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
+        let judgments = b.build().unwrap();
+        assert!((length_and_rate(&judgments).unwrap() + 1.0).abs() < 1e-12);
+        // Then the exact random CROC lies above the diagonal.
+        assert!(recs_metrics::random_croc(&judgments, 1.0).unwrap().auc() > 0.5);
+        let mut even = Judgments::builder(2, 2);
+        even.push_user(0, &[0, 1], &[1.0, 0.0]).unwrap();
+        even.push_user(1, &[0, 1], &[0.0, 1.0]).unwrap();
+        assert_eq!(length_and_rate(&even.build().unwrap()), None, "equal lengths");
+    }
 }
