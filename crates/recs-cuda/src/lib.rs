@@ -1,5 +1,6 @@
-//! Exact full-catalog evaluation on an NVIDIA GPU, with the report of the CPU path byte
-//! for byte.
+//! Exact full-catalog evaluation on an NVIDIA GPU, meant to give the report of the CPU
+//! path byte for byte. Verified so far on [`Emulator`] (the kernels compiled for the CPU)
+//! only: the path has not yet run on a GPU.
 //!
 //! The streamed evaluation of `recs_metrics::stream` turns every user's candidates into
 //! counts: for each of the user's graded rank keys, how many candidates rank strictly

@@ -8,14 +8,14 @@
 //!   item popularity's and the user mean rating's (a random order); "failed completely
 //!   when choosing from all the available items": its all-items NDCG@10 and NDCG@50 are
 //!   below item popularity's;
-//! - "RMSE doesn't tell a true story" (F2), the post's argument: the rating predictor with
-//!   the lowest RMSE ranks all items below the model that ranks them best ([`f2`]); read
-//!   also as a reversal between rating predictors ([`f2_reversal`]), which the post does
-//!   not claim;
+//! - "RMSE doesn't tell a true story" (F2): a reversal between rating predictors
+//!   ([`f2_reversal`]), which the post does not claim, the reading fixed before; and, named
+//!   after it had failed (post hoc), the post's argument: the rating predictor with the
+//!   lowest RMSE ranks all items below the model that ranks them best ([`f2`]);
 //! - "Normally ... the quality of recommendations should improve" (F3): NDCG@50 at the last L
 //!   of every range of L is above NDCG@50 at L = 1 over the same users, those with a
-//!   target at every L of the range, read for every personalised model ([`f3_fixed`]) and
-//!   for most of them ([`f3_typical`]); the post fixes neither reading ([`open`]);
+//!   target at every L of the range, read for every personalised model ([`f3_fixed`]) and,
+//!   post hoc, for most of them ([`f3_typical`]); the post fixes neither reading ([`open`]);
 //! - "at some point the curves intersect" (F4): some pair of curves swaps order for good
 //!   ([`super::curves::crossover`] on the means): the order at L = 1 holds there and the
 //!   opposite order at every L from the crossover to the last;
@@ -29,15 +29,29 @@
 //! the best of all, so it holds when some candidate holds and fails only when every one
 //! fails; every pair's verdict is listed in `measured`.
 //!
-//! Two readings were written after the results of the others were known, and say so on the
-//! page: F2's primary reading (the rules before it tested only the reversal) and F3's "most
-//! personalised models" (the universal reading had failed on one model). The post's code fixes the gain (rating − 3), the range of L and the points
-//! kept; those choices are the paper's reading of each claim, and the earlier gain =
-//! rating is a named reading beside it ([`with_readings`]).
+//! Every reading records the choices it rests on ([`choices`]), each with who fixed it: the
+//! post's words, its code (`zygmuntz/evaluating-recommenders`: `validate.py`,
+//! `relevances.py`), or us. The code fixes the NDCG (gain = rating − 3, the ideal DCG from
+//! the ratings above 3, a zero lower bound), the range of L and the 10-user minimum of a
+//! point of the curve; everything else is ours: the thresholds [`CLOSE`] and [`FRACTION`],
+//! the cut-off 10, the fixed populations of F3, what each claim compares, the models'
+//! fits. No reading rests on the code and the text alone, so none is the paper's
+//! ([`Reading::primary_if_fixed`] tags none); each claim's verdict is its readings' common
+//! verdict, or "depends on reading". The earlier gain = rating is a reading beside each
+//! ([`with_readings`]).
+//!
+//! Two readings were written after the results of the others were known, and are post hoc
+//! (shown, never deciding): F2's lowest RMSE against the best ranking (the rules before it
+//! tested only the reversal, which had failed) and F3's "most personalised models" (the
+//! universal reading had failed on one model).
+//!
+//! Item popularity, which ranks by popularity alone and ignores a user's history, is the
+//! placebo of F3 (more ratings cannot improve it) and F5 (there is nothing to fold in): it
+//! runs through the same tests, and when it passes them the reading is untestable.
 
 use std::collections::BTreeMap;
 
-use recs_bench::report::{Claim, Quote, Reading, Rule, Test};
+use recs_bench::report::{Choice, Claim, Placebo, Quote, Reading, Rule, Test};
 use recs_bench::verdict::{Effect, Verdict};
 
 use super::curves::{Draws, crossover, curve, curve_mean, means};
@@ -65,6 +79,401 @@ pub(crate) const ONE_SCORE_PER_USER: [&str; 1] = [USER_MEAN];
 pub(crate) const NOT_RATING_RANKERS: [&str; 1] = ["item kNN (numerator)"];
 /// The models folded in by a regularised least-squares solve (F5).
 pub(crate) const FOLDED: [&str; 2] = [ALS, IALS];
+
+/// The choices the readings rest on, each with who fixed it: the post's words (quoted from
+/// `seeds/fastml2015-evaluating-recommenders.txt`, by the post's section headings), its
+/// code (`zygmuntz/evaluating-recommenders` at 38e4e0d, by file and line) or ours, and why.
+pub(crate) mod choices {
+    use recs_bench::report::{Choice, ChoiceKind};
+
+    use super::{CLOSE, FRACTION};
+
+    /// The NDCG of the post's code: gain = rating − 3, the ideal DCG from the ratings
+    /// above 3, zero as the worst DCG.
+    pub(crate) fn post_ndcg() -> Vec<Choice> {
+        vec![
+            Choice::code(
+                ChoiceKind::Comparison,
+                "NDCG's gain",
+                "rating − 3 (`relevance_bias = 3.0`; one- and two-star movies count \
+                 negatively), a movie the user did not rate 0 (relevances.py:4-10)",
+                "validate.py",
+                46,
+            ),
+            Choice::code(
+                ChoiceKind::Comparison,
+                "NDCG's ideal DCG",
+                "from the user's test ratings above 3 (gain rating − 3), padded with zeros to K",
+                "relevances.py",
+                18,
+            ),
+            Choice::code(
+                ChoiceKind::Comparison,
+                "NDCG's lower bound",
+                "zero: `worst_relevances = None`, so the worst DCG is taken as 0",
+                "validate.py",
+                89,
+            ),
+        ]
+    }
+
+    /// The earlier reading's NDCG: gain = rating.
+    pub(crate) fn gain_rating() -> Vec<Choice> {
+        vec![Choice::ours(
+            ChoiceKind::Comparison,
+            "NDCG's gain",
+            "the rating (1 to 5), a movie the user did not rate 0; the ideal DCG from the \
+             user's test ratings",
+            "the first reading, fixed before the post's code was read: the text calls the \
+             gain 'a relevance score, usually a non-negative number'",
+        )]
+    }
+
+    /// The name of the choice of how far L runs.
+    const L_RANGE: &str = "range of L";
+
+    /// The post's code: L runs from 1 to 199, while the user has a rating left to test.
+    pub(crate) fn post_l_range() -> Choice {
+        Choice::code(
+            ChoiceKind::Protocol,
+            L_RANGE,
+            "L = 1 up to 199 (`range(1, min(200, n))`), while the user has a rating left to \
+             test",
+            "validate.py",
+            71,
+        )
+    }
+
+    /// The earlier reading: L = 1..50.
+    pub(crate) fn l_up_to_50() -> Choice {
+        Choice::ours(
+            ChoiceKind::Protocol,
+            L_RANGE,
+            "L = 1..50",
+            "the first reading, before the post's code was read; the post's plot runs to \
+             about 200",
+        )
+    }
+
+    /// The post's code: a point of the curve needs at least 10 users.
+    pub(crate) fn min_users() -> Choice {
+        Choice::code(
+            ChoiceKind::Population,
+            "points of the curve",
+            "a point averaged over fewer than 10 users is dropped (`min_users = 10`)",
+            "validate.py",
+            165,
+        )
+    }
+
+    /// The post's code: each point of the curve is the mean over the users that still have
+    /// a rating to test at that L.
+    pub(crate) fn users_left() -> Choice {
+        Choice::code(
+            ChoiceKind::Population,
+            "users at each L",
+            "the users with a rating left to test at that L (a set that shrinks as L grows)",
+            "validate.py",
+            95,
+        )
+    }
+
+    /// ALS (RMSE)'s fit: its size and regularisation.
+    pub(crate) fn als_fit() -> Choice {
+        Choice::ours(
+            ChoiceKind::ModelFit,
+            "ALS (RMSE)'s fit",
+            "10 factors, no bias terms; λ = 0.1 scaled by each user's and each item's number \
+             of ratings (the count-weighted λ of ALS-WR, Zhou et al. 2008)",
+            "the post names matrix factorization optimised for RMSE by ALS but neither its \
+             size nor its regularisation ('Maybe some regularization would help'); the \
+             count-weighted λ is our solver's default for explicit ALS; fixed in the \
+             experiment files and not compared on a test protocol",
+        )
+    }
+
+    /// Implicit ALS's fit: its confidence slope α.
+    pub(crate) fn ials_fit() -> Choice {
+        Choice::ours(
+            ChoiceKind::ModelFit,
+            "implicit ALS's fit",
+            "20 factors, λ = 0.1; α chosen by validation inside the training data of the \
+             all-items run from {1, 5, 40} (α = 1 on every split), then used everywhere",
+            "the post names no implicit model; the validation sees no test data, but the grid \
+             {1, 5, 40} is the one an earlier version compared on the test protocol after F3 \
+             had failed at α = 40 (the page says so)",
+        )
+    }
+
+    /// The holdout of `rmse-vs-ranking`.
+    pub(crate) fn holdout() -> Choice {
+        Choice::ours(
+            ChoiceKind::Protocol,
+            "held-out ratings",
+            "20% of each user's ratings at random, 5 independent draws",
+            "the post does not say how its held-out ratings were drawn",
+        )
+    }
+
+    /// F1's two tasks, in the post's words.
+    pub(crate) fn f1_candidates() -> Choice {
+        Choice::text(
+            ChoiceKind::Protocol,
+            "candidates",
+            "each user's held-out rated movies (\"ordering a user's held-out ratings\"), and \
+             every movie not in the user's training data (\"all the available items\")",
+            "Recommendation as ranking",
+            "For us, matrix factorization optimized for RMSE did reasonably well when ordering \
+             a user's held-out ratings, but failed completely when choosing recommendations \
+             from all the available items.",
+        )
+    }
+
+    /// F2's candidates: every item outside the training data.
+    pub(crate) fn all_items() -> Choice {
+        Choice::text(
+            ChoiceKind::Protocol,
+            "candidates",
+            "every movie not in the user's training data",
+            "Ranking metrics: NDCG",
+            "It is important to note that for our experiments the test set consists of all \
+             items outside the train, including those not ranked by the user",
+        )
+    }
+
+    /// The cut-off of F1 and F2.
+    pub(crate) fn cut_off_10(also_50: bool) -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            "NDCG's cut-off",
+            if also_50 {
+                "K = 10 on the held-out ratings; K = 10 and 50 on all items"
+            } else {
+                "K = 10"
+            },
+            "the post: 'values like 10 or 50 are common'; its code and curves use 50 \
+             (validate.py:48), its RMSE discussion no K",
+        )
+    }
+
+    /// F1's threshold: "close to the best".
+    pub(crate) fn close() -> Choice {
+        Choice::ours(
+            ChoiceKind::Threshold,
+            "close to the best",
+            format!("{CLOSE} × the best model's held-out NDCG@10"),
+            "'did reasonably well' gives no number; fixed with the claims, before the results",
+        )
+    }
+
+    /// F1: what "reasonably well" and "failed completely" are compared with.
+    pub(crate) fn f1_comparison() -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            "what F1 compares",
+            "held-out NDCG@10 against the best model's, item popularity's and the user mean \
+             rating's (a random order of a user's held-out movies); all-items NDCG@10 and \
+             NDCG@50 against item popularity's",
+            "the post names no baseline; item popularity is the order that ignores the user, \
+             the user mean rating a random one. The two held-out baselines were added after \
+             the first full run (the first rule alone was met by item popularity too); they \
+             can only make the reading fail, never hold",
+        )
+    }
+
+    /// The rating predictors F2 compares.
+    pub(crate) fn rating_predictors() -> Choice {
+        Choice::ours(
+            ChoiceKind::Population,
+            "rating predictors",
+            "the models with an RMSE, each ranked by its predicted rating (item kNN ranked by \
+             its numerator left out); pairs with the user mean rating, which gives every \
+             candidate of a user one score (a random ranking), not judged",
+            "a ranking that is not the predicted rating says nothing about that rating's RMSE. \
+             Named when an earlier run's reversal had held through item kNN's numerator \
+             ranking and the user mean pair; the change can only remove pairs, never make the \
+             reversal hold",
+        )
+    }
+
+    /// The name of F2's comparison.
+    const F2_COMPARES: &str = "what RMSE failing to tell is";
+
+    /// F2's first reading: a reversal between rating predictors.
+    pub(crate) fn reversal() -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            F2_COMPARES,
+            "a reversal: some pair of rating predictors in which the lower RMSE goes with the \
+             lower all-items NDCG@10",
+            "the first reading of 'RMSE doesn't tell a true story', fixed with the claims; the \
+             post does not claim a reversal",
+        )
+    }
+
+    /// F2's second reading, named after the reversal had failed.
+    pub(crate) fn lowest_rmse() -> Choice {
+        Choice::post_hoc(
+            ChoiceKind::Comparison,
+            F2_COMPARES,
+            "the rating predictor with the lowest RMSE against the model (of any kind) with the \
+             best all-items NDCG@10",
+            "the post's argument: the model RMSE rates best fails at choosing from all items",
+            "the reversal between rating predictors had failed under both gains",
+        )
+    }
+
+    /// The protocol of F3 and F4, in the post's words.
+    pub(crate) fn given_l() -> Choice {
+        Choice::text(
+            ChoiceKind::Protocol,
+            "a new user's history",
+            "the first L of the user's ratings in a random order are given, the rest are its \
+             targets, for L = 1, 2, …",
+            "The more, the better",
+            "we repeatedly compute recommendations and NDCG for a given user with one rating in \
+             train and the rest in test, with two ratings in train and the rest in test, and \
+             so on, up to a number (which we'll call L) or until there are no more ratings in \
+             test",
+        )
+    }
+
+    /// The measure of the curves, in the post's words.
+    pub(crate) fn curve_measure() -> Choice {
+        Choice::text(
+            ChoiceKind::Comparison,
+            "the curve's measure",
+            "mean NDCG@50 across users at each L",
+            "The more, the better",
+            "On the X axis, the number of ratings in train (L). On the Y axis, mean NDCG@50 \
+             across users.",
+        )
+    }
+
+    /// What a new user's model receives: the history's ratings, not its ids.
+    pub(crate) fn history_ratings() -> Choice {
+        Choice::ours(
+            ChoiceKind::Protocol,
+            "what the model receives",
+            "the history's ratings (ALS solves from them, implicit ALS takes them as \
+             confidences, item kNN and PureSVD weigh by them)",
+            "a stated departure: the post's code gives the recommender the history's item ids \
+             only (validate.py:78), and the runner offers no binary history in this protocol",
+        )
+    }
+
+    /// The test users of the curves.
+    pub(crate) fn test_users() -> Choice {
+        Choice::ours(
+            ChoiceKind::Population,
+            "test users",
+            "300 users of MovieLens 100K drawn and kept out of training per repetition",
+            "the post's curve uses 'roughly 1000 users', every user of its file; MovieLens 100K \
+             has 943",
+        )
+    }
+
+    /// F3's fixed populations.
+    pub(crate) fn fixed_populations() -> Choice {
+        Choice::ours(
+            ChoiceKind::Population,
+            "users compared",
+            "fixed sets: every test user up to the L every user reaches, and the users with \
+             more than 50 and more than 199 ratings up to L = 50 and 199, each over the users \
+             with a target at every L of its range",
+            "the post's mean at each L is over the users still present, a set that shrinks \
+             with L; comparing L = 1 with the last L over the same users separates the change \
+             of L from the change of users",
+        )
+    }
+
+    /// The name of F3's choice of models.
+    const F3_MODELS: &str = "which models must rise";
+
+    /// F3's first reading: every personalised model.
+    pub(crate) fn every_model() -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            F3_MODELS,
+            "every model but item popularity",
+            "'a recommender will perform better' read for each recommender run; fixed with the \
+             claims",
+        )
+    }
+
+    /// F3's second reading, named after the first had failed.
+    pub(crate) fn most_models() -> Choice {
+        Choice::post_hoc(
+            ChoiceKind::Comparison,
+            F3_MODELS,
+            "more than half of the models but item popularity",
+            "'Normally' read as most recommenders",
+            "the reading for every personalised model had failed on ALS (RMSE)",
+        )
+    }
+
+    /// F3: what "improve" is.
+    pub(crate) fn rise() -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            "what improving is",
+            "NDCG@50 at the last L of the range above NDCG@50 at L = 1",
+            "the post gives no test; the two ends of the range are the largest change of L; \
+             fixed with the claims",
+        )
+    }
+
+    /// F4: what a crossing is.
+    pub(crate) fn swap() -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            "what crossing is",
+            "some pair of the models run swaps order for good: the order at L = 1, and the \
+             opposite order at every L from the crossover of the means to the last",
+            "'after acquiring more feedback than the threshold, we switch to the other' read \
+             as a lasting swap; the post's two curves are unnamed, so any pair of ours counts; \
+             fixed with the claims",
+        )
+    }
+
+    /// F5's protocol, in the post's words.
+    pub(crate) fn weak_strong() -> Choice {
+        Choice::text(
+            ChoiceKind::Protocol,
+            "weak and strong generalization",
+            "the same folds of users and targets; a test user's 10 given ratings are training \
+             data (weak) or the history it is folded in from (strong)",
+            "Weak and strong generalization",
+            "In case of weak generalization, each user is in the training set. We take some \
+             ratings for training and leave the rest for testing. When assessing strong \
+             generalization, a user is either in train or test.",
+        )
+    }
+
+    /// F5's fold-in, in the post's words.
+    pub(crate) fn fold_in() -> Choice {
+        Choice::text(
+            ChoiceKind::ModelFit,
+            "fold-in",
+            "a new user's factors from one regularised least-squares solve against the fixed \
+             item factors (ALS (RMSE), implicit ALS)",
+            "Handling new users",
+            "we can take item factors and solve a system of linear equations to estimate user \
+             factors. This amounts to fitting a linear regression model.",
+        )
+    }
+
+    /// F5: what "not unable" is compared with.
+    pub(crate) fn fraction() -> Choice {
+        Choice::ours(
+            ChoiceKind::Threshold,
+            "share of the weak NDCG@50",
+            format!("strong-generalization NDCG@50 not below {FRACTION} × the weak one"),
+            "the post names no number, only that a new user's factors can be fitted; NDCG@50 \
+             is its code's measure (validate.py:48); fixed with the claims",
+        )
+    }
+}
 
 /// One run's values as the claims read them: each model's values of each report key, one
 /// per split in split order (`NaN` where undefined). Two runs that drew the same splits
@@ -240,14 +649,29 @@ pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
             parts.join(", "),
             held_out.kind()
         ),
-        vec![Reading::new(
-            format!(
-                "held-out NDCG@10 not below {CLOSE} × the best model's and above \
-                 {POPULARITY}'s and the {USER_MEAN}'s (a random order); all-items NDCG@10 and \
-                 NDCG@50 below {POPULARITY}'s"
-            ),
-            tests,
-        )],
+        vec![
+            Reading::new(
+                format!(
+                    "held-out NDCG@10 not below {CLOSE} × the best model's and above \
+                     {POPULARITY}'s and the {USER_MEAN}'s (a random order); all-items NDCG@10 \
+                     and NDCG@50 below {POPULARITY}'s"
+                ),
+                tests,
+            )
+            .with_choices([
+                choices::f1_candidates(),
+                choices::holdout(),
+                choices::cut_off_10(true),
+                choices::f1_comparison(),
+                choices::close(),
+                choices::als_fit(),
+            ]),
+        ],
+    )
+    .without_placebo(
+        "the reading already compares ALS (RMSE) with the user mean rating, which orders a \
+         user's held-out movies at random by construction, and with item popularity, which \
+         ignores the user",
     )
 }
 
@@ -288,7 +712,17 @@ fn f2_claim(measured: String, reading: Reading) -> Claim {
                 .into(),
         },
         measured,
-        vec![reading],
+        vec![reading.with_choices([
+            choices::all_items(),
+            choices::holdout(),
+            choices::cut_off_10(false),
+            choices::rating_predictors(),
+            choices::als_fit(),
+        ])],
+    )
+    .without_placebo(
+        "the claim is about the measure RMSE, not a signal a model carries; the user mean \
+         rating, a random ranking by construction, is left out of the pairs",
     )
 }
 
@@ -331,7 +765,8 @@ pub(crate) fn f2(held_out: &Splits, all_items: &Splits) -> Claim {
              NDCG@10 below the best model's (any model, rating predictor or not; when the \
              best is item popularity this is F1's all-items test again)",
             vec![test],
-        ),
+        )
+        .with_choices([choices::lowest_rmse()]),
     )
 }
 
@@ -382,7 +817,8 @@ pub(crate) fn f2_reversal(held_out: &Splits, all_items: &Splits) -> Claim {
              one score, has the lower RMSE and the lower all-items NDCG@10 (shown: the first \
              pair with the best verdict)",
             tests,
-        ),
+        )
+        .with_choices([choices::reversal()]),
     )
 }
 
@@ -391,27 +827,39 @@ fn at(draws: &Draws, l: f64) -> Option<&[f64]> {
     draws.iter().find(|(x, _)| *x == l).map(|(_, v)| v.as_slice())
 }
 
-/// F3: every personalised model's NDCG@50 rises from L = 1 to its last L.
+/// The test of F3 on one model's curve: NDCG@50 at its last L above NDCG@50 at its first,
+/// and the two points in words.
+fn rise_test(label: &str, draws: &Draws) -> (Test, String) {
+    let c = curve(draws);
+    let (Some(first), Some(last)) = (c.first(), c.last()) else {
+        return (nothing(format!("NDCG@50: {label} has no values")), format!("{label}: no values"));
+    };
+    (
+        Test::new(
+            format!("NDCG@50 at L = {} − at L = {}, {label}", last.0, first.0),
+            Rule::above(NOISE),
+            paired(at(draws, last.0), at(draws, first.0), 1.0, true),
+        ),
+        format!("{label}: L=1 {}, L={} {}", first.1.text(), last.0, last.1.text()),
+    )
+}
+
+/// F3: every personalised model's NDCG@50 rises from L = 1 to its last L, over the users
+/// left at each L (the post's code's mean); item popularity through the same test is the
+/// placebo.
 pub(crate) fn f3(models: &[(String, Draws)]) -> Claim {
     let mut tests = Vec::new();
     let mut parts = Vec::new();
     for (label, draws) in models.iter().filter(|(l, _)| l != POPULARITY) {
-        let c = curve(draws);
-        let (Some(first), Some(last)) = (c.first(), c.last()) else {
-            tests.push(nothing(format!("NDCG@50: {label} has no values")));
-            parts.push(format!("{label}: no values"));
-            continue;
-        };
-        tests.push(Test::new(
-            format!("NDCG@50 at L = {} − at L = {}, {label}", last.0, first.0),
-            Rule::above(NOISE),
-            paired(at(draws, last.0), at(draws, first.0), 1.0, true),
-        ));
-        parts.push(format!("{label}: L=1 {}, L={} {}", first.1.text(), last.0, last.1.text()));
+        let (test, said) = rise_test(label, draws);
+        tests.push(test);
+        parts.push(said);
     }
     if tests.is_empty() {
         tests.push(nothing("NDCG@50: no personalised model".into()));
     }
+    let placebo =
+        models.iter().find(|(l, _)| l == POPULARITY).map(|(l, d)| vec![rise_test(l, d).0]);
     let repetitions = models.first().and_then(|(_, d)| d.first()).map_or(0, |(_, v)| v.len());
     f3_claim(
         parts.join("; "),
@@ -419,13 +867,43 @@ pub(crate) fn f3(models: &[(String, Draws)]) -> Claim {
         "NDCG@50 at the largest L above NDCG@50 at L = 1, for every model but item popularity"
             .into(),
         tests,
+        [choices::users_left(), choices::every_model()],
+        placebo,
     )
 }
 
+/// Why item popularity cannot carry F3's signal.
+const F3_PLACEBO: &str = "it scores a movie by its popularity alone and ignores the ratings \
+                          given, so more of them cannot improve its ranking";
+
 /// F3 with its words: `parts` the measured numbers, over `repetitions` draws, judged by
-/// `tests` under the reading `reading`.
-fn f3_claim(parts: String, repetitions: usize, reading: String, tests: Vec<Test>) -> Claim {
-    Claim::new(
+/// `tests` under the reading `reading`, which rests on `own` and the choices every F3
+/// reading shares; `placebo` is item popularity's tests, when it ran.
+fn f3_claim(
+    parts: String,
+    repetitions: usize,
+    reading: String,
+    tests: Vec<Test>,
+    own: impl IntoIterator<Item = Choice>,
+    placebo: Option<Vec<Test>>,
+) -> Claim {
+    let mut reading = Reading::new(reading, tests).with_choices(
+        [
+            choices::given_l(),
+            choices::curve_measure(),
+            choices::history_ratings(),
+            choices::test_users(),
+            choices::rise(),
+            choices::als_fit(),
+            choices::ials_fit(),
+        ]
+        .into_iter()
+        .chain(own),
+    );
+    if let Some(tests) = placebo.clone() {
+        reading = reading.with_placebo(Placebo::new(POPULARITY, F3_PLACEBO, tests));
+    }
+    let claim = Claim::new(
         "F3",
         "NDCG@50 rises with the number L of a new user's ratings",
         Quote {
@@ -439,8 +917,12 @@ fn f3_claim(parts: String, repetitions: usize, reading: String, tests: Vec<Test>
             "{parts}; means ± 95% half-widths over {repetitions} independent draws of the test \
              users, differences paired by draw"
         ),
-        vec![Reading::new(reading, tests)],
-    )
+        vec![reading],
+    );
+    match placebo {
+        Some(_) => claim,
+        None => claim.without_placebo("item popularity, the placebo, is not among the models run"),
+    }
 }
 
 /// One range of L over a fixed set of users: those present (with a target) at every L of
@@ -503,23 +985,28 @@ fn per_model(populations: &[Population]) -> Vec<(String, Vec<Test>, Vec<String>)
 /// The personalised models' tests of [`per_model`] (item popularity, which ignores the
 /// history, left out), and every model's verdict and numbers in words (popularity's as a
 /// reference).
-fn personalised(populations: &[Population]) -> (Vec<(String, Vec<Test>)>, String) {
+/// The personalised models of [`per_model`], with their tests, and item popularity's
+/// tests (the placebo: it ignores the history), if it ran.
+type Personalised = (Vec<(String, Vec<Test>)>, Option<Vec<Test>>);
+
+fn personalised(populations: &[Population]) -> (Personalised, String) {
     let mut judged = Vec::new();
+    let mut placebo = None;
     let mut parts = Vec::new();
     for (label, tests, said) in per_model(populations) {
         let verdict = Verdict::all(tests.iter().map(|t| t.verdict));
         if label == POPULARITY {
             parts.push(format!(
-                "{label} (ignores the history; not judged, shown as a reference, would be \
-                 {verdict}): {}",
+                "{label} (ignores the history; the placebo, {verdict}): {}",
                 said.join(", ")
             ));
+            placebo = Some(tests);
         } else {
             parts.push(format!("{label} {verdict}: {}", said.join(", ")));
             judged.push((label, tests));
         }
     }
-    (judged, format!("per model: {}", parts.join("; ")))
+    ((judged, placebo), format!("per model: {}", parts.join("; ")))
 }
 
 /// The ranges of `populations` in words.
@@ -542,7 +1029,7 @@ fn repetitions(populations: &[Population]) -> usize {
 /// the range's last L above NDCG@50 at L = 1 over the same users; each model's verdict is
 /// listed (item popularity, which ignores the history, is shown as a reference).
 pub(crate) fn f3_fixed(populations: &[Population]) -> Claim {
-    let (judged, parts) = personalised(populations);
+    let ((judged, placebo), parts) = personalised(populations);
     let mut tests: Vec<Test> = judged.into_iter().flat_map(|(_, t)| t).collect();
     if tests.is_empty() {
         tests.push(nothing("NDCG@50: no personalised model".into()));
@@ -556,6 +1043,8 @@ pub(crate) fn f3_fixed(populations: &[Population]) -> Claim {
             ranges(populations)
         ),
         tests,
+        [choices::fixed_populations(), choices::every_model()],
+        placebo,
     )
 }
 
@@ -564,7 +1053,7 @@ pub(crate) fn f3_fixed(populations: &[Population]) -> Claim {
 /// that many models whose verdict is the best, so it holds when that many hold and fails
 /// when half of them or more fail.
 pub(crate) fn f3_typical(populations: &[Population]) -> Claim {
-    let (judged, _) = personalised(populations);
+    let ((judged, placebo), _) = personalised(populations);
     let need = judged.len() / 2 + 1;
     let sets: Vec<(String, Vec<Test>)> = (0u32..1 << judged.len())
         .filter(|set| set.count_ones() as usize == need)
@@ -593,20 +1082,28 @@ pub(crate) fn f3_typical(populations: &[Population]) -> Claim {
             ranges(populations)
         ),
         tests,
+        [choices::fixed_populations(), choices::most_models()],
+        placebo,
     )
 }
 
 /// `claim` with none of its readings primary: the paper fixes none of them, so its verdict
 /// is the readings' common one, or "depends on reading".
 pub(crate) fn open(claim: Claim) -> Claim {
-    let readings = claim.readings.into_iter().map(|r| Reading { primary: false, ..r }).collect();
-    Claim::new(claim.id, claim.statement, claim.paper, claim.measured, readings)
+    claim.map_readings(|r| Reading { primary: false, ..r })
 }
 
-/// A claim judged under several readings: `primary`'s readings are the paper's own
-/// (named `primary_name`, the choices the post's code fixes), each `(name, claim)` of
-/// `named` adds its readings under that name; `measured` says which numbers belong to
-/// which reading.
+/// `claim` with every reading resting on `choices` too (those of a gain, a range of L).
+pub(crate) fn resting_on(claim: Claim, choices: &[Choice]) -> Claim {
+    claim.map_readings(|r| r.with_choices(choices.iter().cloned()))
+}
+
+/// A claim judged under several readings: `primary`'s readings (named `primary_name`,
+/// the NDCG of the post's code) are tagged the paper's where the rules allow it
+/// ([`Reading::primary_if_fixed`]: every choice the post's text or code, or ours and shown
+/// not to move the verdict, and none post hoc); each `(name, claim)` of `named` adds its
+/// readings under that name; `measured` says which numbers belong to which reading. The
+/// claim says why no placebo applies only when none of its readings runs one.
 pub(crate) fn with_readings(
     primary: Claim,
     primary_name: &str,
@@ -616,14 +1113,22 @@ pub(crate) fn with_readings(
         name: format!("{name}: {}", reading.name),
         ..reading
     };
+    let mut no_placebo = primary.no_placebo;
     let mut readings: Vec<Reading> =
-        primary.readings.into_iter().map(|r| rename(primary_name, r).primary()).collect();
+        primary.readings.into_iter().map(|r| rename(primary_name, r).primary_if_fixed()).collect();
     let mut measured = format!("{primary_name}: {}", primary.measured);
     for (name, claim) in named {
         readings.extend(claim.readings.into_iter().map(|r| rename(name, r)));
         measured.push_str(&format!(" || {name}: {}", claim.measured));
+        no_placebo = no_placebo.or(claim.no_placebo);
     }
-    Claim::new(primary.id, primary.statement, primary.paper, measured, readings)
+    let claim = Claim::new(primary.id, primary.statement, primary.paper, measured, readings);
+    match no_placebo {
+        Some(why) if claim.readings.iter().all(|r| r.placebo.is_none()) => {
+            claim.without_placebo(why)
+        }
+        _ => claim,
+    }
 }
 
 /// F4's tests of one pair: the order of `a` and `b` at the first L, and the opposite order
@@ -728,19 +1233,43 @@ pub(crate) fn f4(models: &[(String, Draws)], complete: f64) -> Claim {
             scores(last),
             scores(complete)
         ),
-        vec![Reading::new(
-            "some pair of curves swaps order for good: the order at L = 1, and the opposite \
+        vec![
+            Reading::new(
+                "some pair of curves swaps order for good: the order at L = 1, and the opposite \
              order at every L from the crossover of the means to the last (shown: the first \
              pair with the best verdict; a weak test, since item popularity, which ignores the \
              history, is nearly always overtaken by a personalised model; the best pair without \
              it is in the measured text)",
-            tests,
-        )],
+                tests,
+            )
+            .with_choices([
+                choices::given_l(),
+                choices::curve_measure(),
+                choices::users_left(),
+                choices::history_ratings(),
+                choices::test_users(),
+                choices::swap(),
+                choices::als_fit(),
+                choices::ials_fit(),
+            ]),
+        ],
+    )
+    .without_placebo(
+        "a crossing is a property of two curves, and no model run is built so that its curve \
+         cannot cross another's; item popularity's, which ignores the history, is among the \
+         pairs, and the best pair without it is in the measured text",
     )
 }
 
+/// Why item popularity cannot carry F5's signal.
+const F5_PLACEBO: &str = "it ranks by popularity alone and ignores a new user's ratings, so \
+                          there is nothing to fold in";
+/// Why F5 has no placebo when item popularity did not run.
+const F5_NO_PLACEBO: &str = "item popularity, the placebo, is not among the models run";
+
 /// F5: strong against weak NDCG@50 for the models folded in by least squares
-/// ([`FOLDED`]), paired fold by fold; the other rows are reported beside them.
+/// ([`FOLDED`]), paired fold by fold; the other rows are reported beside them. Item
+/// popularity, which ignores the history, runs through the same test as the placebo.
 pub(crate) fn f5(weak: &Splits, strong: &Splits) -> Claim {
     let key = "ndcg@50";
     let tests = FOLDED
@@ -758,6 +1287,31 @@ pub(crate) fn f5(weak: &Splits, strong: &Splits) -> Claim {
             )
         })
         .collect();
+    let mut reading = Reading::new(
+        format!(
+            "strong-generalization NDCG@50 not below {FRACTION} × the weak one, {ALS} and {IALS}"
+        ),
+        tests,
+    )
+    .with_choices([
+        choices::weak_strong(),
+        choices::fold_in(),
+        choices::fraction(),
+        choices::als_fit(),
+        choices::ials_fit(),
+    ]);
+    let placebo = match (strong.values(POPULARITY, key), weak.values(POPULARITY, key)) {
+        (Some(s), Some(w)) => {
+            let test = Test::new(
+                format!("NDCG@50: strong − {FRACTION} × weak, {POPULARITY}"),
+                Rule::not_below(0.0),
+                paired(Some(s), Some(w), FRACTION, weak.independent),
+            );
+            reading = reading.with_placebo(Placebo::new(POPULARITY, F5_PLACEBO, vec![test]));
+            true
+        }
+        _ => false,
+    };
     let parts: Vec<String> = weak
         .labels()
         .iter()
@@ -770,7 +1324,7 @@ pub(crate) fn f5(weak: &Splits, strong: &Splits) -> Claim {
             format!("{label}: weak {}, strong {}, ratio {ratio}", text(w), text(s))
         })
         .collect();
-    Claim::new(
+    let claim = Claim::new(
         "F5",
         "Folded in by least squares, new users reach at least 90% of the weak-generalization \
          NDCG@50",
@@ -783,20 +1337,15 @@ pub(crate) fn f5(weak: &Splits, strong: &Splits) -> Claim {
                 .into(),
         },
         format!("{}; over {} (the same folds and targets in both)", parts.join("; "), weak.kind()),
-        vec![Reading::new(
-            format!(
-                "strong-generalization NDCG@50 not below {FRACTION} × the weak one, {ALS} and \
-                 {IALS} (a weak test: item popularity, which ignores the history, reaches the \
-                 same ratio, so the rule cannot tell fold-in from ignoring the history)"
-            ),
-            tests,
-        )],
-    )
+        vec![reading],
+    );
+    if placebo { claim } else { claim.without_placebo(F5_NO_PLACEBO) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use recs_bench::report::ChoiceKind;
     use recs_bench::verdict::IntervalKind;
     use recs_bench::verdict::Verdict::{Fails, Holds, Inconclusive};
 
@@ -951,39 +1500,90 @@ mod tests {
 
     #[test]
     fn f3_over_fixed_populations_gives_each_model_its_verdict() {
-        let population = |users: &str, last: f64, falling: f64| Population {
+        // Item popularity ends at `popularity` on the range's last L (it starts at 0.3).
+        let population = |users: &str, last: f64, falling: f64, popularity: f64| Population {
             users: users.into(),
             last,
             models: vec![
-                (POPULARITY.to_string(), draws(&[0.3, 0.3, 0.35], 0.01)),
+                (POPULARITY.to_string(), draws(&[0.3, 0.3, popularity], 0.01)),
                 ("a".to_string(), draws(&[0.1, 0.2, 0.3], 0.01)),
                 (ALS.to_string(), draws(&[0.2, 0.2, falling], 0.01)),
             ],
         };
-        let claim =
-            f3_fixed(&[population("every test user", 2.0, 0.1), population("heavy", 3.0, 0.1)]);
+        let claim = f3_fixed(&[
+            population("every test user", 2.0, 0.1, 0.35),
+            population("heavy", 3.0, 0.1, 0.35),
+        ]);
         assert_eq!(claim.verdict, Fails);
         assert!(claim.measured.contains("a holds: every test user: L=1"), "{}", claim.measured);
         assert!(claim.measured.contains("ALS (RMSE) fails: every test user"), "{}", claim.measured);
         assert!(
-            claim.measured.contains("item popularity (ignores the history"),
+            claim.measured.contains("item popularity (ignores the history; the placebo, fails)"),
             "{}",
             claim.measured
         );
-        // A model rising on every range holds; popularity is not judged.
-        let claim = f3_fixed(&[population("heavy", 3.0, 0.4)]);
+        // A model rising on every range holds; popularity is the placebo, not judged.
+        let claim = f3_fixed(&[population("heavy", 3.0, 0.4, 0.25)]);
         assert_eq!(claim.verdict, Holds, "{}", claim.measured);
         assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
         assert_eq!(claim.readings[0].tests.len(), 2);
-        // Under readings: the post's decides; the named one is kept as evidence.
-        let both = with_readings(claim.clone(), "post", vec![("other", f3(&[]))]);
-        assert_eq!(both.verdict, Holds);
-        assert!(both.readings[0].primary && !both.readings[1].primary);
+        assert_eq!(claim.readings[0].placebo.as_ref().unwrap().verdict, Fails);
+        // Under readings: the fixed populations and the comparison are ours, so the reading
+        // under the post's NDCG is not the paper's, and the readings' verdicts differ.
+        let both = with_readings(
+            resting_on(claim.clone(), &choices::post_ndcg()),
+            "post",
+            vec![("other", f3(&[]))],
+        );
+        assert_eq!(both.verdict, Verdict::DependsOnReading);
+        assert!(both.readings.iter().all(|r| !r.primary));
         assert!(both.readings[1].name.starts_with("other: "));
         assert!(
             both.measured.starts_with("post: per model") && both.measured.contains(" || other: ")
         );
         assert!(both.problems().is_empty(), "{:?}", both.problems());
+        // One reading runs a placebo, so the claim gives no reason why none applies.
+        assert!(both.no_placebo.is_none());
+        assert!(both.provenance_problems().is_empty(), "{:?}", both.provenance_problems());
+    }
+
+    #[test]
+    fn f3_is_untestable_where_item_popularity_rises_too() {
+        // Popularity, which ignores the history, rises as much as the personalised model:
+        // the test cannot tell more information from a change of the targets.
+        let models = |popularity: f64| {
+            vec![
+                (POPULARITY.to_string(), draws(&[0.2, popularity], 0.01)),
+                ("a".to_string(), draws(&[0.1, 0.3], 0.01)),
+            ]
+        };
+        let fixed = |popularity: f64| f3_fixed(&fixed_populations(popularity));
+        for claim in [fixed(0.4), f3_typical(&fixed_populations(0.4)), f3(&models(0.4))] {
+            assert_eq!(claim.readings[0].verdict, Verdict::Untestable, "{}", claim.measured);
+            assert!(claim.readings[0].reason().contains("placebo item popularity passes"));
+            assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        }
+        assert_eq!(fixed(0.2).verdict, Holds);
+        assert_eq!(f3(&models(0.2)).verdict, Holds);
+        // Without popularity there is no placebo, and the claim says so.
+        let alone = f3(&models(0.4)[1..]);
+        assert_eq!(alone.verdict, Holds);
+        assert!(alone.no_placebo.is_some());
+        assert!(alone.provenance_problems().is_empty(), "{:?}", alone.provenance_problems());
+    }
+
+    /// One fixed population, every test user up to L = 2, with item popularity ending at
+    /// `popularity` and one model rising from 0.1 to 0.3.
+    fn fixed_populations(popularity: f64) -> Vec<Population> {
+        vec![Population {
+            users: "every test user".into(),
+            last: 2.0,
+            models: vec![
+                (POPULARITY.to_string(), draws(&[0.2, popularity], 0.01)),
+                ("a".to_string(), draws(&[0.1, 0.3], 0.01)),
+            ],
+        }]
     }
 
     #[test]
@@ -1026,9 +1626,13 @@ mod tests {
             all.insert("pop", "ndcg@10", five(pop, 0.001));
             f2(&held, &all)
         };
-        // The lowest RMSE ranks below a model without one: holds.
+        let verdict = |claim: Claim| claim.readings[0].verdict;
+        // The lowest RMSE ranks below a model without one: the reading holds. It was named
+        // after the reversal had failed: post hoc, it does not decide its claim alone.
         let claim = with_pop(0.2, &[("a", 0.9, 0.05), ("b", 1.0, 0.01)]);
-        assert_eq!(claim.verdict, Holds, "{}", claim.measured);
+        assert_eq!(claim.readings[0].verdict, Holds, "{}", claim.measured);
+        assert!(claim.readings[0].post_hoc);
+        assert_eq!(claim.verdict, Inconclusive);
         assert_eq!(
             claim.readings[0].tests[0].subject,
             "all-items NDCG@10: a (lowest RMSE) − pop (best by mean)"
@@ -1036,16 +1640,44 @@ mod tests {
         assert!(claim.measured.starts_with("lowest RMSE: a (0.9000); best all-items NDCG@10: pop"));
         assert!(claim.problems().is_empty(), "{:?}", claim.problems());
         // ... or below another rating predictor.
-        assert_eq!(with_pop(0.0, &[("a", 0.9, 0.05), ("b", 1.0, 0.1)]).verdict, Holds);
+        assert_eq!(verdict(with_pop(0.0, &[("a", 0.9, 0.05), ("b", 1.0, 0.1)])), Holds);
         // The lowest RMSE is the best ranker too: the difference is zero, and it fails.
-        assert_eq!(with_pop(0.04, &[("b", 1.0, 0.01), ("a", 0.9, 0.05)]).verdict, Fails);
+        assert_eq!(verdict(with_pop(0.04, &[("b", 1.0, 0.01), ("a", 0.9, 0.05)])), Fails);
         // A difference within the noise is none: fails. Draws straddling it: inconclusive.
-        assert_eq!(with_pop(0.0502, &[("a", 0.9, 0.05)]).verdict, Fails);
+        assert_eq!(verdict(with_pop(0.0502, &[("a", 0.9, 0.05)])), Fails);
         let (held, mut all) = runs(&[("a", 0.9, 0.05)]);
         all.insert("pop", "ndcg@10", vec![0.04, 0.07, 0.05, 0.06, 0.055]);
-        assert_eq!(f2(&held, &all).verdict, Inconclusive);
+        assert_eq!(verdict(f2(&held, &all)), Inconclusive);
         let (held, all) = runs(&[]);
-        assert_eq!(f2(&held, &all).verdict, Inconclusive);
+        assert_eq!(verdict(f2(&held, &all)), Inconclusive);
+    }
+
+    #[test]
+    fn f2_is_decided_by_the_reversal_fixed_before_not_by_the_post_hoc_reading() {
+        // ALS has the lowest RMSE and the best all-items NDCG@10 of the rating predictors
+        // (no reversal), but ranks far below item popularity (the post-hoc reading holds).
+        let (mut held, mut all) = (Splits::new(true), Splits::new(true));
+        for (label, rmse, ndcg) in [(ALS, 0.9, 0.05), ("item mean rating", 1.0, 0.01)] {
+            held.insert(label, "rmse", five(rmse, 0.001));
+            all.insert(label, "ndcg@10", five(ndcg, 0.001));
+        }
+        held.insert(POPULARITY, "rmse", vec![f64::NAN; 5]);
+        all.insert(POPULARITY, "ndcg@10", five(0.2, 0.001));
+        let post = |claim| resting_on(claim, &choices::post_ndcg());
+        let claim = with_readings(
+            post(f2(&held, &all)),
+            "post",
+            vec![("post", post(f2_reversal(&held, &all)))],
+        );
+        assert_eq!(claim.readings[0].verdict, Holds);
+        assert!(claim.readings[0].post_hoc && !claim.readings[0].primary);
+        assert_eq!(claim.readings[1].verdict, Fails);
+        assert!(!claim.readings[1].post_hoc && !claim.readings[1].primary);
+        assert_eq!(claim.verdict, Fails);
+        assert_eq!(claim.deciding().len(), 1);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
+        assert!(claim.no_placebo.is_some());
     }
 
     #[test]
@@ -1065,23 +1697,27 @@ mod tests {
             (vec![("a", up)], Holds),
         ] {
             let claim = f3_typical(&population(&models));
-            assert_eq!(claim.verdict, verdict, "{models:?}: {}", claim.measured);
+            assert_eq!(claim.readings[0].verdict, verdict, "{models:?}: {}", claim.measured);
+            // Named after "every model" had failed: post hoc, it decides nothing alone.
+            assert!(claim.readings[0].post_hoc);
+            assert_eq!(claim.verdict, Inconclusive);
             assert!(claim.problems().is_empty(), "{:?}", claim.problems());
         }
         // Popularity, falling, is no member of any set.
         let claim = f3_typical(&population(&[("a", up), ("b", up), ("c", up), ("d", down)]));
         assert!(claim.measured.contains("shown: a + b + c"), "{}", claim.measured);
         assert!(claim.readings[0].name.starts_with("most personalised models (3 of 4)"));
-        // Every model against most: the universal reading fails, the typical one holds, and
-        // with neither primary the claim depends on the reading.
+        // Every model against most: the universal reading fails, the typical one holds but
+        // is post hoc, so the reading fixed before decides: the claim fails.
         let models = population(&[("a", up), ("b", up), ("c", up), ("d", down)]);
         let claim =
             open(with_readings(f3_fixed(&models), "post", vec![("post", f3_typical(&models))]));
         assert!(claim.readings.iter().all(|r| !r.primary));
         assert_eq!(claim.readings[0].verdict, Fails);
         assert_eq!(claim.readings[1].verdict, Holds);
-        assert_eq!(claim.verdict, Verdict::DependsOnReading);
+        assert_eq!(claim.verdict, Fails);
         assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
     }
 
     #[test]
@@ -1145,5 +1781,89 @@ mod tests {
         // A folded model missing decides nothing.
         let only_als = splits(false, &[(ALS, vec![("ndcg@50", scaled(0.95))])]);
         assert_eq!(f5(&weak, &only_als).verdict, Inconclusive);
+        // Without item popularity there is no placebo, and the claim says why.
+        assert_eq!(claim.no_placebo.as_deref(), Some(F5_NO_PLACEBO));
+        assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
+    }
+
+    #[test]
+    fn f5_is_untestable_where_item_popularity_reaches_the_same_ratio() {
+        // Folded in, both models keep 95% of their weak NDCG@50; item popularity, which
+        // ignores the history, keeps `popularity` of its own.
+        let run = |popularity: f64| {
+            let model = |label, mean: f64, ratio: f64| {
+                (label, vec![("ndcg@50", five(mean * ratio, 0.01 * ratio))])
+            };
+            let weak = splits(
+                false,
+                &[model(ALS, 0.2, 1.0), model(IALS, 0.4, 1.0), model(POPULARITY, 0.3, 1.0)],
+            );
+            let strong = splits(
+                false,
+                &[
+                    model(ALS, 0.2, 0.95),
+                    model(IALS, 0.4, 0.95),
+                    model(POPULARITY, 0.3, popularity),
+                ],
+            );
+            f5(&weak, &strong)
+        };
+        let claim = run(1.0);
+        let placebo = claim.readings[0].placebo.as_ref().unwrap();
+        assert_eq!(placebo.model, POPULARITY);
+        assert_eq!(placebo.tests[0].subject, "NDCG@50: strong − 0.9 × weak, item popularity");
+        assert!(placebo.passes());
+        assert_eq!(claim.readings[0].verdict, Verdict::Untestable);
+        assert_eq!(claim.verdict, Verdict::Untestable);
+        assert!(claim.reason().contains("placebo item popularity passes"), "{}", claim.reason());
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
+        assert!(claim.no_placebo.is_none());
+        // Where popularity loses more than the fraction, the test can tell, and decides.
+        let claim = run(0.5);
+        assert!(!claim.readings[0].placebo.as_ref().unwrap().passes());
+        assert_eq!(claim.verdict, Holds);
+    }
+
+    #[test]
+    fn every_reading_records_who_fixed_its_choices_and_none_is_the_papers() {
+        let (h, a) = ranking(five(0.90, 0.001), [0.05, 0.10], false);
+        let f1 = with_readings(
+            resting_on(f1(&h, &a), &choices::post_ndcg()),
+            "post",
+            vec![("gain = rating", resting_on(f1(&h, &a), &choices::gain_rating()))],
+        );
+        assert_eq!(f1.verdict, Holds);
+        assert!(f1.provenance_problems().is_empty(), "{:?}", f1.provenance_problems());
+        let post = &f1.readings[0];
+        // The post's code fixes the NDCG; the threshold 0.95 and ALS's fit are ours, with
+        // no sensitivity: the reading is not the paper's.
+        assert!(!post.primary);
+        let by = |what: &str| {
+            post.choices.iter().find(|c| c.what == what).map(|c| c.by.short()).unwrap()
+        };
+        assert_eq!(by("NDCG's gain"), "code validate.py:46");
+        assert_eq!(by("NDCG's ideal DCG"), "code relevances.py:18");
+        assert_eq!(by("NDCG's lower bound"), "code validate.py:89");
+        assert_eq!(by("candidates"), "text Recommendation as ranking");
+        assert_eq!(by("close to the best"), "ours");
+        let fit = post.choices.iter().find(|c| c.what == "ALS (RMSE)'s fit").unwrap();
+        assert_eq!((fit.kind, fit.by.short().as_str()), (ChoiceKind::ModelFit, "ours"));
+        assert!(fit.value.contains("count-weighted"));
+        assert_eq!(
+            f1.readings[1].choices.iter().find(|c| c.what == "NDCG's gain").unwrap().by.short(),
+            "ours"
+        );
+        // A reading resting on the post's code alone would be tagged the paper's.
+        let test = Test::new("d", Rule::above(NOISE), Effect::exact(0.1));
+        let bare = Claim::new(
+            "F0",
+            "s",
+            Quote { section: "§".into(), words: "w".into() },
+            "m",
+            vec![Reading::new("r", vec![test])],
+        );
+        let tagged = with_readings(resting_on(bare, &choices::post_ndcg()), "post", vec![]);
+        assert!(tagged.readings[0].primary);
     }
 }

@@ -4,7 +4,9 @@
 
 use anyhow::{Context, Result, bail};
 use recs_bench::models::knn::{ItemKnnParams, KnnParams, Similarity};
-use recs_bench::report::{Claim, Effect, Quote, Reading, Rule, Table, Test};
+use recs_bench::report::{
+    Choice, ChoiceKind, Claim, Effect, Quote, Reading, Rule, Table, Test, UntestableCause,
+};
 use recs_bench::{Figure, Line};
 use recs_core::{DuplicatePolicy, Event, Fit, Interactions, TrainData};
 use serde_json::json;
@@ -79,8 +81,28 @@ pub(super) fn figure(curve: &[(u32, f64)]) -> Figure {
     )
 }
 
+/// Why I10 cannot fail: it is arithmetic on §3's own formula.
+const BY_DEFINITION: &str = "s = 1 / (1 + d) gives s(1) = 1/2, and its steps s(d) − s(d + 1) \
+     = 1 / ((d + 1)(d + 2)) shrink with d, so the first is the largest: the claim follows from \
+     §3's formula whatever the data, and the tests only check that the models compute that \
+     formula";
+
+/// The similarity §3 states, which the models' `hamming` similarity implements.
+fn formula() -> Choice {
+    Choice::text(
+        ChoiceKind::ModelFit,
+        "similarity from a Hamming distance",
+        "s = 1 / (1 + d), the kNN models' `hamming` similarity",
+        "§3",
+        "The simplest way to calculate the similarity then is to apply the following formula \
+         $s(x, y) = \\frac{1}{1+d(x,y)}$",
+    )
+}
+
 /// I10: at Hamming distance 1 the similarity is already 1/2 (exact: fixed vectors, no
-/// random choice), and the step from d = 0 to d = 1 is the largest of the curve.
+/// random choice), and the step from d = 0 to d = 1 is the largest of the curve. Both hold
+/// by the definition s = 1 / (1 + d), so the reading is untestable by construction, its
+/// tests kept as evidence that the models compute §3's formula.
 pub(super) fn claim(curve: &[(u32, f64)]) -> Result<Claim> {
     let at = |d: u32| curve.iter().find(|p| p.0 == d).map(|p| p.1);
     let (Some(s0), Some(s1)) = (at(0), at(1)) else { bail!("I10: no similarity at d = 0, 1") };
@@ -109,8 +131,17 @@ pub(super) fn claim(curve: &[(u32, f64)]) -> Result<Claim> {
              similarity)",
             at(MAX_DISTANCE).unwrap_or(f64::NAN)
         ),
-        vec![Reading::new("the models' hamming similarity, s = 1 / (1 + d)", tests).primary()],
-    ))
+        vec![
+            Reading::untestable(
+                "the models' hamming similarity, s = 1 / (1 + d)",
+                UntestableCause::Construction,
+                BY_DEFINITION,
+                tests,
+            )
+            .with_choices([formula()]),
+        ],
+    )
+    .without_placebo("its only reading is untestable by construction already"))
 }
 
 #[cfg(test)]
@@ -127,7 +158,19 @@ mod tests {
             let expected = 1.0 / (1.0 + f64::from(*d));
             assert!((s - expected).abs() < 1e-7, "d = {d}: {s} against {expected}");
         }
-        assert_eq!(claim(&curve).unwrap().verdict, Verdict::Holds);
         assert_eq!(table(&curve).rows.len(), curve.len());
+    }
+
+    #[test]
+    fn figure_1_holds_by_definition_so_it_is_untestable_with_its_tests_as_evidence() {
+        let claim = claim(&curve(MAX_DISTANCE).unwrap()).unwrap();
+        assert_eq!(claim.verdict, Verdict::Untestable);
+        let reading = &claim.readings[0];
+        assert!(reading.reason().starts_with("by construction"), "{}", reading.reason());
+        // The tests still show that the models compute §3's formula.
+        assert!(reading.tests.iter().all(|t| t.verdict == Verdict::Holds));
+        assert!(reading.choices.iter().all(|c| c.by.is_paper()));
+        assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
     }
 }

@@ -147,19 +147,32 @@ pub(super) fn claims(
 const FIG3: [(&str, &str); 4] =
     [(LPCA, "lpca"), (ASPECT, "aspect"), (REGRESSION, "regression"), (RANDOM, "random")];
 
-/// A reading of MS Web's test cases with the choices every MS Web claim shares: the ids,
-/// the candidates, LPCA's dimensions, the aspect model's fit and the pooled ROC's tie
-/// order. The paper's tag follows from them ([`Reading::primary_if_fixed`]).
-fn msweb_reading(r: &MsWebReading<'_>, tests: Vec<Test>) -> Reading {
-    let ids = if r.papers_ids { choices::same_people() } else { choices::new_people(r.name) };
-    Reading::new(r.name, tests).with_choices([
-        ids,
-        choices::msweb_candidates(),
-        choices::lpca_dims(),
-        choices::aspect_fit(),
-        choices::tie_order(),
-    ])
+/// What an MS Web claim's tests read besides the areas: the aspect model, and the pooled
+/// ROC (whose tie order then matters).
+#[derive(Clone, Copy)]
+struct Reads {
+    aspect: bool,
+    roc: bool,
 }
+
+/// A reading of MS Web's test cases with the choices its tests rest on: the ids, the
+/// candidates and LPCA's dimensions always; the aspect model's fit and the pooled ROC's tie
+/// order when the tests read them. The paper's tag follows from them
+/// ([`Reading::primary_if_fixed`]).
+fn msweb_reading(r: &MsWebReading<'_>, tests: Vec<Test>, reads: Reads) -> Reading {
+    let ids = if r.papers_ids { choices::same_people() } else { choices::new_people(r.name) };
+    let mut chosen = vec![ids, choices::msweb_candidates(), choices::lpca_dims()];
+    if reads.aspect {
+        chosen.push(choices::aspect_fit());
+    }
+    if reads.roc {
+        chosen.push(choices::tie_order());
+    }
+    Reading::new(r.name, tests).with_choices(chosen)
+}
+
+/// The aspect model and the pooled ROC.
+const BOTH: Reads = Reads { aspect: true, roc: true };
 
 /// S1's tests on `results`: each pair of Figure 3's models, oriented by its ROC estimate,
 /// must not be ordered the other way by CROC. `roc` is the ROC key (a tie-order end), and
@@ -195,7 +208,7 @@ fn s1_tests(results: &Results, roc: &str, aspect: &str) -> Result<Vec<Test>> {
 fn s1(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
     let mut readings = Vec::new();
     for r in msweb {
-        let reading = msweb_reading(r, s1_tests(r.results, ROC, ASPECT)?)
+        let reading = msweb_reading(r, s1_tests(r.results, ROC, ASPECT)?, BOTH)
             .with_sensitivity(tie_ends(|roc| s1_tests(r.results, roc, ASPECT))?)
             .with_sensitivity(fit_ends(choices::ASPECT_FIT, &ASPECT_VARIANTS, |aspect| {
                 s1_tests(r.results, ROC, aspect)
@@ -234,7 +247,7 @@ fn s2_tests(results: &Results, roc: &str, aspect: &str) -> Result<Vec<Test>> {
 fn s2(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
     let mut readings = Vec::new();
     for r in msweb {
-        let reading = msweb_reading(r, s2_tests(r.results, ROC, ASPECT)?)
+        let reading = msweb_reading(r, s2_tests(r.results, ROC, ASPECT)?, BOTH)
             .with_sensitivity(tie_ends(|roc| s2_tests(r.results, roc, ASPECT))?)
             .with_sensitivity(fit_ends(choices::ASPECT_FIT, &ASPECT_VARIANTS, |aspect| {
                 s2_tests(r.results, ROC, aspect)
@@ -269,7 +282,8 @@ fn s3(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
                 Effect::mean_of(&[gap], true, deterministic),
             ),
         ];
-        readings.push(msweb_reading(r, tests).primary_if_fixed());
+        readings
+            .push(msweb_reading(r, tests, Reads { aspect: false, roc: false }).primary_if_fixed());
     }
     Ok(Claim::new(
         "S3",
@@ -308,7 +322,7 @@ fn s4(msweb: &[MsWebReading<'_>], ids: &IdFacts) -> Result<Claim> {
             Some(why) => Reading::untestable(r.name, UntestableCause::Construction, why, tests)
                 .with_choices([choices::new_people(r.name), choices::msweb_candidates()]),
             None => {
-                let mut reading = msweb_reading(r, tests)
+                let mut reading = msweb_reading(r, tests, Reads { aspect: false, roc: true })
                     .with_sensitivity(tie_ends(|roc| s4_tests(r.results, roc, REGRESSION))?);
                 if r.papers_ids {
                     // The placebo: the regression scoring each person with the training
@@ -365,7 +379,7 @@ fn s5_tests(results: &Results, roc: &str, aspect: &str) -> Result<Vec<Test>> {
 fn s5(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
     let mut readings = Vec::new();
     for r in msweb {
-        let reading = msweb_reading(r, s5_tests(r.results, ROC, ASPECT)?)
+        let reading = msweb_reading(r, s5_tests(r.results, ROC, ASPECT)?, BOTH)
             .with_sensitivity(tie_ends(|roc| s5_tests(r.results, roc, ASPECT))?)
             .with_sensitivity(fit_ends(choices::ASPECT_FIT, &ASPECT_VARIANTS, |aspect| {
                 s5_tests(r.results, ROC, aspect)
