@@ -10,6 +10,7 @@
 //! | `data` | `recs-data` — loaders, registry, statistics, synthetic data | `data` |
 //! | `split` | `recs-split` — train/test protocols and judgments | `split` |
 //! | `metrics` | `recs-metrics` — exact, tie-aware ROC/CROC and ranking metrics | `metrics` |
+//! | `sampled` | `recs-sampled` — sampled ranking metrics and their corrections | `sampled` |
 //! | `models` | `recs-models-*` — baseline, Bayes, kNN and latent models, one module each | `models` (implies `bench`) |
 //! | `bench` | `recs-bench` — experiment runner and reports | `bench` |
 //!
@@ -31,6 +32,9 @@ pub use recs_split as split;
 
 #[cfg(feature = "metrics")]
 pub use recs_metrics as metrics;
+
+#[cfg(feature = "sampled")]
+pub use recs_sampled as sampled;
 
 #[cfg(feature = "bench")]
 pub use recs_bench as bench;

@@ -11,7 +11,8 @@ use std::process::Command;
 use toml::{Table, Value};
 
 /// The library crates below the runner that are not model crates.
-const FOUNDATION: &[&str] = &["recs-core", "recs-data", "recs-split", "recs-metrics"];
+const FOUNDATION: &[&str] =
+    &["recs-core", "recs-data", "recs-split", "recs-metrics", "recs-sampled"];
 
 /// Which `recs` crates a member may depend on, given the model crates of the tree: the
 /// allowed normal dependencies and the extra ones allowed as dev-dependencies only. Model
@@ -20,7 +21,7 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
     let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let (core, testkit) = (names(&["recs-core"]), names(&["recs-testkit"]));
     Some(match member {
-        "recs-core" => (Vec::new(), Vec::new()),
+        "recs-core" | "recs-sampled" => (Vec::new(), Vec::new()),
         "recs-testkit" => (core, Vec::new()),
         "recs-metrics" | "recs-data" => (core, testkit),
         "recs-split" => (core, names(&["recs-testkit", "recs-data"])),

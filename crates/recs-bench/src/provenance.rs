@@ -24,8 +24,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::report::Test;
-use crate::verdict::{Rule, Verdict};
+use crate::verdict::{Rule, Test, Verdict};
 
 /// What a choice is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

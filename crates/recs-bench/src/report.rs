@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 pub use crate::provenance::{
     Choice, ChoiceKind, End, Placebo, Sensitivity, Source, Spread, TOLERANCE, tolerance_choice,
 };
-pub use crate::verdict::{Direction, Effect, IntervalKind, Rule, Verdict};
+pub use crate::verdict::{Direction, Effect, IntervalKind, Rule, Test, Verdict};
 
 /// Version of the `report.json` layout; bumped on any incompatible change.
 pub const SCHEMA_VERSION: u32 = 2;
@@ -206,28 +206,6 @@ pub enum UntestableCause {
     Bound,
     /// The set-up makes the claim true or false whatever the data.
     Construction,
-}
-
-/// One comparison: what is compared, the rule fixed before the result, the measured
-/// effect, and the rule's verdict on it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Test {
-    /// What the effect is (`CROC AUC − ROC AUC, aspect`).
-    pub subject: String,
-    /// The decision rule.
-    pub rule: Rule,
-    /// The measured effect with its interval.
-    pub effect: Effect,
-    /// [`Rule::decide`] on `effect`.
-    pub verdict: Verdict,
-}
-
-impl Test {
-    /// A test of `effect` under `rule`; its verdict is the rule's.
-    pub fn new(subject: impl Into<String>, rule: Rule, effect: Effect) -> Test {
-        let verdict = rule.decide(&effect);
-        Test { subject: subject.into(), rule, effect, verdict }
-    }
 }
 
 impl Reading {

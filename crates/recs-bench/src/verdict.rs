@@ -438,6 +438,28 @@ impl Rule {
     }
 }
 
+/// One comparison: what is compared, the rule fixed before the result, the measured
+/// effect, and the rule's verdict on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Test {
+    /// What the effect is (`CROC AUC − ROC AUC, aspect`).
+    pub subject: String,
+    /// The decision rule.
+    pub rule: Rule,
+    /// The measured effect with its interval.
+    pub effect: Effect,
+    /// [`Rule::decide`] on `effect`.
+    pub verdict: Verdict,
+}
+
+impl Test {
+    /// A test of `effect` under `rule`; its verdict is the rule's.
+    pub fn new(subject: impl Into<String>, rule: Rule, effect: Effect) -> Test {
+        let verdict = rule.decide(&effect);
+        Test { subject: subject.into(), rule, effect, verdict }
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
