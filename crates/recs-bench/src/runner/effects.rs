@@ -40,8 +40,10 @@ impl Results {
         Some(self.over_repetitions(differences))
     }
 
-    /// `values` (one per split, in split order) as an effect over the run's repetitions.
-    fn over_repetitions(&self, values: impl Iterator<Item = f64>) -> Effect {
+    /// `values` (one per split, in [`Results::split_ids`] order; `NaN` where undefined) as
+    /// an effect over the run's repetitions, with [`Results::paired_effect`]'s interval: a
+    /// statistic computed split by split from several keys or models.
+    pub fn over_repetitions(&self, values: impl Iterator<Item = f64>) -> Effect {
         let mut by_repetition: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
         for (id, value) in self.split_ids.iter().zip(values) {
             if !value.is_nan() {

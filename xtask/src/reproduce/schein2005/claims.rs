@@ -15,7 +15,9 @@
 
 use anyhow::{Context, Result};
 use recs_bench::Results;
-use recs_bench::report::{Claim, End, Placebo, Quote, Reading, Sensitivity, Test, UntestableCause};
+use recs_bench::report::{
+    Choice, ChoiceKind, Claim, End, Placebo, Quote, Reading, Sensitivity, Test, UntestableCause,
+};
 use recs_bench::verdict::{Effect, Rule};
 
 use super::ids::IdFacts;
@@ -205,8 +207,66 @@ fn s1_tests(results: &Results, roc: &str, aspect: &str) -> Result<Vec<Test>> {
     Ok(tests)
 }
 
+/// The tests of S1's post-hoc reading: a pair is reversed only when ROC and CROC order it
+/// oppositely, each beyond the tolerance. Per repetition, with the pair put in the order of
+/// its mean ROC difference, `min(ROC difference, −CROC difference)` exceeds the tolerance
+/// exactly when both do; the rule asks it not to (`aspect` a fit end).
+fn s1_reversal_tests(results: &Results, aspect: &str) -> Result<Vec<Test>> {
+    let models: Vec<(&str, &str)> = FIG3
+        .iter()
+        .map(|&(label, short)| (if label == ASPECT { aspect } else { label }, short))
+        .collect();
+    let splits = |label: &str, key: &str| {
+        results.per_split(label, key).with_context(|| format!("no `{key}` for `{label}`"))
+    };
+    let mut tests = Vec::new();
+    for (i, &(a, short_a)) in models.iter().enumerate() {
+        for &(b, short_b) in &models[i + 1..] {
+            let flip = pair(results, a, b, ROC)?.estimate < 0.0;
+            let (first, second) = if flip { (short_b, short_a) } else { (short_a, short_b) };
+            let sign = if flip { -1.0 } else { 1.0 };
+            let (roc_a, roc_b, croc_a, croc_b) =
+                (splits(a, ROC)?, splits(b, ROC)?, splits(a, CROC)?, splits(b, CROC)?);
+            let reversal =
+                (0..roc_a.len()).map(|s| match (roc_a[s], roc_b[s], croc_a[s], croc_b[s]) {
+                    (Some(ra), Some(rb), Some(ca), Some(cb)) => {
+                        (sign * (ra - rb)).min(-sign * (ca - cb))
+                    }
+                    _ => f64::NAN,
+                });
+            tests.push(Test::new(
+                format!("reversal of {first} and {second}: min(ROC {first} − {second}, CROC {second} − {first})"),
+                Rule::not_above(TIE),
+                results.over_repetitions(reversal),
+            ));
+        }
+    }
+    Ok(tests)
+}
+
 fn s1(msweb: &[MsWebReading<'_>]) -> Result<Claim> {
     let mut readings = Vec::new();
+    for r in msweb.iter().filter(|r| r.papers_ids) {
+        // Named after the β = 0.6 end of the aspect model's fit had failed on a pair whose
+        // ROC difference lay inside the tie tolerance: post hoc, shown, never deciding.
+        let tests = s1_reversal_tests(r.results, ASPECT)?;
+        readings.push(
+            msweb_reading(r, tests, BOTH)
+                .with_choices([Choice::post_hoc(
+                    ChoiceKind::Comparison,
+                    "what counts as a reversal",
+                    "ROC and CROC order the pair oppositely, each beyond the tolerance (a tie on \
+                     either measure is no reversal)",
+                    "a tie that becomes an order is no change of rank, as an order that becomes \
+                     a tie (lpca and the regression on CROC) is none under the deciding rule",
+                    "the β = 0.6 end of the aspect model's fit failed on the aspect model and the \
+                     regression, whose ROC difference lay inside the tolerance",
+                )])
+                .with_sensitivity(fit_ends(choices::ASPECT_FIT, &ASPECT_VARIANTS, |aspect| {
+                    s1_reversal_tests(r.results, aspect)
+                })?),
+        );
+    }
     for r in msweb {
         let reading = msweb_reading(r, s1_tests(r.results, ROC, ASPECT)?, BOTH)
             .with_sensitivity(tie_ends(|roc| s1_tests(r.results, roc, ASPECT))?)
