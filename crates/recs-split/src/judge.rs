@@ -171,6 +171,24 @@ impl Split {
     /// A restriction item out of range, or a non-finite or negative threshold or rating
     /// used as a grade.
     pub fn judgments(&self, options: &JudgmentOptions) -> Result<Judgments> {
+        let allowed_items = self.allowed_items(options)?;
+        let mut builder = Judgments::builder(self.n_users(), self.n_items());
+        let mut items = Vec::new();
+        let mut grades = Vec::new();
+        for user in self.judged_users(options) {
+            if self.user_candidates(user, options, &allowed_items, &mut items, &mut grades) {
+                builder.push_user(user, &items, &grades)?;
+            }
+        }
+        builder.build()
+    }
+
+    /// The items that may be candidates under `options` (ascending): the split's candidate
+    /// items intersected with the options' restriction, or every item.
+    ///
+    /// # Errors
+    /// A restriction item out of range, or a non-finite threshold.
+    pub(crate) fn allowed_items(&self, options: &JudgmentOptions) -> Result<Vec<u32>> {
         let n_items = self.n_items();
         if let Relevance::RatingAtLeast(t) = options.relevance
             && !t.is_finite()
@@ -193,57 +211,63 @@ impl Split {
                 *a &= k;
             }
         }
-        let allowed_items: Vec<u32> =
-            (0..n_items as u32).filter(|&i| allowed[i as usize]).collect();
+        Ok((0..n_items as u32).filter(|&i| allowed[i as usize]).collect())
+    }
 
-        let mut builder = Judgments::builder(self.n_users(), n_items);
-        let mut items = Vec::new();
-        let mut grades = Vec::new();
-        for user in self.judged_users(options) {
-            let known = self.known_items(user);
-            if known.len() < options.min_known_events {
-                continue;
-            }
-            let test = self.test().user_row(user);
-            items.clear();
-            grades.clear();
-            let grade_of = |value: f32| grade_of(options, value);
-            match options.candidates {
-                CandidateSet::FullCatalog => {
-                    // Walk the allowed items, skipping known ones and looking up test
-                    // values, all three lists being sorted.
-                    let (mut k, mut t) = (0, 0);
-                    for &item in &allowed_items {
-                        while k < known.len() && known[k] < item {
-                            k += 1;
-                        }
-                        if k < known.len() && known[k] == item {
-                            continue;
-                        }
-                        while t < test.items.len() && test.items[t] < item {
-                            t += 1;
-                        }
-                        let grade = if t < test.items.len() && test.items[t] == item {
-                            grade_of(test.values[t])
-                        } else {
-                            0.0
-                        };
-                        items.push(item);
-                        grades.push(grade);
-                    }
-                }
-                CandidateSet::HeldOutOnly => {
-                    for (&item, &value) in test.items.iter().zip(test.values) {
-                        if allowed[item as usize] && known.binary_search(&item).is_err() {
-                            items.push(item);
-                            grades.push(grade_of(value));
-                        }
-                    }
-                }
-            }
-            builder.push_user(user, &items, &grades)?;
+    /// One judged user's candidates and grades under `options` into `items` and `grades`
+    /// (cleared first); `false` when the user is not judged (too few known events).
+    pub(crate) fn user_candidates(
+        &self,
+        user: u32,
+        options: &JudgmentOptions,
+        allowed_items: &[u32],
+        items: &mut Vec<u32>,
+        grades: &mut Vec<f32>,
+    ) -> bool {
+        let known = self.known_items(user);
+        if known.len() < options.min_known_events {
+            return false;
         }
-        builder.build()
+        let test = self.test().user_row(user);
+        items.clear();
+        grades.clear();
+        let grade_of = |value: f32| grade_of(options, value);
+        match options.candidates {
+            CandidateSet::FullCatalog => {
+                // Walk the allowed items, skipping known ones and looking up test values,
+                // all three lists being sorted.
+                let (mut k, mut t) = (0, 0);
+                for &item in allowed_items {
+                    while k < known.len() && known[k] < item {
+                        k += 1;
+                    }
+                    if k < known.len() && known[k] == item {
+                        continue;
+                    }
+                    while t < test.items.len() && test.items[t] < item {
+                        t += 1;
+                    }
+                    let grade = if t < test.items.len() && test.items[t] == item {
+                        grade_of(test.values[t])
+                    } else {
+                        0.0
+                    };
+                    items.push(item);
+                    grades.push(grade);
+                }
+            }
+            CandidateSet::HeldOutOnly => {
+                for (&item, &value) in test.items.iter().zip(test.values) {
+                    if allowed_items.binary_search(&item).is_ok()
+                        && known.binary_search(&item).is_err()
+                    {
+                        items.push(item);
+                        grades.push(grade_of(value));
+                    }
+                }
+            }
+        }
+        true
     }
 
     /// The judgments of [`Split::judgments`] without their negatives, when the candidates
@@ -300,7 +324,7 @@ impl Split {
     }
 
     /// The users judged under `options`, before the minimum-history filter.
-    fn judged_users(&self, options: &JudgmentOptions) -> Vec<u32> {
+    pub(crate) fn judged_users(&self, options: &JudgmentOptions) -> Vec<u32> {
         match (self.test_users(), options.users) {
             (Some(users), _) => users.to_vec(),
             (None, JudgedUsers::All) => (0..self.n_users() as u32).collect(),

@@ -58,6 +58,7 @@ mod judge;
 mod keys;
 mod protocol;
 mod rng;
+mod sampled;
 mod split;
 
 pub use judge::{
@@ -65,4 +66,5 @@ pub use judge::{
 };
 pub use keys::{PROTOCOL_KEYS, ProtocolKey, protocol_keys, protocol_names};
 pub use protocol::{Amount, Generalization, Given, HistoryOrder, Protocol, SplitId, TimeCut};
+pub use sampled::{NegativeSampling, SampleBy};
 pub use split::{Split, SplitSummary};

@@ -25,6 +25,8 @@ pub(crate) enum Purpose {
     ColdItems = 5,
     /// A validation split drawn inside a training set.
     Validation = 6,
+    /// Sampled negative candidates of a user (`Split::sampled_judgments`).
+    SampledNegatives = 7,
 }
 
 use recs_core::splitmix64;
