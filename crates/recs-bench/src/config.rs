@@ -236,6 +236,23 @@ pub struct JudgmentsConfig {
     /// hidden columns or cold-start test items, when it has one) or `all`.
     #[serde(default)]
     pub items: JudgedItems,
+    /// Sampled candidates instead of the full catalog: each judged user's relevant items
+    /// and `negatives` items drawn (without replacement, seeded per split and user) from
+    /// those it neither knows nor finds relevant, `by = "uniform"` (default) or
+    /// `"popularity"`. `recs_sampled` says how far such metrics are from the exact ones.
+    #[serde(default)]
+    pub sampled: Option<SampledCandidates>,
+}
+
+/// The sampled-candidates policy of a configuration (`judgments.sampled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampledCandidates {
+    /// Negatives drawn per judged user (at least 1).
+    pub negatives: usize,
+    /// How they are drawn.
+    #[serde(default)]
+    pub by: recs_split::SampleBy,
 }
 
 /// Which items may be candidates (`judgments.items`).
@@ -264,6 +281,7 @@ impl Default for JudgmentsConfig {
             grade: GradeScale::default(),
             min_known_events: 0,
             items: JudgedItems::default(),
+            sampled: None,
         }
     }
 }
@@ -549,6 +567,17 @@ impl Config {
             .users(self.judgments.users)
             .grade(self.judgments.grade)
             .min_known_events(self.judgments.min_known_events);
+        if let Some(sampled) = self.judgments.sampled {
+            if sampled.negatives == 0 {
+                return Err(err("judgments.sampled.negatives", "at least 1".into()));
+            }
+            if judging.candidates != recs_split::CandidateSet::FullCatalog {
+                return Err(err(
+                    "judgments.sampled",
+                    "a full-catalog mode (implicit or rating:T) to sample negatives from".into(),
+                ));
+            }
+        }
         let evaluation = &self.evaluation;
         let mut metrics = Vec::with_capacity(evaluation.metrics.len());
         for (at, name) in evaluation.metrics.iter().enumerate() {
@@ -613,7 +642,19 @@ impl Config {
             protocol: self.protocol.clone(),
             judging,
             judge_all_items: self.judgments.items == JudgedItems::All,
-            mode: self.judgments.mode.clone(),
+            sampled: self.judgments.sampled,
+            mode: match self.judgments.sampled {
+                None => self.judgments.mode.clone(),
+                Some(s) => format!(
+                    "{}, sampled candidates: relevant items and {} negatives drawn {}",
+                    self.judgments.mode,
+                    s.negatives,
+                    match s.by {
+                        recs_split::SampleBy::Uniform => "uniformly",
+                        recs_split::SampleBy::Popularity => "by popularity",
+                    }
+                ),
+            },
             metrics,
             options: evaluation.options(),
             max_fpr: evaluation.max_fpr,
@@ -881,6 +922,24 @@ mod tests {
             Err(BenchError::Config { key, message, .. }) => (key, message),
             other => panic!("expected a configuration error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn sampled_candidates_are_checked_and_named_in_the_mode() {
+        let with = |table: &str| format!("{BASE}[judgments]\nsampled = {table}\n");
+        let plan = parse(&with("{ negatives = 99 }")).unwrap();
+        assert_eq!(
+            plan.sampled,
+            Some(SampledCandidates { negatives: 99, by: recs_split::SampleBy::Uniform })
+        );
+        assert!(plan.mode.contains("99 negatives drawn uniformly"), "{}", plan.mode);
+        let by_pop = parse(&with("{ negatives = 5, by = \"popularity\" }")).unwrap();
+        assert!(by_pop.mode.contains("by popularity"), "{}", by_pop.mode);
+        assert_eq!(error_of(&with("{ negatives = 0 }")).0, "judgments.sampled.negatives");
+        let conditional =
+            format!("{BASE}[judgments]\nmode = \"conditional:4\"\nsampled = {{ negatives = 5 }}\n");
+        assert_eq!(error_of(&conditional).0, "judgments.sampled");
+        assert!(Config::from_toml(&with("{ negatives = 5, seed = 3 }"), "t.toml").is_err());
     }
 
     #[test]

@@ -58,7 +58,7 @@ pub mod verdict;
 
 pub use config::{
     ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
-    ModelConfig, SelectionConfig,
+    ModelConfig, SampledCandidates, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};

@@ -215,6 +215,8 @@ pub struct Plan {
     pub(crate) judging: JudgmentOptions,
     /// Judge every item, not only those the protocol designates (`judgments.items`).
     pub(crate) judge_all_items: bool,
+    /// Sampled candidates instead of the full catalog (`judgments.sampled`).
+    pub(crate) sampled: Option<crate::config::SampledCandidates>,
     pub(crate) mode: String,
     pub(crate) metrics: Vec<Metric>,
     pub(crate) options: Options,

@@ -161,3 +161,36 @@ name = "ials"
     let (pop, ials) = (pop.unwrap(), ials.unwrap());
     assert!(ials > pop + 0.1, "ials {ials} vs item popularity {pop}");
 }
+
+/// Sampled candidates: each judged user's relevant items and 99 negatives, the same draw
+/// for every model of the run; the sampled NDCG overstates the full catalog's.
+#[test]
+fn sampled_candidates_judge_the_relevant_items_among_drawn_negatives() {
+    let Some(session) = session() else { return };
+    let sampled =
+        TOPN.replace("[evaluation]", "[judgments]\nsampled = { negatives = 99 }\n\n[evaluation]");
+    assert_ne!(sampled, TOPN, "the configuration has an [evaluation] table");
+    let run = session.run(&plan(&sampled).keep_judgments(), &Silent).unwrap();
+    let judgments = run.results.judgments().expect("kept");
+    for user in judgments.iter() {
+        let relevant = user.grades.iter().filter(|&&g| g > 0.0).count();
+        assert!(relevant >= 1);
+        assert!(user.items.len() <= relevant + 99, "user {}", user.user);
+    }
+    assert!(
+        judgments
+            .iter()
+            .filter(|u| u.items.len() == u.grades.iter().filter(|&&g| g > 0.0).count() + 99)
+            .count()
+            > 900
+    );
+    let exact = session.run(&plan(TOPN), &Silent).unwrap();
+    let (s, e) = (
+        run.results.mean("puresvd", "ndcg@10").unwrap(),
+        exact.results.mean("puresvd", "ndcg@10").unwrap(),
+    );
+    assert!(s > e, "sampled {s} against exact {e}");
+    // The same seed draws the same candidates.
+    let again = session.run(&plan(&sampled).keep_judgments(), &Silent).unwrap();
+    assert_eq!(again.results.judgments(), run.results.judgments());
+}

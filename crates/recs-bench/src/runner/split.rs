@@ -17,6 +17,10 @@ pub(crate) enum Purpose {
     Model = 1,
     /// The validation split drawn inside the training part.
     Validation = 2,
+    /// Sampled negative candidates of the test part.
+    Negatives = 3,
+    /// Sampled negative candidates of the validation part.
+    ValidationNegatives = 4,
 }
 
 /// A seed for one purpose of one split, mixed so that nearby inputs give unrelated
@@ -32,8 +36,14 @@ pub(crate) fn derive_seed(seed: u64, id: SplitId, purpose: Purpose) -> u64 {
 /// The judgments of `split` under the plan's test mode; with `judgments.items = "all"`,
 /// over every item rather than only those the protocol designates (the split itself keeps
 /// its designation, for measures). A full catalog is kept without its negatives when the
-/// plan allows ([`Plan::can_stream`]).
-pub(crate) fn judge(plan: &Plan, split: &Split) -> Result<Candidates> {
+/// plan allows ([`Plan::can_stream`]). With sampled candidates, each judged user's
+/// relevant items and negatives drawn with `seed` (`judgments.sampled`).
+pub(crate) fn judge(plan: &Plan, split: &Split, seed: u64) -> Result<Candidates> {
+    if let Some(sampled) = plan.sampled {
+        let sampling =
+            recs_split::NegativeSampling { negatives: sampled.negatives, by: sampled.by, seed };
+        return Ok(Candidates::Listed(split.sampled_judgments(&plan.judging, &sampling)?));
+    }
     if plan.judge_all_items && split.candidate_items().is_some() {
         let every_item = (0..split.n_items() as u32).collect();
         let judgments = split.clone().with_candidate_items(every_item)?.judgments(&plan.judging)?;
@@ -165,7 +175,7 @@ impl Context<'_> {
     pub(crate) fn judged(&self, id: SplitId) -> Result<Judged> {
         let plan = self.plan;
         let split = self.draw(&self.data.dataset.interactions, id)?;
-        let candidates = judge(plan, &split)?;
+        let candidates = judge(plan, &split, derive_seed(plan.seed, id, Purpose::Negatives))?;
         if candidates.n_judged_users() == 0 {
             return Err(BenchError::Experiment(format!(
                 "split {}/{}: no user is judged (mode `{}`)",
@@ -184,7 +194,8 @@ impl Context<'_> {
         };
         let seed = derive_seed(plan.seed, id, Purpose::Validation);
         let validation = split.validation(&selection.protocol, seed, SplitId::new(0, 0))?;
-        let candidates = judge(plan, &validation)?;
+        let negatives = derive_seed(plan.seed, id, Purpose::ValidationNegatives);
+        let candidates = judge(plan, &validation, negatives)?;
         let cold = matches!(selection.protocol, recs_split::Protocol::ColdStartItems { .. });
         Ok(Some(Judged { split: validation, candidates, cold }))
     }
