@@ -160,6 +160,14 @@ pub(crate) fn unevaluated_claims(report: &Report, ids: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// Every claim of `report` that breaks the provenance rules: a reading without its
+/// choices, a "the paper's" tag without the paper's text or code behind every choice that
+/// matters, a post-hoc reading tagged the paper's, a claim without a placebo or a reason
+/// why none applies ([`recs_bench::report::Claim::provenance_problems`]).
+pub(crate) fn provenance_problems(report: &Report) -> Vec<String> {
+    report.claims.iter().flat_map(|c| c.provenance_problems()).collect()
+}
+
 /// One problem line per dataset of `expected` (`(name, [users, items, events])`) that
 /// `report` lacks or reads with other counts (for a paper's `check`).
 pub(crate) fn dataset_problems(report: &Report, expected: &[(&str, [u64; 3])]) -> Vec<String> {
