@@ -12,6 +12,7 @@ use crate::reproduce::{dataset_problems, experiment_problems, unevaluated_claims
 pub(crate) fn check(report: &Report) -> Vec<String> {
     let mut problems = report.validate();
     problems.extend(experiment_problems(report, &EXPERIMENTS, check_table));
+    problems.extend(crate::reproduce::provenance_problems(report));
     problems.extend(unevaluated_claims(report, &CLAIMS));
     problems.extend(dataset_problems(report, &[("ml-100k", [943, 1682, 100_000])]));
     problems
