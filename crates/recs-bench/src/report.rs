@@ -335,14 +335,22 @@ impl Reading {
             );
         }
         let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
-        if let Some(s) = self.sensitivity.iter().find(|s| s.flips(base)) {
-            let ends: Vec<String> =
-                s.ends.iter().map(|e| format!("{} {}", e.value, e.verdict)).collect();
-            let what = match s.spread {
-                Spread::Knob => "flips with",
-                Spread::Partition => "noise: flips across",
-            };
-            return format!("{base} as run, but {what} {} ({})", s.knob, ends.join(", "));
+        let flips: Vec<String> = self
+            .sensitivity
+            .iter()
+            .filter(|s| s.flips(base))
+            .map(|s| {
+                let ends: Vec<String> =
+                    s.ends.iter().map(|e| format!("{} {}", e.value, e.verdict)).collect();
+                let what = match s.spread {
+                    Spread::Knob => "with",
+                    Spread::Partition => "(noise) across",
+                };
+                format!("{what} {} ({})", s.knob, ends.join(", "))
+            })
+            .collect();
+        if !flips.is_empty() {
+            return format!("{base} as run, but flips {}", flips.join("; and "));
         }
         match self.decisive_test() {
             Some(t) => t.rule.reason(&t.effect),
@@ -493,8 +501,13 @@ impl Claim {
             [] => "every reading was named after a result: nothing decides".into(),
             [one] => one.reason(),
             many if self.verdict == Verdict::DependsOnReading => {
-                let each: Vec<String> =
-                    many.iter().map(|r| format!("{}: {}", r.name, r.verdict)).collect();
+                let each: Vec<String> = many
+                    .iter()
+                    .map(|r| match r.flipping_knobs().as_slice() {
+                        [] => format!("{}: {}", r.name, r.verdict),
+                        knobs => format!("{}: flips with {}", r.name, knobs.join(", ")),
+                    })
+                    .collect();
                 format!("the readings differ ({})", each.join("; "))
             }
             many => many[0].reason(),
@@ -1196,6 +1209,17 @@ mod tests {
         assert_eq!(r.verdict, Verdict::DependsOnReading);
         assert_eq!(r.flipping_knobs(), [TOLERANCE]);
         assert!(r.reason().contains("flips with the rule's tolerance"), "{}", r.reason());
+        let both = r
+            .clone()
+            .with_choices([Choice::ours(ChoiceKind::TieOrder, "ties", "half", "w")])
+            .with_sensitivity(Sensitivity::knob(
+                "ties",
+                vec![End::new(
+                    "first",
+                    vec![Test::new("d", Rule::above(0.01), interval(-0.2, -0.1))],
+                )],
+            ));
+        assert!(both.reason().contains("; and with ties (first fails)"), "{}", both.reason());
         // Far from the tolerance, nothing flips; without one there is nothing to vary.
         let clear = Reading::new("c", vec![Test::new("d", Rule::above(0.01), interval(0.1, 0.2))]);
         assert_eq!(clear.verdict, Verdict::Holds);

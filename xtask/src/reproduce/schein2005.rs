@@ -627,9 +627,10 @@ pub(crate) fn check(report: &recs_bench::report::Report) -> Vec<String> {
             }
         }
     }
+    problems.extend(crate::reproduce::provenance_problems(report));
     problems.extend(unevaluated_claims(
         report,
-        &["S1", "S2", "S3", "S4", "M1", "M2", "M3", "C1", "C2", "C3", "E1", "E2"],
+        &["S1", "S2", "S3", "S4", "S5", "M1", "M2", "M3", "M4", "C1", "C2", "C3", "E1", "E2", "T1"],
     ));
     problems
 }
