@@ -38,7 +38,8 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{BenchError, Result};
 use crate::plan::{
     AttributeSource, ClaimPlan, DatasetSource, EvalDevice, GroupBy, ModelPlan, Plan,
-    ProtocolChoice, RankBy, Selection, Synthetic, metric_keys, mib_bytes, per_user_metrics,
+    ProtocolChoice, RankBy, SampledCandidates, Selection, Synthetic, metric_keys, mib_bytes,
+    per_user_metrics,
 };
 
 /// A whole experiment.
@@ -242,17 +243,6 @@ pub struct JudgmentsConfig {
     /// `"popularity"`. `recs_sampled` says how far such metrics are from the exact ones.
     #[serde(default)]
     pub sampled: Option<SampledCandidates>,
-}
-
-/// The sampled-candidates policy of a configuration (`judgments.sampled`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SampledCandidates {
-    /// Negatives drawn per judged user (at least 1).
-    pub negatives: usize,
-    /// How they are drawn.
-    #[serde(default)]
-    pub by: recs_split::SampleBy,
 }
 
 /// Which items may be candidates (`judgments.items`).

@@ -58,11 +58,12 @@ pub mod verdict;
 
 pub use config::{
     ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
-    ModelConfig, SampledCandidates, SelectionConfig,
+    ModelConfig, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
 pub use output::{Extras, Figure, Line, write_report};
+pub use plan::SampledCandidates;
 pub use plan::{
     AttributeSource, EvalDevice, GroupBy, Measure, MeasureInput, Params, Plan, ProtocolChoice,
     RATING_ERROR_KEYS, RankBy,

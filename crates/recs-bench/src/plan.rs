@@ -199,6 +199,17 @@ impl Measure {
     }
 }
 
+/// The sampled-candidates policy of a configuration (`judgments.sampled`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampledCandidates {
+    /// Negatives drawn per judged user (at least 1).
+    pub negatives: usize,
+    /// How they are drawn.
+    #[serde(default)]
+    pub by: recs_split::SampleBy,
+}
+
 /// A checked experiment, ready to run. Built by [`Config::check`](crate::Config::check).
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -216,7 +227,7 @@ pub struct Plan {
     /// Judge every item, not only those the protocol designates (`judgments.items`).
     pub(crate) judge_all_items: bool,
     /// Sampled candidates instead of the full catalog (`judgments.sampled`).
-    pub(crate) sampled: Option<crate::config::SampledCandidates>,
+    pub(crate) sampled: Option<SampledCandidates>,
     pub(crate) mode: String,
     pub(crate) metrics: Vec<Metric>,
     pub(crate) options: Options,
