@@ -16,6 +16,8 @@ use recs_metrics::{
 };
 use serde_json::{Map, Value, json};
 
+use crate::candidates::Policy;
+
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
@@ -83,13 +85,23 @@ pub(crate) struct Args {
     /// retrieve count in recall, AP and NDCG denominators but are never ranked; users in
     /// both files; trec_eval's measures) or `catalog` (every item of the qrels and of
     /// --train that the user has no training event with; the qrels need only the graded
-    /// items) [default: `run` for a TREC run, `qrels` otherwise]
-    #[arg(long)]
-    candidates: Option<Candidates>,
-    /// With `--candidates catalog`: the training events, `user item ...` per line
-    /// (delimiter and header found from the file; further columns ignored).
+    /// items) or `sampled:N`, `sampled:N:uniform`, `sampled:N:popularity` (each user's
+    /// relevant catalog candidates and N of its other ones, drawn without replacement,
+    /// uniformly or in proportion to their training events, seeded by --seed and the
+    /// user's id) or `file:FILE` (exactly the `user<TAB>item` pairs of a file written by
+    /// --write-candidates; a relevant item of the qrels missing from it is an error)
+    /// [default: `run` for a TREC run, `qrels` otherwise]
+    #[arg(long, value_name = "POLICY")]
+    candidates: Option<Policy>,
+    /// With `--candidates catalog` or `sampled:N`: the training events, `user item ...`
+    /// per line (delimiter and header found from the file; further columns ignored).
     #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
+    /// Write the candidates evaluated (any policy) as `user<TAB>item` lines under a
+    /// `user<TAB>item` header, sorted by user then item (ids in numeric order when all are
+    /// integers, byte order otherwise), for `--candidates file:FILE` to read back.
+    #[arg(long, value_name = "FILE")]
+    write_candidates: Option<PathBuf>,
     /// Order of equal scores: `expected` (expected value over random orders),
     /// `item-ascending` or `item-descending` (by item index; also `item-asc`, `item-desc`).
     #[arg(long, default_value_t)]
@@ -107,7 +119,8 @@ pub(crate) struct Args {
     /// (`<metric>_ci95_bootstrap`, seeded by --seed).
     #[arg(long)]
     intervals: bool,
-    /// Seed of the bootstrap resampling of --intervals.
+    /// Seed of the negatives drawn by `--candidates sampled:N` (each user's draw comes from
+    /// this seed and the user's id) and of the bootstrap resampling of --intervals.
     #[arg(long, default_value_t = 0)]
     seed: u64,
     /// Number of bootstrap resamples of --intervals.
@@ -193,24 +206,71 @@ fn user_mean_columns(values: &PerUser) -> impl Iterator<Item = usize> + '_ {
 }
 
 /// The candidate policy asked for, or the one the run file's format implies.
-fn candidate_policy(args: &Args, run: &Path) -> anyhow::Result<Candidates> {
-    if let Some(policy) = args.candidates {
-        return Ok(policy);
+fn candidate_policy(args: &Args, run: &Path) -> anyhow::Result<Policy> {
+    if let Some(policy) = &args.candidates {
+        return Ok(policy.clone());
     }
     let format = match args.format {
         RunFormat::Auto => detect_run_format(run)?,
         format => format,
     };
-    Ok(if format == RunFormat::Trec { Candidates::Run } else { Candidates::Qrels })
+    Ok(Policy::Listed(if format == RunFormat::Trec { Candidates::Run } else { Candidates::Qrels }))
+}
+
+/// The training events of `--train`, which `policy` needs.
+fn training<'a>(args: &'a Args, policy: &Policy) -> anyhow::Result<(&'a Path, recs_data::Dataset)> {
+    let Some(path) = &args.train else {
+        anyhow::bail!("--candidates {policy} needs --train FILE: the training events");
+    };
+    Ok((path, crate::format::read_train(path)?))
+}
+
+/// The candidates of `policy` as qrels that list each of them, or `qrels` itself when the
+/// run decides (`run`) or the qrels list them (`qrels`).
+fn candidate_qrels(
+    args: &Args,
+    policy: &Policy,
+    qrels: Qrels,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Qrels> {
+    if args.train.is_some() && !policy.uses_train() {
+        anyhow::bail!("--train is used by --candidates catalog and sampled:N, not {policy}");
+    }
+    let qrels_name = args.qrels.display().to_string();
+    let built = match policy {
+        Policy::Listed(Candidates::Catalog) => return catalog(args, policy, &qrels, warnings),
+        Policy::Listed(_) => return Ok(qrels),
+        Policy::Sampled { negatives, by } => {
+            let (path, train) = training(args, policy)?;
+            let sampling =
+                recs_split::NegativeSampling { negatives: *negatives, by: *by, seed: args.seed };
+            let train_name = path.display().to_string();
+            crate::candidates::sampled(
+                &qrels,
+                &train,
+                &sampling,
+                args.rel_threshold,
+                &qrels_name,
+                &train_name,
+            )?
+        }
+        Policy::File(path) => {
+            crate::candidates::from_file(path, &qrels, args.rel_threshold, &qrels_name)?
+        }
+    };
+    warnings.extend(built.warnings);
+    Ok(built.qrels)
 }
 
 /// The full-catalog candidates of the users of `qrels`, given the training file of
 /// `--train`.
-fn catalog(args: &Args, qrels: &Qrels, warnings: &mut Vec<String>) -> anyhow::Result<Qrels> {
-    let Some(path) = &args.train else {
-        anyhow::bail!("--candidates catalog needs --train FILE: the training events");
-    };
-    let train = crate::format::read_train(path)?;
+fn catalog(
+    args: &Args,
+    policy: &Policy,
+    qrels: &Qrels,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<Qrels> {
+    let (path, train) = training(args, policy)?;
     let known = train
         .interactions
         .events()
@@ -228,21 +288,26 @@ fn read_run_warned(
     qrels: &Qrels,
     qrels_path: &Path,
     args: &Args,
-    policy: Candidates,
+    policy: &Policy,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<(Option<Qrels>, Run)> {
-    let (candidates, run, n_users_without_run) = match policy {
+    let (candidates, run, n_users_without_run) = match policy.reading() {
         Candidates::Run => {
             let read = read_run_candidates(path, qrels, args.format)?;
             (Some(read.qrels), read.run, read.n_users_without_run)
         }
         _ => (None, read_run(path, qrels, args.format)?, 0),
     };
+    // A drawn or fixed candidate set is not the qrels file: the warnings name both.
+    let qrels_name = match policy {
+        Policy::Listed(_) => qrels_path.display().to_string(),
+        _ => format!("{} under --candidates {policy}", qrels_path.display()),
+    };
     warnings.extend(run_warnings(
-        policy,
+        policy.reading(),
         &run,
         n_users_without_run,
-        &qrels_path.display().to_string(),
+        &qrels_name,
         &path.display().to_string(),
     ));
     Ok((candidates, run))
@@ -377,20 +442,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--ballista runs the DataFusion engine: add --engine datafusion");
     }
     if args.engine == Engine::Datafusion {
-        return run_on_datafusion(&args, &run_path, &metrics, &cremonesi, policy);
+        return run_on_datafusion(&args, &run_path, &metrics, &cremonesi, &policy);
     }
     let mut extra_warnings = Vec::new();
-    let read = read_qrels(&args.qrels)?;
-    let read = match policy {
-        Candidates::Catalog => catalog(&args, &read, &mut extra_warnings)?,
-        _ if args.train.is_some() => anyhow::bail!("--train is used by --candidates catalog"),
-        _ => read,
-    };
+    let read = candidate_qrels(&args, &policy, read_qrels(&args.qrels)?, &mut extra_warnings)?;
     let (candidates, run) =
-        read_run_warned(&run_path, &read, &args.qrels, &args, policy, &mut extra_warnings)?;
+        read_run_warned(&run_path, &read, &args.qrels, &args, &policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);
-    let trec = policy == Candidates::Run;
-    let options = policy.options(args.rel_threshold, args.ties, args.zero);
+    if let Some(path) = &args.write_candidates {
+        crate::candidates::write(path, qrels)?;
+    }
+    let trec = policy.reading() == Candidates::Run;
+    let options = policy.reading().options(args.rel_threshold, args.ties, args.zero);
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
     let mut report = evaluate(&scored, &metrics, &options, args.max_fpr, args.curves.is_some())?;
     report.warnings.append(&mut extra_warnings);
@@ -414,7 +477,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let comparison = match (&values, &args.compare) {
         (Some(a), Some(path)) => {
             let (other_candidates, other) =
-                read_run_warned(path, &read, &args.qrels, &args, policy, &mut report.warnings)?;
+                read_run_warned(path, &read, &args.qrels, &args, &policy, &mut report.warnings)?;
             let other_qrels = other_candidates.as_ref().unwrap_or(&read);
             if other_qrels.judgments.users() != qrels.judgments.users() {
                 anyhow::bail!(
@@ -440,7 +503,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
 
     write_curves(&args, &report)?;
-    print(&args, &report, policy, &options, run.n_ignored, &intervals, comparison.as_ref())
+    print(&args, &report, &policy, &options, run.n_ignored, &intervals, comparison.as_ref())
 }
 
 /// `--curves DIR`: the ROC and CROC curves of `report` as CSV.
@@ -460,11 +523,16 @@ fn write_curves(args: &Args, report: &Report) -> anyhow::Result<()> {
 /// `--user-factors`: the factors' dot products streamed over the full catalog, printed
 /// as a run's report is (the same keys, `candidates: catalog`).
 fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyhow::Result<()> {
+    let catalog = Policy::Listed(Candidates::Catalog);
     let refused = [
-        (args.candidates.is_some_and(|c| c != Candidates::Catalog), "--candidates qrels or run"),
+        (
+            args.candidates.as_ref().is_some_and(|c| *c != catalog),
+            "--candidates other than catalog",
+        ),
         (!cremonesi.is_empty(), "roc1@T and roc2@N"),
         (args.compare.is_some(), "--compare"),
         (args.engine != Engine::InProcess, "--engine datafusion"),
+        (args.write_candidates.is_some(), "--write-candidates"),
     ];
     if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
         anyhow::bail!(
@@ -496,7 +564,7 @@ fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyh
         _ => Vec::new(),
     };
     write_curves(args, &report)?;
-    print(args, &report, Candidates::Catalog, &options, 0, &intervals, None)
+    print(args, &report, &catalog, &options, 0, &intervals, None)
 }
 
 /// A comparison run's path, its scores and the per-metric comparisons.
@@ -506,7 +574,7 @@ type Compared = (PathBuf, Run, Vec<Comparison>);
 fn print(
     args: &Args,
     report: &Report,
-    policy: Candidates,
+    policy: &Policy,
     options: &Options,
     n_ignored: usize,
     intervals: &[Intervals],
@@ -525,6 +593,9 @@ fn print(
             }
         }
         map.insert("candidates".into(), json!(policy.to_string()));
+        if matches!(policy, Policy::Sampled { .. }) {
+            map.insert("sampling_seed".into(), json!(args.seed));
+        }
         map.insert("zero".into(), json!(options.zero.to_string()));
         map.insert("n_users".into(), json!(report.n_users));
         map.insert("n_candidates".into(), json!(report.n_candidates));
@@ -577,7 +648,12 @@ fn print(
             }
             println!("{line}");
         }
-        println!("{:<width$}  {policy}", "policy");
+        match policy {
+            Policy::Sampled { .. } => {
+                println!("{:<width$}  {policy} (seed {})", "policy", args.seed)
+            }
+            _ => println!("{:<width$}  {policy}", "policy"),
+        }
         println!("{:<width$}  {}", "users", report.n_users);
         println!("{:<width$}  {}", "candidates", report.n_candidates);
         println!("{:<width$}  {}", "positives", report.n_positives);
@@ -647,7 +723,7 @@ fn run_on_datafusion(
     _run: &Path,
     _metrics: &[Metric],
     _cremonesi: &[Cremonesi],
-    _policy: Candidates,
+    _policy: &Policy,
 ) -> anyhow::Result<()> {
     if args.ballista.is_some() {
         anyhow::bail!(without_feature("--ballista", "Apache Ballista", "ballista"))
@@ -663,10 +739,11 @@ fn run_on_datafusion(
     run: &Path,
     metrics: &[Metric],
     cremonesi: &[Cremonesi],
-    policy: Candidates,
+    policy: &Policy,
 ) -> anyhow::Result<()> {
     let refused = [
-        (policy != Candidates::Qrels, "--candidates run or catalog"),
+        (*policy != Policy::Listed(Candidates::Qrels), "--candidates other than qrels"),
+        (args.write_candidates.is_some(), "--write-candidates"),
         (args.ties != TieBreak::Expected, "--ties other than expected"),
         (!cremonesi.is_empty(), "roc1@T and roc2@N"),
         (args.intervals, "--intervals"),
@@ -676,7 +753,7 @@ fn run_on_datafusion(
     if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
         anyhow::bail!("--engine datafusion does not support {what}; use --engine in-process");
     }
-    let options = policy.options(args.rel_threshold, args.ties, args.zero);
+    let options = policy.reading().options(args.rel_threshold, args.ties, args.zero);
     let evaluated = match &args.ballista {
         None => recs_datafusion::evaluate_parquet(
             &args.qrels,

@@ -4,6 +4,7 @@
 //! `Args` struct (clap) and a `run(args) -> anyhow::Result<()>`; this file only
 //! dispatches. Errors are printed once, here, with their chain of causes.
 
+mod candidates;
 mod data;
 mod eval;
 mod factors;

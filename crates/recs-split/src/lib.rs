@@ -66,5 +66,5 @@ pub use judge::{
 };
 pub use keys::{PROTOCOL_KEYS, ProtocolKey, protocol_keys, protocol_names};
 pub use protocol::{Amount, Generalization, Given, HistoryOrder, Protocol, SplitId, TimeCut};
-pub use sampled::{NegativeSampling, SampleBy};
+pub use sampled::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
 pub use split::{Split, SplitSummary};

@@ -25,8 +25,12 @@ pub(crate) enum Purpose {
     ColdItems = 5,
     /// A validation split drawn inside a training set.
     Validation = 6,
-    /// Sampled negative candidates of a user (`Split::sampled_judgments`).
+    /// Sampled negative candidates of a user named by its index
+    /// (`Split::sampled_judgments`).
     SampledNegatives = 7,
+    /// Sampled negative candidates of a user named by its external id (`recs eval
+    /// --candidates sampled:N`): its own tag, so that no id's stream is an index's.
+    SampledNegativesOfId = 8,
 }
 
 use recs_core::splitmix64;

@@ -3,6 +3,7 @@
 //! RecBole's `uni100` and `pop100` among them). Whether that is wise is the question of
 //! `recs-sampled`; this module only draws.
 
+use rand_xoshiro::Xoshiro256PlusPlus;
 use recs_core::{Judgments, RecsError, Result};
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +20,41 @@ pub enum SampleBy {
     Uniform,
     /// In proportion to the item's training events (an item without any is never drawn).
     Popularity,
+}
+
+impl SampleBy {
+    /// The name configurations and the command line use: `uniform` or `popularity`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SampleBy::Uniform => "uniform",
+            SampleBy::Popularity => "popularity",
+        }
+    }
+}
+
+impl std::fmt::Display for SampleBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl std::str::FromStr for SampleBy {
+    type Err = RecsError;
+
+    /// Parses [`SampleBy::name`].
+    ///
+    /// ```
+    /// use recs_split::SampleBy;
+    /// assert_eq!("popularity".parse::<SampleBy>()?, SampleBy::Popularity);
+    /// assert!("pop".parse::<SampleBy>().is_err());
+    /// # Ok::<(), recs_core::RecsError>(())
+    /// ```
+    fn from_str(text: &str) -> Result<SampleBy> {
+        [SampleBy::Uniform, SampleBy::Popularity]
+            .into_iter()
+            .find(|by| by.name() == text)
+            .ok_or_else(|| RecsError::invalid_parameter("by", text, "`uniform` or `popularity`"))
+    }
 }
 
 /// The sampled-candidates policy: `negatives` items per judged user, drawn without
@@ -39,12 +75,118 @@ pub struct NegativeSampling {
     pub seed: u64,
 }
 
+/// The user a draw of negatives is for, which names the user's random stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SampledUser<'a> {
+    /// A dense user index, as a [`Split`] numbers its users.
+    Index(u32),
+    /// An external user id, as files name users: the stream follows the id, so the user
+    /// gets the same negatives however the users of a file are numbered (the order of its
+    /// lines, the other users in it).
+    Id(&'a str),
+}
+
+impl SampledUser<'_> {
+    /// The user's stream of `seed`. An id is a path of its byte length and its bytes in
+    /// little-endian words, so that two ids never share a path.
+    fn stream(self, seed: u64) -> Xoshiro256PlusPlus {
+        match self {
+            SampledUser::Index(user) => stream(seed, Purpose::SampledNegatives, &[u64::from(user)]),
+            SampledUser::Id(id) => {
+                let bytes = id.as_bytes();
+                let mut path = Vec::with_capacity(1 + bytes.len().div_ceil(8));
+                path.push(bytes.len() as u64);
+                path.extend(bytes.chunks(8).map(|chunk| {
+                    let mut word = [0u8; 8];
+                    word[..chunk.len()].copy_from_slice(chunk);
+                    u64::from_le_bytes(word)
+                }));
+                stream(seed, Purpose::SampledNegativesOfId, &path)
+            }
+        }
+    }
+}
+
+/// One user's sampled candidates ([`NegativeSampling::sample`]), in increasing item order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SampledCandidates {
+    /// The relevant items and the drawn negatives, ascending.
+    pub items: Vec<u32>,
+    /// Each item's grade, as the full candidate list gave it.
+    pub grades: Vec<f32>,
+    /// How many negatives were drawn: fewer than asked when the user has fewer eligible
+    /// items (or, by popularity, fewer with training events).
+    pub n_negatives: usize,
+}
+
+impl NegativeSampling {
+    /// One user's sampled candidates: out of its full candidate list (`items`, ascending,
+    /// with their `grades`), every item whose grade `is_relevant`, and `self.negatives`
+    /// of the others (the *eligible* items) drawn without replacement from `user`'s own
+    /// stream of `self.seed`: uniformly (a partial Fisher–Yates shuffle of the eligible
+    /// items in their given order), or by popularity (successive draws, each next item in
+    /// proportion to its `popularity` among those left; an item of popularity 0 is never
+    /// drawn). `popularity` is indexed by item and read only when drawing by popularity.
+    ///
+    /// This is the one definition of the draw: [`Split::sampled_judgments`] and `recs eval
+    /// --candidates sampled:N` both call it.
+    ///
+    /// ```
+    /// use recs_split::{NegativeSampling, SampleBy, SampledUser};
+    /// let sampling = NegativeSampling { negatives: 2, by: SampleBy::Uniform, seed: 7 };
+    /// let (items, grades) = ([0, 1, 2, 3, 4], [0.0, 1.0, 0.0, 0.0, 0.0]);
+    /// let drawn = sampling.sample(SampledUser::Id("u1"), &items, &grades, |g| g > 0.0, &[]);
+    /// assert_eq!(drawn.items.len(), 3);
+    /// assert!(drawn.items.contains(&1));
+    /// assert_eq!(drawn.n_negatives, 2);
+    /// ```
+    ///
+    /// # Panics
+    /// When drawing by popularity and an eligible item is not an index of `popularity`.
+    pub fn sample(
+        &self,
+        user: SampledUser<'_>,
+        items: &[u32],
+        grades: &[f32],
+        is_relevant: impl Fn(f32) -> bool,
+        popularity: &[u32],
+    ) -> SampledCandidates {
+        let eligible: Vec<u32> =
+            items.iter().zip(grades).filter(|(_, g)| !is_relevant(**g)).map(|(&i, _)| i).collect();
+        let drawn = draw(&eligible, popularity, self, user);
+        let mut out = SampledCandidates {
+            items: Vec::with_capacity(items.len() - eligible.len() + drawn.len()),
+            grades: Vec::with_capacity(items.len() - eligible.len() + drawn.len()),
+            n_negatives: drawn.len(),
+        };
+        // Both `items` and `drawn` ascend: one merge keeps the relevant items and the drawn
+        // ones, in order, with their grades.
+        let mut drawn = drawn.into_iter().peekable();
+        for (&item, &grade) in items.iter().zip(grades) {
+            let keep = if is_relevant(grade) {
+                true
+            } else if drawn.peek() == Some(&item) {
+                drawn.next();
+                true
+            } else {
+                false
+            };
+            if keep {
+                out.items.push(item);
+                out.grades.push(grade);
+            }
+        }
+        out
+    }
+}
+
 impl Split {
     /// Judgments whose candidates are, for each user [`Split::judgments`] would judge under
     /// `options` (full catalog), its relevant items and `sampling.negatives` items drawn
     /// from its *eligible* ones: allowed, not known, not relevant. A test event that is not
     /// relevant (rated below the threshold) is eligible, as it is a negative of the full
-    /// catalog. Users without a relevant item are not judged.
+    /// catalog. Users without a relevant item are not judged. Each user's draw is
+    /// [`NegativeSampling::sample`] for [`SampledUser::Index`].
     ///
     /// # Errors
     /// As [`Split::judgments`]; [`RecsError::InvalidParameter`] for held-out-only
@@ -65,13 +207,12 @@ impl Split {
             return Err(RecsError::invalid_parameter("negatives", 0, "at least 1"));
         }
         let allowed_items = self.allowed_items(options)?;
-        let weights: Vec<f64> = match sampling.by {
+        let popularity = match sampling.by {
             SampleBy::Uniform => Vec::new(),
-            SampleBy::Popularity => self.train().item_counts().into_iter().map(f64::from).collect(),
+            SampleBy::Popularity => self.train().item_counts(),
         };
         let mut builder = Judgments::builder(self.n_users(), self.n_items());
         let (mut candidates, mut candidate_grades) = (Vec::new(), Vec::new());
-        let (mut items, mut grades) = (Vec::new(), Vec::new());
         // One user's full candidate list at a time: memory grows with the catalog, never
         // with users × items.
         for user in self.judged_users(options) {
@@ -84,39 +225,18 @@ impl Split {
             ) {
                 continue;
             }
-            let relevant: Vec<(u32, f32)> = candidates
-                .iter()
-                .zip(&candidate_grades)
-                .filter(|(_, g)| **g > 0.0)
-                .map(|(&i, &g)| (i, g))
-                .collect();
-            if relevant.is_empty() {
+            let is_relevant = |grade: f32| grade > 0.0;
+            if !candidate_grades.iter().any(|&g| is_relevant(g)) {
                 continue;
             }
-            let eligible: Vec<u32> = candidates
-                .iter()
-                .zip(&candidate_grades)
-                .filter(|(_, g)| **g <= 0.0)
-                .map(|(&i, _)| i)
-                .collect();
-            let drawn = draw(&eligible, &weights, sampling, user);
-            items.clear();
-            grades.clear();
-            let mut negatives = drawn.into_iter().peekable();
-            for (item, grade) in relevant {
-                while let Some(&n) = negatives.peek().filter(|&&n| n < item) {
-                    items.push(n);
-                    grades.push(0.0);
-                    negatives.next();
-                }
-                items.push(item);
-                grades.push(grade);
-            }
-            for n in negatives {
-                items.push(n);
-                grades.push(0.0);
-            }
-            builder.push_user(user, &items, &grades)?;
+            let sampled = sampling.sample(
+                SampledUser::Index(user),
+                &candidates,
+                &candidate_grades,
+                is_relevant,
+                &popularity,
+            );
+            builder.push_user(user, &sampled.items, &sampled.grades)?;
         }
         builder.build()
     }
@@ -124,9 +244,14 @@ impl Split {
 
 /// `sampling.negatives` distinct items of `eligible` (sorted), in increasing order: a
 /// partial Fisher–Yates shuffle for the uniform draw, successive weighted draws for the
-/// popularity one (each next item in proportion to its weight among those left).
-fn draw(eligible: &[u32], weights: &[f64], sampling: &NegativeSampling, user: u32) -> Vec<u32> {
-    let mut rng = stream(sampling.seed, Purpose::SampledNegatives, &[u64::from(user)]);
+/// popularity one (each next item in proportion to its popularity among those left).
+fn draw(
+    eligible: &[u32],
+    popularity: &[u32],
+    sampling: &NegativeSampling,
+    user: SampledUser<'_>,
+) -> Vec<u32> {
+    let mut rng = user.stream(sampling.seed);
     let mut chosen: Vec<u32> = match sampling.by {
         SampleBy::Uniform => {
             let mut pool = eligible.to_vec();
@@ -141,7 +266,7 @@ fn draw(eligible: &[u32], weights: &[f64], sampling: &NegativeSampling, user: u3
         SampleBy::Popularity => {
             let mut pool: Vec<(u32, f64)> = eligible
                 .iter()
-                .map(|&i| (i, weights[i as usize]))
+                .map(|&i| (i, f64::from(popularity[i as usize])))
                 .filter(|&(_, w)| w > 0.0)
                 .collect();
             let mut out = Vec::with_capacity(sampling.negatives.min(pool.len()));
@@ -294,5 +419,103 @@ mod tests {
             .sum();
         // Five degrees of freedom: P(χ² > 20.5) ≈ 0.001.
         assert!(chi2 < 20.5, "chi-square {chi2}: {counts:?}");
+    }
+
+    /// 200 users, 80 items, five training items per user (some shared, so popularity
+    /// varies) and one test item each.
+    fn varied_split() -> Split {
+        let (users, n_items) = (200u32, 80u32);
+        let train: Vec<Event> = (0..users)
+            .flat_map(|u| {
+                (0..5u32).map(move |k| Event::new(u, (u * 3 + k * k * 11) % n_items, 1.0))
+            })
+            .collect();
+        let test: Vec<Event> =
+            (0..users).map(|u| Event::new(u, (u * 3 + 1) % n_items, 1.0)).collect();
+        let (n_users, n_items) = (users as usize, n_items as usize);
+        let train =
+            Interactions::from_events(n_users, n_items, train, DuplicatePolicy::KeepLast).unwrap();
+        let test =
+            Interactions::from_events(n_users, n_items, test, DuplicatePolicy::Error).unwrap();
+        Split::predefined(train, test).unwrap()
+    }
+
+    /// The draws of a seed are part of every sampled result ever reported: they are pinned
+    /// here (the first users' candidates, and a fingerprint of all of them), so that a
+    /// change of the drawing code that moves any of them fails.
+    #[test]
+    fn the_draws_of_a_seed_do_not_change() {
+        let split = varied_split();
+        let pinned = [
+            (
+                SampleBy::Uniform,
+                0xde44_d681_35fe_1ffe_u64,
+                [[1, 8, 10, 51, 62, 71, 72], [0, 2, 4, 5, 7, 76, 77], [3, 7, 8, 24, 40, 56, 61]],
+            ),
+            (
+                SampleBy::Popularity,
+                0xd1df_8bf9_dfa5_cbcd,
+                [[1, 3, 9, 50, 58, 68, 69], [0, 1, 4, 73, 74, 75, 76], [2, 3, 7, 21, 40, 51, 55]],
+            ),
+        ];
+        for (by, fingerprint, first) in pinned {
+            let sampling = NegativeSampling { negatives: 6, by, seed: 11 };
+            let j = split.sampled_judgments(&JudgmentOptions::implicit(), &sampling).unwrap();
+            let mut hash = 0u64;
+            for user in j.iter() {
+                for (&item, &grade) in user.items.iter().zip(user.grades) {
+                    let word = (u64::from(user.user) << 40)
+                        ^ (u64::from(item) << 8)
+                        ^ u64::from(grade.to_bits());
+                    hash = recs_core::mix64(hash ^ word);
+                }
+            }
+            let firsts: Vec<&[u32]> = j.iter().take(3).map(|u| u.items).collect();
+            assert_eq!(firsts, first, "{by:?}");
+            assert_eq!(hash, fingerprint, "{by:?}: {hash:#x}");
+        }
+    }
+
+    /// A user named by its id draws from the id's stream: the same draw whatever else is
+    /// around it, another draw for another id, and never an index's stream.
+    #[test]
+    fn a_draw_by_id_follows_the_id() {
+        let items: Vec<u32> = (0..50).collect();
+        let grades: Vec<f32> = items.iter().map(|&i| if i == 7 { 1.0 } else { 0.0 }).collect();
+        let sampling = sampling(5, SampleBy::Uniform);
+        let draw = |user| sampling.sample(user, &items, &grades, |g| g > 0.0, &[]);
+        let a = draw(SampledUser::Id("user-a"));
+        assert_eq!(a, draw(SampledUser::Id("user-a")));
+        assert_eq!((a.items.len(), a.n_negatives), (6, 5));
+        assert!(a.items.contains(&7) && a.items.windows(2).all(|w| w[0] < w[1]));
+        assert_ne!(a, draw(SampledUser::Id("user-b")));
+        // Ids that differ only past their first word, or by trailing zero bytes, differ.
+        assert_ne!(draw(SampledUser::Id("abcdefgh1")), draw(SampledUser::Id("abcdefgh2")));
+        assert_ne!(draw(SampledUser::Id("0")), draw(SampledUser::Id("0\0")));
+        assert_ne!(draw(SampledUser::Id("\0")), draw(SampledUser::Index(0)));
+    }
+
+    /// Drawing by popularity favours the popular items in proportion: over many users,
+    /// one negative each out of items of popularity 1, 2 and 7.
+    #[test]
+    fn popularity_draws_in_proportion() {
+        let (items, grades) = ([0u32, 1, 2, 3], [1.0f32, 0.0, 0.0, 0.0]);
+        let popularity = [0u32, 1, 2, 7];
+        let sampling = sampling(1, SampleBy::Popularity);
+        let mut counts = [0f64; 4];
+        let users = 10_000;
+        for user in 0..users {
+            let id = format!("u{user}");
+            let drawn =
+                sampling.sample(SampledUser::Id(&id), &items, &grades, |g| g > 0.0, &popularity);
+            assert_eq!(drawn.items[0], 0, "the relevant item stays");
+            counts[drawn.items[1] as usize] += 1.0;
+        }
+        let chi2: f64 = [(1, 0.1), (2, 0.2), (3, 0.7)]
+            .iter()
+            .map(|&(i, p)| (counts[i] - p * f64::from(users)).powi(2) / (p * f64::from(users)))
+            .sum();
+        // Two degrees of freedom: P(χ² > 13.8) ≈ 0.001.
+        assert!(chi2 < 13.8, "chi-square {chi2}: {counts:?}");
     }
 }
