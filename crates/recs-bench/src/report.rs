@@ -144,6 +144,10 @@ pub struct Claim {
     /// Why no reading runs a placebo through its tests, when none does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub no_placebo: Option<String>,
+    /// The stand-ins every reading is measured on, when the paper's own data is not
+    /// available: the verdict is then about them, and says so ([`Claim::verdict_text`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stand_ins: Option<String>,
     /// The claim's verdict, from its readings ([`Claim::verdict_of`]).
     pub verdict: Verdict,
 }
@@ -206,6 +210,9 @@ pub enum UntestableCause {
     Bound,
     /// The set-up makes the claim true or false whatever the data.
     Construction,
+    /// The claim is about data that is not available (a private dataset); a stand-in
+    /// cannot test it.
+    NoData,
 }
 
 impl Reading {
@@ -325,6 +332,7 @@ impl Reading {
             let cause = match u.cause {
                 UntestableCause::Bound => "at a bound",
                 UntestableCause::Construction => "by construction",
+                UntestableCause::NoData => "no data",
             };
             return format!("{cause}: {}", u.why);
         }
@@ -448,6 +456,7 @@ impl Claim {
             measured: measured.into(),
             readings,
             no_placebo: None,
+            stand_ins: None,
             verdict,
         }
     }
@@ -455,6 +464,45 @@ impl Claim {
     /// The same claim, saying why no placebo applies to it.
     pub fn without_placebo(self, why: impl Into<String>) -> Claim {
         Claim { no_placebo: Some(why.into()), ..self }
+    }
+
+    /// The same claim, measured only on `stand_ins` for data that is not available.
+    pub fn on_stand_ins(self, stand_ins: impl Into<String>) -> Claim {
+        Claim { stand_ins: Some(stand_ins.into()), ..self }
+    }
+
+    /// The verdict as a table shows it, in Markdown: bold, and for a claim measured on
+    /// stand-ins, what the verdict says of the paper's own data.
+    ///
+    /// ```
+    /// use recs_bench::report::{Claim, Quote, Reading};
+    /// use recs_bench::verdict::{Effect, Rule, Test};
+    ///
+    /// let test = Test::new("a − b", Rule::not_below(0.0), Effect::exact(-0.2));
+    /// let claim = Claim::new(
+    ///     "T1",
+    ///     "a is at least b",
+    ///     Quote { section: "§5".into(), words: "a beats b".into() },
+    ///     "a − b = −0.2",
+    ///     vec![Reading::new("as written", vec![test])],
+    /// );
+    /// assert_eq!(claim.verdict_text(), "**fails**");
+    /// let claim = claim.on_stand_ins("a generated substitute");
+    /// assert_eq!(
+    ///     claim.verdict_text(),
+    ///     "**fails** on stand-ins (a generated substitute): not reproduced there, not refuted"
+    /// );
+    /// ```
+    pub fn verdict_text(&self) -> String {
+        let Some(stand_ins) = &self.stand_ins else {
+            return format!("**{}**", self.verdict);
+        };
+        let meaning = match self.verdict {
+            Verdict::Holds => ": reproduced there, the paper's data untested",
+            Verdict::Fails => ": not reproduced there, not refuted",
+            _ => "",
+        };
+        format!("**{}** on stand-ins ({stand_ins}){meaning}", self.verdict)
     }
 
     /// The same claim with `f` applied to every reading (choices shared by all of them,
@@ -913,14 +961,14 @@ fn claims_table(claims: &[Claim], level: &str) -> String {
     for c in claims {
         let _ = writeln!(
             md,
-            "| {} | {} | {}: {} | {} | {} | **{}** |",
+            "| {} | {} | {}: {} | {} | {} | {} |",
             c.id,
             escape(&c.statement),
             escape(&c.paper.section),
             escape(&c.paper.words),
             escape(&c.measured),
             escape(&c.provenance()),
-            c.verdict
+            escape(&c.verdict_text())
         );
     }
     md
@@ -993,10 +1041,10 @@ pub fn claims_summary_markdown(claims: &[Claim], level: &str) -> String {
             .map_or("–".to_string(), |t| format!("{}: {}", t.subject, t.effect.short(4)));
         let _ = writeln!(
             md,
-            "| {} | {} | **{}** | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} |",
             c.id,
             escape(&c.statement),
-            c.verdict,
+            escape(&c.verdict_text()),
             escape(&c.reason()),
             escape(&key),
             escape(&c.provenance())

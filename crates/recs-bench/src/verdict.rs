@@ -105,8 +105,10 @@ pub enum IntervalKind {
     /// Student t (95%) over independent repetitions (independent draws of the split, the
     /// hidden items or the model's random choices).
     Independent,
-    /// Student t (95%) over dependent repetitions (folds of one split, nested draws): the
-    /// interval is too narrow by an unknown amount, and says so.
+    /// Student t (95%) over dependent repetitions (the folds of one partition, nested
+    /// draws): it spreads over the folds' test users, but the partition itself is one draw
+    /// whose variation it does not hold; a [`crate::provenance::Sensitivity::partitions`]
+    /// over other partitions does.
     Dependent,
     /// The central 95% of independent draws: where a single draw falls, not where their
     /// mean lies.
@@ -120,7 +122,9 @@ impl IntervalKind {
             IntervalKind::Exact => "exact (deterministic on fixed data)",
             IntervalKind::Single => "one draw, no interval",
             IntervalKind::Independent => "95% t over independent repetitions",
-            IntervalKind::Dependent => "95% t over dependent repetitions (too narrow)",
+            IntervalKind::Dependent => {
+                "95% t over the folds of one partition (not over partitions)"
+            }
             IntervalKind::Range => "central 95% of independent draws",
         }
     }
@@ -570,7 +574,7 @@ pub(crate) mod tests {
         assert!(e.problems().is_empty());
         let dependent = Effect::paired(&a, &b, false, false);
         assert_eq!(dependent.interval, IntervalKind::Dependent);
-        assert!(dependent.describe(3).contains("too narrow"));
+        assert!(dependent.describe(3).contains("not over partitions"));
     }
 
     #[test]

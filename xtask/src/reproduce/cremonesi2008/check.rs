@@ -15,7 +15,7 @@ pub(crate) fn check(report: &Report) -> Vec<String> {
     problems.extend(crate::reproduce::provenance_problems(report));
     problems.extend(unevaluated_claims(report, &CLAIMS));
     problems.extend(dataset_problems(report, &[("ml-100k", [943, 1682, 100_000])]));
-    for name in ["msweb", super::data::NEWMOVIES] {
+    for name in [super::data::MSWEB, super::data::NEWMOVIES] {
         if !report.datasets.iter().any(|d| d.name == name) {
             problems.push(format!("dataset {name} is missing"));
         }

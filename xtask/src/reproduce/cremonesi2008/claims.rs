@@ -16,13 +16,19 @@
 //! run lacks the signal a claim is about while taking part in its comparison, so every claim
 //! says why no placebo applies.
 
-use recs_bench::report::{Choice, Claim, Effect, Quote, Reading, Rule, Test, UntestableCause};
+use recs_bench::report::{
+    Choice, Claim, Effect, Placebo, Quote, Reading, Rule, Test, UntestableCause,
+};
 
 use super::recall::{ByGroup, Cell};
 use super::roc::{Averaged, MARKED_N};
 
 /// G1: MovieLens 100K's users in the groups [1..99] / [100..199] / [200..] (§5.1).
 pub(crate) const ML_GROUP_USERS: [usize; 3] = [579, 215, 149];
+/// G3: the shares of the ratings §5.1 gives those groups.
+pub(crate) const ML_GROUP_SHARES: [f64; 3] = [0.25, 0.25, 0.5];
+/// G4: the shares of the ratings §5.1 gives NewMovies' groups.
+pub(crate) const NM_GROUP_SHARES: [f64; 3] = [0.5, 0.25, 0.25];
 /// G2: the paper's head size: "the top 210 items account for 50%".
 pub(crate) const PAPER_HEAD: (usize, f64) = (210, 0.5);
 /// G2, read off Figure 4: the head size within 5% of 210 items. Figure 4's item axis is
@@ -40,6 +46,11 @@ pub(crate) const FAR_ABOVE: f64 = 2.0;
 /// T2: a richer NBN model trained on fewer users than this is too thin to say which
 /// profiles it was built from; its tests are kept, and the text says so.
 pub(crate) const THIN_MODEL_USERS: usize = 100;
+/// Why Top-Rated is R4's placebo.
+const R4_PLACEBO: &str = "the same most-rated list for every user: it uses no profile, so it \
+     cannot carry a dependence of NBN's quality on the profile";
+/// The stand-ins the binary claims are measured on.
+pub(crate) const STAND_INS: &str = "the NewMovies substitute and MS Web, for the private NewMovies";
 /// The tuned PureSVD's label.
 pub(crate) const TUNED: &str = "PureSVD L=15";
 
@@ -70,7 +81,7 @@ fn quote(section: &str, words: &str) -> Quote {
 pub(crate) fn on(dataset: &str) -> String {
     match dataset {
         super::data::NEWMOVIES => "on the NewMovies substitute".to_string(),
-        "msweb" => "on MS Web".to_string(),
+        super::data::MSWEB => "on MS Web".to_string(),
         other => format!("on {other}"),
     }
 }
@@ -172,6 +183,31 @@ mod choices {
             "±0.005 of the share (\"50%\" read to a whole percent)",
             "the sentence gives the share as a whole percent; fixed on the first page, before \
              its result; run at half and twice",
+        )
+    }
+
+    /// G3: the groups' shares read to the precision the paper prints them.
+    pub(super) fn printed_percent() -> Choice {
+        Choice::ours(
+            ChoiceKind::Tolerance,
+            TOLERANCE,
+            "±0.005 of the share (a printed whole percent, as for G2)",
+            "the convention G2's reading as written fixed before its result: a percentage the \
+             paper prints holds to half its last digit; run at half and twice",
+        )
+    }
+
+    /// G3: the groups' published shares.
+    pub(super) fn ml_group_shares() -> Choice {
+        Choice::text(
+            ChoiceKind::Comparison,
+            "the published shares",
+            "25%, 25% and 50% of the ratings, and 50% below 200 ratings",
+            "§5.1",
+            "In the ML dataset about 50% of the ratings refer to users having a profile with \
+             less than 200 ratings while the remaining 50% is due to users with more than 200 \
+             ratings. ... [1 . . . 99] 579 users, ∼25% of all the ratings; [100 . . . 199] 215 \
+             users, ∼25% of all the ratings; [200 . . . ∞] 149 users, ∼50% of all the ratings.",
         )
     }
 
@@ -765,9 +801,8 @@ mod choices {
 }
 
 /// G1: MovieLens 100K's groups [1..99] / [100..199] / [200..] hold exactly 579 / 215 /
-/// 149 users: three exact counts on fixed data. `shares` (their shares of the ratings)
-/// are reported beside the counts.
-pub(crate) fn g1(users: &[usize], shares: &[f64]) -> Claim {
+/// 149 users: three exact counts on fixed data (their shares of the ratings are G3).
+pub(crate) fn g1(users: &[usize]) -> Claim {
     let labels = ["[1..99]", "[100..199]", "[200..]"];
     let tests = labels
         .iter()
@@ -781,8 +816,6 @@ pub(crate) fn g1(users: &[usize], shares: &[f64]) -> Claim {
             )
         })
         .collect();
-    let below_200: f64 = shares.iter().take(2).sum();
-    let shares: Vec<String> = shares.iter().map(|s| format!("{:.1}%", 100.0 * s)).collect();
     Claim::new(
         "G1",
         "MovieLens 100K's profile-length groups [1..99] / [100..199] / [200..] hold 579 / 215 / 149 users",
@@ -791,15 +824,7 @@ pub(crate) fn g1(users: &[usize], shares: &[f64]) -> Claim {
             "[1 . . . 99] 579 users, ∼25% of all the ratings; [100 . . . 199] 215 users, ∼25% of \
              all the ratings; [200 . . . ∞] 149 users, ∼50% of all the ratings",
         ),
-        format!(
-            "{users:?} users (counts on the whole dataset), holding {} of the ratings (the \
-             paper: ∼25 / ∼25 / ∼50%): the shares are not reproduced, the first cut at 200 \
-             ratings splits the ratings {:.1}% / {:.1}%, not in halves as §3.1's rule would; \
-             they are reported, not tested",
-            shares.join(" / "),
-            100.0 * below_200,
-            100.0 * (1.0 - below_200)
-        ),
+        format!("{users:?} users (counts on the whole dataset); their shares are G3's"),
         vec![
             Reading::new("exact counts", tests)
                 .with_choices([
@@ -811,6 +836,128 @@ pub(crate) fn g1(users: &[usize], shares: &[f64]) -> Claim {
         ],
     )
     .without_placebo("exact counts of the data's users: no model takes part, so no signal for a placebo to lack")
+}
+
+/// G3: MovieLens 100K's groups hold ∼25 / ∼25 / ∼50% of the ratings, about 50% below 200
+/// ratings: exact shares on fixed data, each within [`HALF_A_POINT`] of the published one.
+/// `cut` is where §3.1's rule (each group half the ratings) puts the first cut.
+pub(crate) fn g3(shares: &[f64], cut: Option<u32>) -> Claim {
+    let labels = ["[1..99]", "[100..199]", "[200..]"];
+    let mut tests: Vec<Test> = labels
+        .iter()
+        .zip(ML_GROUP_SHARES)
+        .zip(shares)
+        .map(|((label, published), &ours)| {
+            Test::new(
+                format!("share of the ratings in {label} − {published}"),
+                Rule::within(HALF_A_POINT),
+                Effect::exact(ours - published),
+            )
+        })
+        .collect();
+    let below_200: f64 = shares.iter().take(2).sum();
+    tests.push(Test::new(
+        "share of the ratings below 200 − 0.5",
+        Rule::within(HALF_A_POINT),
+        Effect::exact(below_200 - 0.5),
+    ));
+    let percents: Vec<String> = shares.iter().map(|s| format!("{:.2}%", 100.0 * s)).collect();
+    let cut = cut.map_or_else(|| "undefined".to_string(), |c| c.to_string());
+    Claim::new(
+        "G3",
+        "MovieLens 100K's groups [1..99] / [100..199] / [200..] hold about 25 / 25 / 50% of the ratings, and the users below 200 ratings about half",
+        quote(
+            "§5.1",
+            "about 50% of the ratings refer to users having a profile with less than 200 \
+             ratings ... [1 . . . 99] 579 users, ∼25% of all the ratings; [100 . . . 199] 215 \
+             users, ∼25%; [200 . . . ∞] 149 users, ∼50%",
+        ),
+        format!(
+            "the groups hold {} of the ratings; the users below 200 ratings {:.2}%; §3.1's rule \
+             (users sorted by profile length, the first group holding half the ratings) would \
+             cut at a profile length of {cut}, not 200",
+            percents.join(" / "),
+            100.0 * below_200
+        ),
+        vec![
+            Reading::new("each published share to a printed whole percent", tests)
+                .with_choices([
+                    choices::ml_whole(),
+                    choices::ml_groups(),
+                    choices::ml_group_shares(),
+                    choices::printed_percent(),
+                ])
+                .primary_if_fixed(),
+        ],
+    )
+    .without_placebo("shares of the data's ratings: no model takes part, so no signal for a placebo to lack")
+}
+
+/// G4 and G5: what §5.1 says of NewMovies itself, its groups' shares of the ratings and
+/// its 80-item head. NewMovies is private: the substitute is generated to its published
+/// users, items, events and group sizes, so it cannot test either; its values are kept as
+/// evidence of what the substitute is.
+pub(crate) fn g4_g5(substitute_shares: &[f64], substitute_share_of_80: f64) -> [Claim; 2] {
+    let labels = ["[2..9]", "[10..19]", "[20..]"];
+    let share_tests: Vec<Test> = labels
+        .iter()
+        .zip(NM_GROUP_SHARES)
+        .zip(substitute_shares)
+        .map(|((label, published), &ours)| {
+            Test::new(
+                format!("substitute's share of the events in {label} − {published}"),
+                Rule::within(HALF_A_POINT),
+                Effect::exact(ours - published),
+            )
+        })
+        .collect();
+    let percents: Vec<String> =
+        substitute_shares.iter().map(|s| format!("{:.1}%", 100.0 * s)).collect();
+    let private = "NewMovies is private; a generated substitute says nothing of its shares";
+    let g4 = Claim::new(
+        "G4",
+        "NewMovies' groups [2..9] / [10..19] / [20..] hold about 50 / 25 / 25% of the ratings",
+        quote(
+            "§5.1",
+            "[2 . . . 9] 21810 users, ∼50% of all of the ratings; [10 . . . 19] 3400 users, \
+             ∼25% of all of the ratings; [20 . . . ∞] 1568 users, ∼25% of all of the ratings",
+        ),
+        format!(
+            "not measurable: the substitute has the published group sizes and holds {} of its \
+             events in them, which is what our generator gives, not NewMovies",
+            percents.join(" / ")
+        ),
+        vec![
+            Reading::untestable("on NewMovies", UntestableCause::NoData, private, share_tests)
+                .with_choices([choices::nm_groups(), choices::stand_in(super::data::NEWMOVIES)]),
+        ],
+    )
+    .without_placebo("shares of a dataset's ratings: no model takes part");
+    let g5 = Claim::new(
+        "G5",
+        "NewMovies' 80 most rated items hold half of the ratings",
+        quote("§5.1", "Figure 4 shows that the top 80 items account for 50% of the ratings."),
+        format!(
+            "not measurable: the substitute's items are drawn so that about 80 hold half of its \
+             events (its top 80 hold {:.2}%), by construction",
+            100.0 * substitute_share_of_80
+        ),
+        vec![
+            Reading::untestable(
+                "on NewMovies",
+                UntestableCause::NoData,
+                "NewMovies is private, and the substitute's head is 80 items by construction",
+                vec![Test::new(
+                    "substitute's share of the events in its top 80 items − 0.5",
+                    Rule::within(HALF_A_POINT),
+                    Effect::exact(substitute_share_of_80 - 0.5),
+                )],
+            )
+            .with_choices([choices::head_rule(), choices::stand_in(super::data::NEWMOVIES)]),
+        ],
+    )
+    .without_placebo("a share of a dataset's ratings: no model takes part");
+    [g4, g5]
 }
 
 /// G2: "the top 210 items account for 50% of the ratings". As written, to a whole percent:
@@ -1330,13 +1477,28 @@ pub(crate) fn b3(every: &[Averaged], good: &[Averaged]) -> Claim {
 
 /// R4: NBN predicts best for users with 2–9 ratings: that group's TPR at N = 5 and
 /// N = 20 is at least each other group's; one reading per stand-in (`name`, NBN's
-/// curves by group, the first group's label).
-pub(crate) fn r4(per_dataset: &[(&str, &[Averaged], &str)]) -> Claim {
+/// curves by group, the first group's label, Top-Rated's curves by the same groups).
+///
+/// Top-Rated, the same list for everyone, is the placebo: it uses no profile, so when it
+/// orders the groups the same way the ordering comes from who is in each group and what
+/// they withheld, not from how NBN uses a profile.
+pub(crate) fn r4(per_dataset: &[(&str, &[Averaged], &str, &[Averaged])]) -> Claim {
     let named: Vec<(&str, Vec<Averaged>, String)> =
-        per_dataset.iter().map(|&(n, c, first)| (n, c.to_vec(), first.to_string())).collect();
+        per_dataset.iter().map(|&(n, c, first, _)| (n, c.to_vec(), first.to_string())).collect();
     let (text, readings) = best_on_each(&named, || {
         vec![choices::nm_groups(), choices::nbn(), choices::nbn_from_2(), choices::highest_tpr()]
     });
+    let mut placebo_texts = Vec::new();
+    let readings = readings
+        .into_iter()
+        .zip(per_dataset)
+        .map(|(reading, &(name, _, first, top_rated))| {
+            let expected = first.replacen("NBN", "Top-Rated", 1);
+            let (text, tests) = best_at_marks(top_rated, &expected);
+            placebo_texts.push(format!("{name}: {text}"));
+            reading.with_placebo(Placebo::new("Top-Rated", R4_PLACEBO, tests))
+        })
+        .collect();
     Claim::new(
         "R4",
         "ROC2 of NBN (trained on users with ≥ 2 ratings) by user group: the group with 2–9 ratings has the highest TPR at N = 5 and N = 20",
@@ -1345,10 +1507,9 @@ pub(crate) fn r4(per_dataset: &[(&str, &[Averaged], &str)]) -> Claim {
             "In any case, the best prediction is obtained for users having ratings into the \
              range of [2 . . . 9].",
         ),
-        text,
+        format!("{text}. Top-Rated by the same groups: {}", placebo_texts.join(" | ")),
         readings,
     )
-    .without_placebo("its placebo would be Top-Rated (no user history) pooled by the same groups; the run pools Top-Rated over the users with 2–9 ratings and over every user only, not by group")
 }
 
 /// One value per fold of the recall cells `pick` reads (`NaN` where a cell is undefined).
@@ -1785,16 +1946,48 @@ mod tests {
     }
 
     #[test]
+    fn g3_tests_every_share_to_a_printed_percent() {
+        // MovieLens 100K's shares: 25.48 / 30.40 / 44.12%, 55.88% below 200 ratings.
+        let measured = g3(&[0.2548, 0.3040, 0.4412], Some(181));
+        assert_eq!(measured.verdict, Verdict::Fails);
+        assert!(
+            measured.measured.contains("cut at a profile length of 181"),
+            "{}",
+            measured.measured
+        );
+        assert_eq!(measured.readings[0].tests.len(), 4);
+        // Its tolerance is ours: at half and twice it still fails, so the verdict stands.
+        assert!(measured.readings[0].flipping_knobs().is_empty());
+        assert!(measured.provenance_problems().is_empty(), "{:?}", measured.provenance_problems());
+        // Shares within half a point of the published ones hold, and the reading is then
+        // the paper's (its tolerance shown not to matter).
+        let close = g3(&[0.2502, 0.2499, 0.4999], Some(200));
+        assert_eq!(close.verdict, Verdict::Holds);
+        assert!(close.readings[0].primary);
+    }
+
+    #[test]
+    fn newmovies_own_shares_and_head_are_untestable_on_a_stand_in() {
+        let [g4, g5] = g4_g5(&[0.36, 0.24, 0.40], 0.5004);
+        for claim in [&g4, &g5] {
+            assert_eq!(claim.verdict, Verdict::Untestable);
+            assert!(claim.reason().starts_with("no data"), "{}", claim.reason());
+            assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
+        }
+        // The substitute's values are kept as evidence.
+        assert_eq!(g4.readings[0].tests.len(), 3);
+        assert!(g4.measured.contains("36.0% / 24.0% / 40.0%"), "{}", g4.measured);
+    }
+
+    #[test]
     fn g1_is_the_papers_and_g2_is_decided_as_written() {
-        let shares = [0.255, 0.304, 0.441];
-        let holds = g1(&[579, 215, 149], &shares);
+        let holds = g1(&[579, 215, 149]);
         assert_eq!(holds.verdict, Verdict::Holds);
         // Every choice of G1 is the paper's text, its exact counts included.
         assert!(holds.readings[0].primary);
         assert!(ours(&holds.readings[0]).is_empty(), "{:?}", holds.readings[0].choices);
-        assert!(holds.measured.contains("25.5% / 30.4% / 44.1%"), "{}", holds.measured);
         assert_eq!(holds.readings[0].tests[0].effect.interval, IntervalKind::Exact);
-        assert_eq!(g1(&[579, 216, 148], &shares).verdict, Verdict::Fails);
+        assert_eq!(g1(&[579, 216, 148]).verdict, Verdict::Fails);
         // Read off Figure 4, 215 items is within 10.5 of 210; but that tolerance was named
         // after G2 as written had failed: the reading is shown and does not decide.
         let approx = g2(215, 0.4931);
@@ -1828,6 +2021,34 @@ mod tests {
             label: label.into(),
             per_position: MARKED_N.iter().map(|&n| (n as f64, points.clone())).collect(),
         }
+    }
+
+    #[test]
+    fn r4_is_untestable_when_top_rated_orders_the_groups_the_same_way() {
+        let nbn = [
+            curve("NBN [2..9]", &[0.50, 0.52, 0.51]),
+            curve("NBN [10..19]", &[0.30, 0.31, 0.32]),
+            curve("NBN [20..]", &[0.20, 0.21, 0.22]),
+        ];
+        let ordered = [
+            curve("Top-Rated [2..9]", &[0.40, 0.41, 0.42]),
+            curve("Top-Rated [10..19]", &[0.30, 0.30, 0.31]),
+            curve("Top-Rated [20..]", &[0.25, 0.26, 0.25]),
+        ];
+        let placebo_passes = r4(&[("msweb", &nbn, "NBN [2..9]", &ordered)]);
+        assert_eq!(placebo_passes.verdict, Verdict::Untestable);
+        assert!(placebo_passes.reason().contains("Top-Rated"), "{}", placebo_passes.reason());
+        assert!(placebo_passes.measured.contains("Top-Rated by the same groups"));
+        // When the list that ignores the profile does best for another group, the placebo
+        // fails and NBN's ordering is its own.
+        let reversed = [
+            curve("Top-Rated [2..9]", &[0.20, 0.21, 0.20]),
+            curve("Top-Rated [10..19]", &[0.30, 0.30, 0.31]),
+            curve("Top-Rated [20..]", &[0.35, 0.36, 0.35]),
+        ];
+        let own = r4(&[("msweb", &nbn, "NBN [2..9]", &reversed)]);
+        assert_eq!(own.verdict, Verdict::Holds);
+        assert!(own.provenance_problems().is_empty(), "{:?}", own.provenance_problems());
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod roc;
 
 use anyhow::{Result, ensure};
 use recs_bench::Extras;
-use recs_bench::report::{Experiment, Report, Table};
+use recs_bench::report::{Claim, End, Experiment, Report, Sensitivity, Table};
 use recs_metrics::Confusion;
 use serde_json::json;
 
@@ -50,12 +50,20 @@ const EXPERIMENTS: [&str; 8] = [
     "cv-intervals",
 ];
 /// The claim ids of the report.
-const CLAIMS: [&str; 14] =
-    ["G1", "G2", "R1", "B1", "R3", "B3", "R2", "B2", "R4", "T1", "T2", "H1", "H2", "H3"];
+const CLAIMS: [&str; 17] = [
+    "G1", "G2", "G3", "G4", "G5", "R1", "B1", "R3", "B3", "R2", "B2", "R4", "T1", "T2", "H1", "H2",
+    "H3",
+];
 /// The PureSVD latent sizes of Figures 5 and 6.
 const RANKS: [usize; 5] = [15, 50, 100, 200, 300];
 /// Repetitions of the leave-25%-out splits (full run, quick run).
 const REPETITIONS: (u32, u32) = (5, 2);
+/// User partitions of the recall tables on MS Web beyond the first, in a full run: each
+/// recall claim's MS Web readings are judged on them too, and a verdict that flips is
+/// inconclusive. (The substitute's partitions cost ten times as much and are not run.)
+const EXTRA_PARTITIONS: u32 = 2;
+/// The knob the extra partitions vary.
+const USER_PARTITION: &str = "the user partition of the recall folds";
 /// Splits per partitioning of `cv-intervals` in a quick run.
 const QUICK_CV_SPLITS: u32 = 3;
 /// The minimum training profiles of Table 2's NBN models.
@@ -135,15 +143,19 @@ fn stats_groups(parts: &mut Parts, [ml, nm, msweb]: [&Data; 3], lines: &Lines) -
     let ml_users: Vec<usize> = stats[0].groups.iter().map(|g| g.1).collect();
     let ml_shares: Vec<f64> = stats[0].groups.iter().map(|g| g.2).collect();
     let share_of_210 = stats[0].share_of_top[0].1;
-    parts
-        .claims
-        .extend([claims::g1(&ml_users, &ml_shares), claims::g2(stats[0].head_items, share_of_210)]);
+    let nm_shares: Vec<f64> = stats[1].groups.iter().map(|g| g.2).collect();
+    parts.claims.extend([
+        claims::g1(&ml_users),
+        claims::g2(stats[0].head_items, share_of_210),
+        claims::g3(&ml_shares, data::half_cut_length(&ml.interactions)),
+    ]);
+    parts.claims.extend(claims::g4_g5(&nm_shares, stats[1].share_of_top[0].1));
     parts.experiments.push(experiment(
         "stats-groups",
         "whole datasets; users grouped by profile length, items by popularity",
         "statistics",
         [0, 0],
-        vec![data::stats_table(&stats), head_table(&stats)],
+        vec![data::stats_table(&stats), head_table(&stats), data::sparsity_table(&[ml, nm, msweb])],
     ));
     parts.figures.push(data::figure4(&[ml, nm, msweb]));
     lines.say("stats-groups done");
@@ -307,7 +319,8 @@ fn binary_curves(
     let mut r4_inputs = Vec::new();
     let mut binary_size = [0, 0];
     for d in binary {
-        let BinaryRoc2 { svd, groups, size } = binary_roc2(d, seed, repetitions, lines)?;
+        let BinaryRoc2 { svd, groups, top_rated_groups, size } =
+            binary_roc2(d, seed, repetitions, lines)?;
         if binary_size == [0, 0] {
             binary_size = size;
         }
@@ -318,6 +331,13 @@ fn binary_curves(
         fig6c_tables.push(roc::roc2_table(
             &format!("{}: ROC2 of NBN by user group, at N = 5 and N = 20", d.label),
             &groups,
+        ));
+        fig6c_tables.push(roc::roc2_table(
+            &format!(
+                "{}: ROC2 of Top-Rated (R4's placebo) by user group, at N = 5 and N = 20",
+                d.label
+            ),
+            &top_rated_groups,
         ));
         let short = d.name.replace("newmovies-synthetic", "nm");
         for (id, file, what, curves) in [
@@ -337,17 +357,20 @@ fn binary_curves(
         let nbn_only: Vec<Averaged> =
             groups.iter().filter(|c| c.label.starts_with("NBN")).cloned().collect();
         r2_inputs.push((d.name.clone(), svd));
-        r4_inputs.push((d.name.clone(), nbn_only, first_group));
+        r4_inputs.push((d.name.clone(), nbn_only, first_group, top_rated_groups));
     }
     let r2_inputs: Vec<(&str, &[Averaged])> =
         r2_inputs.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
-    parts.claims.extend([claims::r2(&r2_inputs), claims::b2(&r2_inputs)]);
-    parts.claims.push(claims::r4(
+    let r4 = claims::r4(
         &r4_inputs
             .iter()
-            .map(|(n, c, f)| (n.as_str(), c.as_slice(), f.as_str()))
+            .map(|(n, c, f, t)| (n.as_str(), c.as_slice(), f.as_str(), t.as_slice()))
             .collect::<Vec<_>>(),
-    ));
+    );
+    parts.claims.extend(
+        [claims::r2(&r2_inputs), claims::b2(&r2_inputs), r4]
+            .map(|c| c.on_stand_ins(claims::STAND_INS)),
+    );
     let binary_protocol = format!(
         "binary data, every user in the model; {}% of each user's events withheld at random; \
          {repetitions} repetitions averaged; first table the NewMovies substitute, second MS Web",
@@ -382,9 +405,10 @@ fn recall_tables(
     let mut table2_rows = Vec::new();
     let mut curve_tables = (Vec::new(), Vec::new());
     let mut recall_tables = Vec::new();
+    let mut extra_msweb: Vec<Vec<claims::RecallTables>> = Vec::new();
     for d in binary {
         let RecallRuns { svd, nbn, nbn_users, smoothed } =
-            recall_runs(d, options.seed, &folds, lines)?;
+            recall_runs(d, options.seed, 0, &folds, lines)?;
         let n = recall::RECALL_N;
         table1_rows.extend(recall::table_rows(
             d,
@@ -407,24 +431,12 @@ fn recall_tables(
             &recall::by_group(d, &smoothed, n).pooled,
             None,
         ));
-        for n in recall::CLAIM_N {
-            let nbn_recall: Vec<(u32, usize, Option<recall::ByGroup>)> = NBN_MIN_PROFILES
-                .iter()
-                .zip(&nbn)
-                .zip(&nbn_users)
-                .map(|((&min, per_fold), &users)| {
-                    (min, users, per_fold.as_deref().map(|f| recall::by_group(d, f, n)))
-                })
-                .collect();
-            let nbn_tables: [(u32, usize, Option<recall::ByGroup>); 3] =
-                nbn_recall.try_into().map_err(|_| anyhow::anyhow!("three NBN models expected"))?;
-            ensure!(nbn_tables[0].2.is_some(), "{}: NBN ≥ 2 has no training user", d.name);
-            recall_tables.push(claims::RecallTables {
-                dataset: d.name.clone(),
-                n,
-                svd: recall::by_group(d, &svd, n),
-                nbn: nbn_tables,
-            });
+        recall_tables.extend(claim_tables(d, &svd, &nbn, &nbn_users)?);
+        if !options.quick && d.name == data::MSWEB {
+            for partition in 1..=EXTRA_PARTITIONS {
+                let runs = recall_runs(d, options.seed, partition, &folds, lines)?;
+                extra_msweb.push(claim_tables(d, &runs.svd, &runs.nbn, &runs.nbn_users)?);
+            }
         }
         curve_tables.0.push(recall::curve_table(
             &format!("{}: recall@N by user group, PureSVD L=15", d.label),
@@ -443,13 +455,26 @@ fn recall_tables(
             &named,
         ));
     }
-    parts.claims.extend([
-        claims::t1(&recall_tables),
-        claims::t2(&recall_tables),
-        claims::h1(&recall_tables),
-        claims::h2(&recall_tables),
-        claims::h3(&recall_tables),
-    ]);
+    // The claims again on MS Web's other partitions (the substitute's tables as they are):
+    // a reading on MS Web whose verdict flips between partitions is inconclusive.
+    let others: Vec<[Claim; 5]> = extra_msweb
+        .into_iter()
+        .map(|msweb| {
+            let tables: Vec<claims::RecallTables> = recall_tables
+                .iter()
+                .filter(|t| t.dataset != data::MSWEB)
+                .cloned()
+                .chain(msweb)
+                .collect();
+            recall_claims(&tables)
+        })
+        .collect();
+    let mut recall_claims = recall_claims(&recall_tables);
+    for (k, claim) in recall_claims.iter_mut().enumerate() {
+        let other_claims: Vec<&Claim> = others.iter().map(|c| &c[k]).collect();
+        *claim = with_partitions(claim.clone(), &other_claims);
+    }
+    parts.claims.extend(recall_claims.map(|c| c.on_stand_ins(claims::STAND_INS)));
     let recall_protocol = format!(
         "users dealt into {} folds, {} as test users (never in the model); each test user's \
          items withheld one at a time and ranked among its unrated items, the user folded in \
@@ -537,6 +562,8 @@ struct BinaryRoc2 {
     svd: Vec<Averaged>,
     /// NBN by user group, then Top-Rated over every user (Figure 6(c)).
     groups: Vec<Averaged>,
+    /// Top-Rated by the same user groups (R4's placebo).
+    top_rated_groups: Vec<Averaged>,
     /// Candidates and positives of the first split's users with 2–9 events.
     size: [u64; 2],
 }
@@ -554,6 +581,7 @@ fn binary_roc2(d: &Data, seed: u64, repetitions: u32, lines: &Lines) -> Result<B
     models.push(Model::top_rated());
     let labels = d.group_labels();
     let (mut svd, mut groups) = (Vec::new(), Vec::new());
+    let mut top_rated_groups = Vec::new();
     let mut first = [0, 0];
     for rep in 0..repetitions {
         let split = roc::leave_quarter_out(&d.interactions, seed, rep)?;
@@ -568,6 +596,11 @@ fn binary_roc2(d: &Data, seed: u64, repetitions: u32, lines: &Lines) -> Result<B
             if model.label == "Top-Rated" {
                 let everyone = roc::pool(&per_user, |_| true);
                 slot(&mut groups, "Top-Rated (every user)").push(&roc::by_list_length(everyone));
+                for (g, label) in labels.iter().enumerate() {
+                    let pooled = roc::pool(&per_user, |u| group(u) == Some(g));
+                    slot(&mut top_rated_groups, &format!("Top-Rated {label}"))
+                        .push(&roc::by_list_length(pooled));
+                }
             }
         }
         let train =
@@ -582,7 +615,7 @@ fn binary_roc2(d: &Data, seed: u64, repetitions: u32, lines: &Lines) -> Result<B
     }
     // Groups first, the reference last.
     groups.sort_by_key(|c| c.label.starts_with("Top-Rated"));
-    Ok(BinaryRoc2 { svd, groups, size: first })
+    Ok(BinaryRoc2 { svd, groups, top_rated_groups, size: first })
 }
 
 /// The withheld items of Tables 1 and 2 on one dataset, fold by fold.
@@ -598,15 +631,21 @@ struct RecallRuns {
     smoothed: Vec<Vec<Withheld>>,
 }
 
-/// [`RecallRuns`] of `d` over the user folds `folds`.
-fn recall_runs(d: &Data, seed: u64, folds: &[u32], lines: &Lines) -> Result<RecallRuns> {
+/// [`RecallRuns`] of `d` over the user folds `folds` of partition `partition`.
+fn recall_runs(
+    d: &Data,
+    seed: u64,
+    partition: u32,
+    folds: &[u32],
+    lines: &Lines,
+) -> Result<RecallRuns> {
     let head = d.head_mask()?;
     let mut svd = Vec::new();
     let mut nbn = vec![Some(Vec::new()); NBN_MIN_PROFILES.len()];
     let mut nbn_users = vec![0; NBN_MIN_PROFILES.len()];
     let mut smoothed = Vec::new();
     for (f, &fold) in folds.iter().enumerate() {
-        let split = recall::user_fold(d, seed, fold)?;
+        let split = recall::user_fold(d, seed, partition, fold)?;
         let train_of = |min: u32| {
             roc::users_where(split.train(), |u| split.train().user_items(u).len() as u32 >= min)
         };
@@ -632,10 +671,82 @@ fn recall_runs(d: &Data, seed: u64, folds: &[u32], lines: &Lines) -> Result<Reca
         let model =
             Model::new("NBN smoothed", "nbn", &[SMOOTHED_NBN_ALPHA]).fit(&train_of(2)?, seed)?;
         smoothed.push(recall::withheld(model.as_ref(), &split, &head)?);
-        lines.say(format!("{}: recall fold {} of {}", d.name, fold + 1, recall::FOLDS));
+        lines.say(format!(
+            "{}: recall fold {} of {} (partition {})",
+            d.name,
+            fold + 1,
+            recall::FOLDS,
+            partition + 1
+        ));
     }
     ensure!(svd.iter().any(|items| !items.is_empty()), "{}: no withheld item to rank", d.name);
     Ok(RecallRuns { svd, nbn, nbn_users, smoothed })
+}
+
+/// The recall tables the claims read on `d`, at each of [`recall::CLAIM_N`].
+fn claim_tables(
+    d: &Data,
+    svd: &[Vec<Withheld>],
+    nbn: &[Option<Vec<Vec<Withheld>>>],
+    nbn_users: &[usize],
+) -> Result<Vec<claims::RecallTables>> {
+    let mut out = Vec::new();
+    for n in recall::CLAIM_N {
+        let nbn_recall: Vec<(u32, usize, Option<recall::ByGroup>)> = NBN_MIN_PROFILES
+            .iter()
+            .zip(nbn)
+            .zip(nbn_users)
+            .map(|((&min, per_fold), &users)| {
+                (min, users, per_fold.as_deref().map(|f| recall::by_group(d, f, n)))
+            })
+            .collect();
+        let nbn_tables: [(u32, usize, Option<recall::ByGroup>); 3] =
+            nbn_recall.try_into().map_err(|_| anyhow::anyhow!("three NBN models expected"))?;
+        ensure!(nbn_tables[0].2.is_some(), "{}: NBN ≥ 2 has no training user", d.name);
+        out.push(claims::RecallTables {
+            dataset: d.name.clone(),
+            n,
+            svd: recall::by_group(d, svd, n),
+            nbn: nbn_tables,
+        });
+    }
+    Ok(out)
+}
+
+/// Claims T1, T2 and H1–H3 from the recall tables of every stand-in.
+fn recall_claims(tables: &[claims::RecallTables]) -> [Claim; 5] {
+    [
+        claims::t1(tables),
+        claims::t2(tables),
+        claims::h1(tables),
+        claims::h2(tables),
+        claims::h3(tables),
+    ]
+}
+
+/// `claim` with, on each reading that `others` (the same claim on other user partitions)
+/// also has, the tests of those partitions as a partition sensitivity.
+fn with_partitions(claim: Claim, others: &[&Claim]) -> Claim {
+    if others.is_empty() {
+        return claim;
+    }
+    claim.map_readings(|reading| {
+        let ends: Vec<End> = others
+            .iter()
+            .enumerate()
+            .filter_map(|(k, other)| {
+                let same = other.readings.iter().find(|r| r.name == reading.name)?;
+                same.name
+                    .starts_with(&claims::on(data::MSWEB))
+                    .then(|| End::new(format!("user partition {}", k + 2), same.tests.clone()))
+            })
+            .collect();
+        if ends.is_empty() {
+            reading
+        } else {
+            reading.with_sensitivity(Sensitivity::partitions(USER_PARTITION, ends))
+        }
+    })
 }
 
 /// A report experiment without curves (ROC1/ROC2 are not pooled ROC curves; their points
@@ -776,4 +887,44 @@ fn intro(options: &Options, repetitions: u32, lines: &Lines) -> String {
             ""
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use recs_bench::report::{Effect, Quote, Reading, Rule, Test, Verdict};
+
+    use super::*;
+
+    fn claim(readings: &[(&str, f64)]) -> Claim {
+        let readings = readings
+            .iter()
+            .map(|&(name, effect)| {
+                let test = Test::new("a − b", Rule::not_below(0.0), Effect::exact(effect));
+                Reading::new(name, vec![test])
+            })
+            .collect();
+        Claim::new("H2", "a ≥ b", Quote { section: "§6".into(), words: "w".into() }, "m", readings)
+    }
+
+    #[test]
+    fn a_reading_on_ms_web_that_flips_between_partitions_is_inconclusive() {
+        let msweb = claims::on(data::MSWEB) + " at N = 5";
+        let substitute = claims::on(data::NEWMOVIES) + " at N = 5";
+        let first = claim(&[(&msweb, 0.01), (&substitute, 0.02)]);
+        assert_eq!(first.verdict, Verdict::Holds);
+        let steady = claim(&[(&msweb, 0.02), (&substitute, -0.5)]);
+        let flipped = claim(&[(&msweb, -0.01), (&substitute, -0.5)]);
+        let judged = with_partitions(first.clone(), &[&steady, &flipped]);
+        assert_eq!(judged.readings[0].verdict, Verdict::Inconclusive);
+        assert_eq!(judged.readings[0].sensitivity[0].ends.len(), 2);
+        assert_eq!(judged.readings[0].sensitivity[0].ends[1].value, "user partition 3");
+        // The substitute's reading has no other partition: the others' values are not its.
+        assert_eq!(judged.readings[1].verdict, Verdict::Holds);
+        assert!(judged.readings[1].sensitivity.is_empty());
+        assert_eq!(judged.verdict, Verdict::DependsOnReading);
+        // Partitions that agree leave the verdict as it is.
+        let agreed = with_partitions(first.clone(), &[&steady, &steady]);
+        assert_eq!(agreed.verdict, Verdict::Holds);
+        assert_eq!(with_partitions(first.clone(), &[]), first);
+    }
 }

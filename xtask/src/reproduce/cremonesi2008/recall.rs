@@ -29,15 +29,16 @@ pub(crate) const CLAIM_N: [usize; 2] = [RECALL_N, 5];
 /// The longest list of the recall@N curves.
 pub(crate) const CURVE_N: usize = 50;
 
-/// Fold `fold` of the ten-fold partition over users: test users' events all in the
-/// test part (none given), the other users' in training.
-pub(crate) fn user_fold(data: &Data, seed: u64, fold: u32) -> Result<Split> {
+/// Fold `fold` of the ten-fold partition `partition` over users (partition 0 is the
+/// tables'; others are independent draws of the same dealing): test users' events all in
+/// the test part (none given), the other users' in training.
+pub(crate) fn user_fold(data: &Data, seed: u64, partition: u32, fold: u32) -> Result<Split> {
     let protocol = Protocol::KFoldUsers {
         folds: FOLDS,
         given: Given::N(0),
         generalization: Generalization::Strong,
     };
-    Ok(protocol.split(&data.interactions, seed, SplitId::new(0, fold))?)
+    Ok(protocol.split(&data.interactions, seed, SplitId::new(partition, fold))?)
 }
 
 /// One withheld item: its user's profile length, whether it is a head item, and its
