@@ -6,14 +6,15 @@ use recs_bench::report::{Report, Table};
 use super::{CLAIMS, EXPERIMENTS};
 use crate::reproduce::{dataset_problems, experiment_problems, unevaluated_claims};
 
-/// Checks a written report against the contract and this paper's expectations: every
-/// experiment and claim, the datasets, and finite measures in [0, 1] in every table
-/// (with 95% half-widths in a full run).
+/// Checks a written report against the contract, the provenance rules and this paper's
+/// expectations: every experiment and claim, the datasets, and finite measures in [0, 1]
+/// in every table (with 95% half-widths in a full run).
 pub(crate) fn check(report: &Report) -> Vec<String> {
     let mut problems = report.validate();
     problems.extend(experiment_problems(report, &EXPERIMENTS, |id, table| {
         check_table(id, table, report.quick)
     }));
+    problems.extend(crate::reproduce::provenance_problems(report));
     problems.extend(unevaluated_claims(report, &CLAIMS));
     problems.extend(dataset_problems(
         report,
