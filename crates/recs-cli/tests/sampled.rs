@@ -65,6 +65,14 @@ fn eval_err(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// `recs eval --qrels q.tsv --run r.tsv` with `options` in `dir`, which must fail: its
+/// standard error.
+fn option_err(dir: &Path, options: &[&str]) -> String {
+    let mut args = vec!["--qrels", "q.tsv", "--run", "r.tsv"];
+    args.extend_from_slice(options);
+    eval_err(dir, &args)
+}
+
 /// The `--json` report's numbers, without the keys that name the policy or hold text.
 fn numbers(out: &Output) -> BTreeMap<String, Value> {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -395,7 +403,7 @@ fn bad_candidate_files_and_options_are_errors_that_say_where_and_what() {
     let dir = small_case();
     let with_file = |text: &str| {
         std::fs::write(dir.path().join("c.tsv"), text).unwrap();
-        eval_err(dir.path(), &["--qrels", "q.tsv", "--run", "r.tsv", "--candidates", "file:c.tsv"])
+        option_err(dir.path(), &["--candidates", "file:c.tsv"])
     };
     let contains = |err: String, want: &str| assert!(err.contains(want), "want {want:?} in: {err}");
     contains(with_file("u1\tc\n"), "c.tsv:1: expected the header `user<TAB>item`");
@@ -414,10 +422,7 @@ fn bad_candidate_files_and_options_are_errors_that_say_where_and_what() {
         with_file("user\titem\nu1\tc\nu2\ta\nu3\tb\nu4\ta\n"),
         "c.tsv: user u3 has the relevant item h (grade 2 in q.tsv) among no candidate of the file",
     );
-    let err = eval_err(
-        dir.path(),
-        &["--qrels", "q.tsv", "--run", "r.tsv", "--candidates", "file:nowhere.tsv"],
-    );
+    let err = option_err(dir.path(), &["--candidates", "file:nowhere.tsv"]);
     contains(err, "opening candidate file nowhere.tsv");
     // A user of the file that the qrels do not judge is a warning, and not evaluated.
     std::fs::write(
@@ -438,44 +443,22 @@ fn bad_candidate_files_and_options_are_errors_that_say_where_and_what() {
     assert_eq!(numbers(&out)["n_users"], 4);
     // Options.
     contains(
-        eval_err(dir.path(), &["--qrels", "q.tsv", "--run", "r.tsv", "--candidates", "sampled:3"]),
+        option_err(dir.path(), &["--candidates", "sampled:3"]),
         "--candidates sampled:3:uniform needs --train FILE",
     );
     contains(
-        eval_err(
-            dir.path(),
-            &[
-                "--qrels",
-                "q.tsv",
-                "--run",
-                "r.tsv",
-                "--candidates",
-                "file:c.tsv",
-                "--train",
-                "train.tsv",
-            ],
-        ),
+        option_err(dir.path(), &["--candidates", "file:c.tsv", "--train", "train.tsv"]),
         "--train is used by --candidates catalog and sampled:N, not file:c.tsv",
     );
+    contains(option_err(dir.path(), &["--candidates", "sampled:0"]), "N >= 1");
     contains(
-        eval_err(dir.path(), &["--qrels", "q.tsv", "--run", "r.tsv", "--candidates", "sampled:0"]),
-        "N >= 1",
-    );
-    contains(
-        eval_err(
-            dir.path(),
-            &["--qrels", "q.tsv", "--run", "r.tsv", "--candidates", "sampled:2:pop"],
-        ),
+        option_err(dir.path(), &["--candidates", "sampled:2:pop"]),
         "`uniform` or `popularity`",
     );
     contains(
-        eval_err(
+        option_err(
             dir.path(),
             &[
-                "--qrels",
-                "q.tsv",
-                "--run",
-                "r.tsv",
                 "--candidates",
                 "sampled:2",
                 "--train",

@@ -25,6 +25,8 @@ use super::roc::{Averaged, MARKED_N};
 
 /// G1: MovieLens 100K's users in the groups [1..99] / [100..199] / [200..] (§5.1).
 pub(crate) const ML_GROUP_USERS: [usize; 3] = [579, 215, 149];
+/// G1, G3: the groups' labels.
+const ML_GROUP_LABELS: [&str; 3] = ["[1..99]", "[100..199]", "[200..]"];
 /// G3: the shares of the ratings §5.1 gives those groups.
 pub(crate) const ML_GROUP_SHARES: [f64; 3] = [0.25, 0.25, 0.5];
 /// G4: the shares of the ratings §5.1 gives NewMovies' groups.
@@ -803,8 +805,7 @@ mod choices {
 /// G1: MovieLens 100K's groups [1..99] / [100..199] / [200..] hold exactly 579 / 215 /
 /// 149 users: three exact counts on fixed data (their shares of the ratings are G3).
 pub(crate) fn g1(users: &[usize]) -> Claim {
-    let labels = ["[1..99]", "[100..199]", "[200..]"];
-    let tests = labels
+    let tests = ML_GROUP_LABELS
         .iter()
         .zip(ML_GROUP_USERS)
         .zip(users)
@@ -838,23 +839,27 @@ pub(crate) fn g1(users: &[usize]) -> Claim {
     .without_placebo("exact counts of the data's users: no model takes part, so no signal for a placebo to lack")
 }
 
-/// G3: MovieLens 100K's groups hold ∼25 / ∼25 / ∼50% of the ratings, about 50% below 200
-/// ratings: exact shares on fixed data, each within [`HALF_A_POINT`] of the published one.
-/// `cut` is where §3.1's rule (each group half the ratings) puts the first cut.
-pub(crate) fn g3(shares: &[f64], cut: Option<u32>) -> Claim {
-    let labels = ["[1..99]", "[100..199]", "[200..]"];
-    let mut tests: Vec<Test> = labels
+/// One test per group: its share (`ours`) within [`HALF_A_POINT`] of the `published` one.
+fn share_tests(what: &str, labels: &[&str], published: &[f64], ours: &[f64]) -> Vec<Test> {
+    labels
         .iter()
-        .zip(ML_GROUP_SHARES)
-        .zip(shares)
+        .zip(published)
+        .zip(ours)
         .map(|((label, published), &ours)| {
             Test::new(
-                format!("share of the ratings in {label} − {published}"),
+                format!("{what} in {label} − {published}"),
                 Rule::within(HALF_A_POINT),
                 Effect::exact(ours - published),
             )
         })
-        .collect();
+        .collect()
+}
+
+/// G3: MovieLens 100K's groups hold ∼25 / ∼25 / ∼50% of the ratings, about 50% below 200
+/// ratings: exact shares on fixed data, each within [`HALF_A_POINT`] of the published one.
+/// `cut` is where §3.1's rule (each group half the ratings) puts the first cut.
+pub(crate) fn g3(shares: &[f64], cut: Option<u32>) -> Claim {
+    let mut tests = share_tests("share of the ratings", &ML_GROUP_LABELS, &ML_GROUP_SHARES, shares);
     let below_200: f64 = shares.iter().take(2).sum();
     tests.push(Test::new(
         "share of the ratings below 200 − 0.5",
@@ -898,19 +903,12 @@ pub(crate) fn g3(shares: &[f64], cut: Option<u32>) -> Claim {
 /// users, items, events and group sizes, so it cannot test either; its values are kept as
 /// evidence of what the substitute is.
 pub(crate) fn g4_g5(substitute_shares: &[f64], substitute_share_of_80: f64) -> [Claim; 2] {
-    let labels = ["[2..9]", "[10..19]", "[20..]"];
-    let share_tests: Vec<Test> = labels
-        .iter()
-        .zip(NM_GROUP_SHARES)
-        .zip(substitute_shares)
-        .map(|((label, published), &ours)| {
-            Test::new(
-                format!("substitute's share of the events in {label} − {published}"),
-                Rule::within(HALF_A_POINT),
-                Effect::exact(ours - published),
-            )
-        })
-        .collect();
+    let share_tests = share_tests(
+        "substitute's share of the events",
+        &["[2..9]", "[10..19]", "[20..]"],
+        &NM_GROUP_SHARES,
+        substitute_shares,
+    );
     let percents: Vec<String> =
         substitute_shares.iter().map(|s| format!("{:.1}%", 100.0 * s)).collect();
     let private = "NewMovies is private; a generated substitute says nothing of its shares";
