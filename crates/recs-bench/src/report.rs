@@ -376,6 +376,27 @@ impl Reading {
             .or_else(|| self.tests.first())
     }
 
+    /// The test a reader should see first, named: where a range flips the verdict, the test
+    /// that does not hold at the first end that flips it (`… at β = 0.6`); otherwise the
+    /// [`Reading::decisive_test`].
+    pub fn key_test(&self) -> Option<(String, &Test)> {
+        let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
+        let flipped = self
+            .sensitivity
+            .iter()
+            .filter(|s| s.flips(base))
+            .flat_map(|s| s.ends.iter().filter(move |e| e.verdict != base))
+            .find_map(|end| {
+                let test = end
+                    .tests
+                    .iter()
+                    .find(|t| t.verdict == end.verdict)
+                    .or_else(|| end.tests.iter().find(|t| t.verdict != Verdict::Holds))?;
+                Some((format!("{} (at {})", test.subject, end.value), test))
+            });
+        flipped.or_else(|| self.decisive_test().map(|t| (t.subject.clone(), t)))
+    }
+
     /// The reading's provenance in short: `text: protocol; ours: tolerance, tie order`.
     pub fn provenance(&self) -> String {
         let mut paper: Vec<&str> = Vec::new();
@@ -549,14 +570,22 @@ impl Claim {
             [] => "every reading was named after a result: nothing decides".into(),
             [one] => one.reason(),
             many if self.verdict == Verdict::DependsOnReading => {
-                let each: Vec<String> = many
-                    .iter()
-                    .map(|r| match r.flipping_knobs().as_slice() {
-                        [] => format!("{}: {}", r.name, r.verdict),
-                        knobs => format!("{}: flips with {}", r.name, knobs.join(", ")),
-                    })
-                    .collect();
-                format!("the readings differ ({})", each.join("; "))
+                // Counted by outcome, in order of first appearance: the table below names
+                // each reading; one line stays one line however many readings there are.
+                let mut outcomes: Vec<(String, usize)> = Vec::new();
+                for r in many {
+                    let outcome = match r.flipping_knobs().as_slice() {
+                        [] => r.verdict.to_string(),
+                        knobs => format!("flips with {}", knobs.join(", ")),
+                    };
+                    match outcomes.iter_mut().find(|(o, _)| *o == outcome) {
+                        Some((_, n)) => *n += 1,
+                        None => outcomes.push((outcome, 1)),
+                    }
+                }
+                let each: Vec<String> =
+                    outcomes.iter().map(|(outcome, n)| format!("{outcome}: {n}")).collect();
+                format!("the {} readings differ ({})", many.len(), each.join("; "))
             }
             many => many[0].reason(),
         }
@@ -1037,8 +1066,8 @@ pub fn claims_summary_markdown(claims: &[Claim], level: &str) -> String {
         let deciding = c.deciding();
         let key = deciding
             .first()
-            .and_then(|r| r.decisive_test())
-            .map_or("–".to_string(), |t| format!("{}: {}", t.subject, t.effect.short(4)));
+            .and_then(|r| r.key_test())
+            .map_or("–".to_string(), |(subject, t)| format!("{subject}: {}", t.effect.short(4)));
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} |",
@@ -1385,6 +1414,39 @@ mod tests {
         );
         let page = claims_page_markdown(&[claim_with(vec![Reading::new("q", vec![])])], "##");
         assert!(page.contains("| S1 | q | not recorded | – | – |"), "{page}");
+    }
+
+    #[test]
+    fn the_key_number_of_a_reading_that_a_range_flips_is_taken_at_the_flipping_end() {
+        let holds = Test::new("a − b", Rule::above(0.01), interval(0.1, 0.2));
+        let r = Reading::new("r", vec![holds.clone()]);
+        assert_eq!(r.key_test().unwrap().0, "a − b");
+        let flipped = Test::new("a − b", Rule::above(0.01), interval(-0.2, -0.1));
+        let r = r.with_sensitivity(Sensitivity::knob(
+            "fit",
+            vec![End::new("β = 1", vec![holds]), End::new("β = 0.6", vec![flipped])],
+        ));
+        let (subject, test) = r.key_test().unwrap();
+        assert_eq!(subject, "a − b (at β = 0.6)");
+        assert_eq!(test.verdict, Verdict::Fails);
+    }
+
+    #[test]
+    fn a_claim_that_depends_on_reading_counts_its_readings_by_outcome() {
+        let reading = |name: &str, low: f64| {
+            Reading::new(name, vec![Test::new("d", Rule::above(0.01), interval(low, low + 0.1))])
+        };
+        let claim = claim_with(vec![
+            reading("a", 0.1),
+            reading("b", -0.5),
+            reading("c", 0.2),
+            reading("d", 0.015),
+        ]);
+        assert_eq!(claim.verdict, Verdict::DependsOnReading);
+        assert_eq!(
+            claim.reason(),
+            "the 4 readings differ (holds: 2; fails: 1; flips with the rule's tolerance: 1)"
+        );
     }
 
     #[test]

@@ -420,23 +420,29 @@ impl Rule {
         }
         let t = self.tolerance;
         let (low, high) = (effect.low, effect.high);
+        // `+τ` and `−τ`, or `0` without a tolerance (never `−0`).
+        let (plus, minus) = if t == 0.0 {
+            ("0".to_string(), "0".to_string())
+        } else {
+            (format!("+{t}"), format!("−{t}"))
+        };
         // Said against the bound the rule tests, so the words agree with the verdict.
         match self.direction {
             Direction::Within if -t <= low && high <= t => {
                 format!("the interval lies within ±{t}: equal within tolerance")
             }
             Direction::Above | Direction::Within | Direction::NotAbove if low > t => {
-                format!("the interval lies above +{t}")
+                format!("the interval lies above {plus}")
             }
             Direction::Below | Direction::Within | Direction::NotBelow if high < -t => {
-                format!("the interval lies below −{t}")
+                format!("the interval lies below {minus}")
             }
-            Direction::Above if high < t => format!("the interval lies below +{t}"),
-            Direction::Below if low > -t => format!("the interval lies above −{t}"),
-            Direction::NotAbove if high <= t => format!("the interval lies at or below +{t}"),
-            Direction::NotBelow if low >= -t => format!("the interval lies at or above −{t}"),
-            Direction::Above | Direction::NotAbove => format!("the interval straddles +{t}"),
-            Direction::Below | Direction::NotBelow => format!("the interval straddles −{t}"),
+            Direction::Above if high < t => format!("the interval lies below {plus}"),
+            Direction::Below if low > -t => format!("the interval lies above {minus}"),
+            Direction::NotAbove if high <= t => format!("the interval lies at or below {plus}"),
+            Direction::NotBelow if low >= -t => format!("the interval lies at or above {minus}"),
+            Direction::Above | Direction::NotAbove => format!("the interval straddles {plus}"),
+            Direction::Below | Direction::NotBelow => format!("the interval straddles {minus}"),
             Direction::Within => format!("the interval reaches past ±{t}"),
         }
     }
@@ -556,6 +562,9 @@ pub(crate) mod tests {
             "the interval lies above +0.001"
         );
         assert_eq!(Rule::not_below(0.0).short(), "not below 0");
+        // Without a tolerance the bound is 0, never `−0`.
+        assert_eq!(Rule::below(0.0).reason(&interval(-0.2, -0.1)), "the interval lies below 0");
+        assert_eq!(Rule::above(0.0).reason(&interval(-0.1, 0.1)), "the interval straddles 0");
         assert_eq!(Rule::within(0.0).short(), "equal to 0");
         assert_eq!(Rule::below(0.02).short(), "below −0.02");
     }

@@ -1,6 +1,6 @@
 //! The catalog of this crate's models, for the runner and the command line.
 
-use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues, Result};
+use recs_core::{FitDyn, ModelEntry, ParamSpec, ParamValues, RecsError, Result};
 
 use crate::als::AlsParams;
 use crate::aspect::{AspectAttrParams, AspectForm, AspectParams};
@@ -32,6 +32,15 @@ const ASPECT_BETA: ParamSpec = ParamSpec {
            cells (Hofmann 1999 §3.6; ours), a number in (0, 1] runs tempered EM at that β \
            alone, stopped on the same held-out cells",
 };
+/// The aspect models' stopping rule.
+const ASPECT_STOPPING: ParamSpec = ParamSpec {
+    name: "stopping",
+    default: "held-out",
+    help: "`held-out` ends each β phase when 10% of the training cells held out stop gaining \
+           (Hofmann 1999 §3.6; ours); `converged` holds nothing out and runs EM at the fixed β \
+           (1 with `beta=schedule`) on every training cell until the training likelihood gains \
+           less than 1e-5 relatively (at most 300 iterations)",
+};
 const ASPECT: &[ParamSpec] = &[
     ParamSpec {
         name: "classes",
@@ -40,6 +49,7 @@ const ASPECT: &[ParamSpec] = &[
     },
     ASPECT_FORM,
     ASPECT_BETA,
+    ASPECT_STOPPING,
 ];
 const ASPECT_ATTR: &[ParamSpec] = &[
     ParamSpec {
@@ -49,6 +59,7 @@ const ASPECT_ATTR: &[ParamSpec] = &[
     },
     ASPECT_FORM,
     ASPECT_BETA,
+    ASPECT_STOPPING,
 ];
 const ALS: &[ParamSpec] = &[
     ParamSpec { name: "factors", default: "10", help: "number of factors ≥ 1 (ours)" },
@@ -77,16 +88,25 @@ fn lpca(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
     Ok(Box::new(LpcaParams::new(values.get_or("dims", 1usize)?)))
 }
 
-/// The aspect parameters of `values` (`classes`, default `classes`; `form`).
+/// The aspect parameters of `values` (`classes`, default `classes`; `form`, `beta`,
+/// `stopping`).
 fn aspect_params(values: &ParamValues, classes: usize) -> Result<AspectParams> {
     let form = match values.raw("form") {
         Some(text) => text.parse::<AspectForm>()?,
         None => AspectForm::default(),
     };
-    let params = AspectParams::new(values.get_or("classes", classes)?)?.with_form(form);
-    match values.raw("beta") {
-        None | Some("schedule") => Ok(params),
-        Some(_) => params.with_fixed_beta(values.get_or("beta", 1.0f64)?),
+    let mut params = AspectParams::new(values.get_or("classes", classes)?)?.with_form(form);
+    params = match values.raw("beta") {
+        None | Some("schedule") => params,
+        Some(_) => params.with_fixed_beta(values.get_or("beta", 1.0f64)?)?,
+    };
+    match values.raw("stopping") {
+        None | Some("held-out") => Ok(params),
+        // Nothing held out: EM on every training cell until its likelihood stops gaining.
+        Some("converged") => params.with_holdout(0.0),
+        Some(other) => {
+            Err(RecsError::invalid_parameter("stopping", other, "held-out or converged"))
+        }
     }
 }
 
@@ -174,8 +194,9 @@ mod tests {
         let (interactions, _) = recs_testkit::synthetic_data();
         let data = TrainData::new(&interactions, 1);
         let entry = catalog().into_iter().find(|e| e.name == "aspect").unwrap();
-        let scores = |param: &str| {
-            let values = ParamValues::parse([param.to_string()]).unwrap();
+        // `params`: space-separated `key=value` pairs.
+        let scores = |params: &str| {
+            let values = ParamValues::parse(params.split_whitespace()).unwrap();
             let model = entry.build_checked(&values).unwrap().fit_dyn(&data).unwrap();
             let items: Vec<u32> = (0..interactions.n_items() as u32).collect();
             let mut out = vec![0.0; items.len()];
@@ -190,6 +211,11 @@ mod tests {
         // and `beta=schedule` is the default.
         assert_eq!(scores("beta=schedule"), scores("form=symmetric"));
         assert_ne!(scores("beta=1"), scores("beta=0.6"));
+        // The stopping rule is a fit of its own too, at a fixed β and with the schedule
+        // (where `converged` is plain EM).
+        assert_ne!(scores("beta=1"), scores("stopping=converged"));
+        assert_eq!(scores("stopping=converged"), scores("beta=1 stopping=converged"));
+        assert_ne!(scores("beta=0.6 stopping=converged"), scores("beta=0.6"));
     }
 
     #[test]
@@ -223,6 +249,7 @@ mod tests {
             ("aspect", "beta", "0"),
             ("aspect-attr", "beta", "1.5"),
             ("aspect", "beta", "warm"),
+            ("aspect", "stopping", "early"),
             ("als", "lambda", "-1"),
             ("ials", "alpha", "-2"),
             ("lpca", "dims", "-1"),
