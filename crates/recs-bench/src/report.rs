@@ -193,6 +193,31 @@ pub struct Reading {
     pub verdict: Verdict,
 }
 
+/// Choices in short, by who fixed them: `paper: protocol; ours: tolerance, tie order`
+/// (each kind once, in order of first appearance).
+fn provenance_of<'a>(choices: impl Iterator<Item = &'a Choice>) -> String {
+    let mut paper: Vec<&str> = Vec::new();
+    let mut ours: Vec<&str> = Vec::new();
+    let mut after: Vec<&str> = Vec::new();
+    for c in choices {
+        let list = match c.by {
+            Source::PaperText { .. } | Source::PaperCode { .. } => &mut paper,
+            Source::OursBefore { .. } => &mut ours,
+            Source::OursAfter { .. } => &mut after,
+        };
+        if !list.contains(&c.kind.as_str()) {
+            list.push(c.kind.as_str());
+        }
+    }
+    let mut parts = Vec::new();
+    for (name, list) in [("paper", paper), ("ours", ours), ("ours post hoc", after)] {
+        if !list.is_empty() {
+            parts.push(format!("{name}: {}", list.join(", ")));
+        }
+    }
+    if parts.is_empty() { "not recorded".into() } else { parts.join("; ") }
+}
+
 /// Why a reading cannot test its claim.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Untestable {
@@ -397,28 +422,9 @@ impl Reading {
         flipped.or_else(|| self.decisive_test().map(|t| (t.subject.clone(), t)))
     }
 
-    /// The reading's provenance in short: `text: protocol; ours: tolerance, tie order`.
+    /// The reading's provenance in short: `paper: protocol; ours: tolerance, tie order`.
     pub fn provenance(&self) -> String {
-        let mut paper: Vec<&str> = Vec::new();
-        let mut ours: Vec<&str> = Vec::new();
-        let mut after: Vec<&str> = Vec::new();
-        for c in &self.choices {
-            let list = match c.by {
-                Source::PaperText { .. } | Source::PaperCode { .. } => &mut paper,
-                Source::OursBefore { .. } => &mut ours,
-                Source::OursAfter { .. } => &mut after,
-            };
-            if !list.contains(&c.kind.as_str()) {
-                list.push(c.kind.as_str());
-            }
-        }
-        let mut parts = Vec::new();
-        for (name, list) in [("paper", paper), ("ours", ours), ("ours post hoc", after)] {
-            if !list.is_empty() {
-                parts.push(format!("{name}: {}", list.join(", ")));
-            }
-        }
-        if parts.is_empty() { "not recorded".into() } else { parts.join("; ") }
+        provenance_of(self.choices.iter())
     }
 
     /// Every way the reading's provenance breaks the rules, one line each: no choice
@@ -591,20 +597,16 @@ impl Claim {
         }
     }
 
-    /// The claim's provenance in short, from its deciding readings.
+    /// The claim's provenance in short: the choices of its deciding readings together,
+    /// each kind once under who fixed it (a kind the paper fixes in one reading and we in
+    /// another is listed under both), and whether post-hoc readings are shown.
     pub fn provenance(&self) -> String {
         let deciding = self.deciding();
-        let mut parts: Vec<String> = Vec::new();
-        for r in deciding {
-            let p = r.provenance();
-            if !parts.contains(&p) {
-                parts.push(p);
-            }
-        }
+        let mut out = provenance_of(deciding.iter().flat_map(|r| r.choices.iter()));
         if self.readings.iter().any(|r| r.post_hoc) {
-            parts.push("post-hoc readings shown, not deciding".into());
+            out.push_str("; post-hoc readings shown, not deciding");
         }
-        parts.join(" / ")
+        out
     }
 
     /// Every way the claim breaks the provenance rules ([`Reading::provenance_problems`]),

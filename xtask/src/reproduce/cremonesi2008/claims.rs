@@ -17,7 +17,7 @@
 //! says why no placebo applies.
 
 use recs_bench::report::{
-    Choice, Claim, Effect, Placebo, Quote, Reading, Rule, Test, UntestableCause,
+    Choice, Claim, Effect, End, Quote, Reading, Rule, Sensitivity, Test, UntestableCause,
 };
 
 use super::recall::{ByGroup, Cell};
@@ -49,8 +49,9 @@ pub(crate) const FAR_ABOVE: f64 = 2.0;
 /// profiles it was built from; its tests are kept, and the text says so.
 pub(crate) const THIN_MODEL_USERS: usize = 100;
 /// Why Top-Rated is R4's placebo.
-const R4_PLACEBO: &str = "the same most-rated list for every user: it uses no profile, so it \
-     cannot carry a dependence of NBN's quality on the profile";
+const R4_NO_PLACEBO: &str = "the claim says which group gets the best prediction, not how NBN \
+     uses a profile: a model whose quality varies by group, as Top-Rated's does (shown in the \
+     measured text), is no model without the claimed signal";
 /// The stand-ins the binary claims are measured on.
 pub(crate) const STAND_INS: &str = "the NewMovies substitute and MS Web, for the private NewMovies";
 /// The tuned PureSVD's label.
@@ -94,6 +95,10 @@ pub(crate) fn on(dataset: &str) -> String {
 /// result: a reading resting on it is post hoc, shown but never deciding. When a reading
 /// was named is the repository's history (the commits and pages cited).
 mod choices {
+    /// The name of the tie-order choice (a knob where its two ends are run).
+    pub(super) const TIE_ORDER: &str = "tie order";
+    /// The name of ROC1's threshold step (a knob run at coarser steps).
+    pub(super) const THRESHOLD_STEP: &str = "ROC1's threshold step";
     use recs_bench::report::{Choice, ChoiceKind, TOLERANCE};
 
     use super::super::data::NEWMOVIES;
@@ -316,10 +321,12 @@ mod choices {
     pub(super) fn threshold_step() -> Choice {
         Choice::ours(
             ChoiceKind::Threshold,
-            "ROC1's threshold step",
+            THRESHOLD_STEP,
             "0.1",
             "the paper gives the range, not the steps; 0.1 puts Figure 5's marked t = 3 on the \
-             grid",
+             grid. Steps 0.5 and 1 (whole ratings, as the ratings are) are run too; they were \
+             named after a referee had shown B1 moving with the step, so they can only weaken \
+             a verdict",
         )
     }
 
@@ -477,11 +484,25 @@ mod choices {
     pub(super) fn tie_order() -> Choice {
         Choice::ours(
             ChoiceKind::TieOrder,
-            "tie order",
+            TIE_ORDER,
             "tied scores count at their expected value over orders (a tied pair counts half; a \
              tie group cut by the list's end contributes its share)",
             "the paper does not say how tied scores are ordered; the expectation over orders is \
-             the order-free value; the extreme orders are not run",
+             the order-free value; the extreme orders are not run for this reading",
+        )
+    }
+
+    /// How tied scores are ordered, where the two extreme orders are run too (R4: the
+    /// paper's unsmoothed NBN gives many withheld items a zero product, tied).
+    pub(super) fn tie_order_run_at_its_ends() -> Choice {
+        Choice::ours(
+            ChoiceKind::TieOrder,
+            TIE_ORDER,
+            "tied scores count at their expected value over orders (a tie group cut by the \
+             list's end contributes its share)",
+            "the paper does not say how tied scores are ordered; the expectation over orders is \
+             the order-free value, and both extreme orders (each tie group's positives first, \
+             and last) are run, since NBN's zero products tie many items",
         )
     }
 
@@ -1082,18 +1103,45 @@ pub(crate) struct Roc1Evidence {
     pub(crate) withheld: Vec<Series>,
     /// ROC AUC of the raw predictions of withheld ratings, ≥ 4 against < 4.
     pub(crate) auc: Vec<Series>,
+    /// The threshold readings' areas on the coarser grids of [`COARSE_STEPS`].
+    pub(crate) coarse: Vec<CoarseAreas>,
     /// Independent leave-25%-out splits behind each series.
     pub(crate) repetitions: usize,
 }
 
-/// One ROC1 reading: its name, what its series measure, the series, and the choices of
-/// the reading beyond those every ROC1 reading shares ([`roc1_reading`]).
-type Roc1Reading<'a> = (&'static str, &'static str, &'a [Series], Vec<Choice>);
+/// The coarser threshold steps ROC1's areas are also judged at (`step`, its name): the
+/// ends of the threshold step's range, 0.1 as run.
+pub(crate) const COARSE_STEPS: [(f64, &str); 2] =
+    [(0.5, "step 0.5"), (1.0, "step 1 (whole ratings)")];
+
+/// The areas of [`Roc1Evidence`]'s threshold readings over a coarser threshold grid.
+#[derive(Debug, Clone)]
+pub(crate) struct CoarseAreas {
+    /// The step, in words.
+    pub(crate) step: &'static str,
+    /// As [`Roc1Evidence::with_unrated`].
+    pub(crate) with_unrated: Vec<Series>,
+    /// As [`Roc1Evidence::with_unrated_unseen_zero`].
+    pub(crate) with_unrated_unseen_zero: Vec<Series>,
+    /// As [`Roc1Evidence::with_unrated_from_1_1`].
+    pub(crate) with_unrated_from_1_1: Vec<Series>,
+    /// As [`Roc1Evidence::withheld`].
+    pub(crate) withheld: Vec<Series>,
+}
+
+/// One ROC1 reading: its name, what its series measure, the series, the choices of the
+/// reading beyond those every ROC1 reading shares ([`roc1_reading`]), and the series at
+/// each coarser threshold step (none for a reading without thresholds).
+type Roc1Reading<'a> =
+    (&'static str, &'static str, &'a [Series], Vec<Choice>, Vec<(&'static str, &'a [Series])>);
 
 impl Roc1Evidence {
     /// R1's readings' names, series and own choices: Figure 1's pairs first.
     fn readings(&self) -> [Roc1Reading<'_>; 3] {
         let area = || [choices::threshold_step(), choices::closed_area()];
+        let coarse = |pick: fn(&CoarseAreas) -> &Vec<Series>| -> Vec<(&'static str, &[Series])> {
+            self.coarse.iter().map(|c| (c.step, pick(c).as_slice())).collect()
+        };
         [
             (
                 "Figure 1's pairs: withheld ratings and unrated items (value 0), t from 1.0",
@@ -1103,6 +1151,7 @@ impl Roc1Evidence {
                     .into_iter()
                     .chain(area())
                     .collect(),
+                coarse(|c| &c.with_unrated),
             ),
             (
                 "withheld ratings only, t from 1.1",
@@ -1112,12 +1161,14 @@ impl Roc1Evidence {
                     .into_iter()
                     .chain(area())
                     .collect(),
+                coarse(|c| &c.withheld),
             ),
             (
                 "scale-free: AUC of the raw predictions, withheld ratings ≥ 4 against < 4",
                 "AUC of predictions, ≥ 4 against < 4",
                 &self.auc,
                 vec![choices::scale_free_auc(), choices::good_from_4(), choices::tie_order()],
+                Vec::new(),
             ),
         ]
     }
@@ -1138,6 +1189,7 @@ impl Roc1Evidence {
                 figure.1,
                 figure.2,
                 with(figure.3.clone(), mean()),
+                figure.4.clone(),
             ),
             (
                 "Figure 1's pairs, an item nobody rated scored 0 by every model (recommended at \
@@ -1145,6 +1197,10 @@ impl Roc1Evidence {
                 "ROC1 area over withheld and unrated items, unrated-in-training items at 0",
                 &self.with_unrated_unseen_zero,
                 with(figure.3, choices::ar_unseen_zero()),
+                self.coarse
+                    .iter()
+                    .map(|c| (c.step, c.with_unrated_unseen_zero.as_slice()))
+                    .collect(),
             ),
             (
                 "Figure 1's pairs with t from 1.1 (the global mean for items nobody rated)",
@@ -1157,11 +1213,26 @@ impl Roc1Evidence {
                     choices::closed_area(),
                     mean(),
                 ],
+                self.coarse.iter().map(|c| (c.step, c.with_unrated_from_1_1.as_slice())).collect(),
             ),
-            (withheld.0, withheld.1, withheld.2, with(withheld.3, mean())),
-            (auc.0, auc.1, auc.2, with(auc.3, mean())),
+            (withheld.0, withheld.1, withheld.2, with(withheld.3, mean()), withheld.4),
+            (auc.0, auc.1, auc.2, with(auc.3, mean()), auc.4),
         ]
     }
+}
+
+/// `reading` judged at the coarser threshold steps too (`coarse`: each step's series, whose
+/// tests `tests_of` builds), when it has a threshold grid.
+fn with_coarse_steps(
+    reading: Reading,
+    coarse: &[(&'static str, &[Series])],
+    tests_of: impl Fn(&[Series]) -> Vec<Test>,
+) -> Reading {
+    if coarse.is_empty() {
+        return reading;
+    }
+    let ends = coarse.iter().map(|&(step, series)| End::new(step, tests_of(series))).collect();
+    reading.with_sensitivity(Sensitivity::knob(choices::THRESHOLD_STEP, ends))
 }
 
 /// A ROC1 reading of MovieLens users with at most 99 ratings: `tests`, with the choices
@@ -1182,10 +1253,14 @@ fn roc1_reading(name: &str, tests: Vec<Test>, own: Vec<Choice>) -> Reading {
 pub(crate) fn r1(evidence: &Roc1Evidence) -> Claim {
     let mut texts = Vec::new();
     let mut readings = Vec::new();
-    for (k, (name, what, series, own)) in evidence.readings().into_iter().enumerate() {
+    for (k, (name, what, series, own, coarse)) in evidence.readings().into_iter().enumerate() {
         let svd = pick(series, |l| l.starts_with("PureSVD"));
         texts.push(listing_and_best(what, &svd));
-        let reading = roc1_reading(name, best_tests(&svd, TUNED, what), own);
+        let tests_of = |series: &[Series]| {
+            best_tests(&pick(series, |l| l.starts_with("PureSVD")), TUNED, what)
+        };
+        let reading =
+            with_coarse_steps(roc1_reading(name, tests_of(series), own), &coarse, tests_of);
         // The scale-free reading was added to R1 after R1 had been seen to hold.
         readings.push(if k == 2 {
             reading.with_choices([choices::scale_free_auc_after()])
@@ -1214,18 +1289,23 @@ pub(crate) fn r1(evidence: &Roc1Evidence) -> Claim {
 pub(crate) fn b1(evidence: &Roc1Evidence) -> Claim {
     let mut texts = Vec::new();
     let mut readings = Vec::new();
-    for (name, what, series, own) in evidence.baseline_readings() {
+    for (name, what, series, own, coarse) in evidence.baseline_readings() {
         let pair = pick(series, |l| l == TUNED || l == "Average Recommender");
         texts.push(listing_and_best(what, &pair));
-        let tests = match pair.as_slice() {
-            [svd, ar] if svd.label == TUNED => vec![at_least(what, svd, ar, true)],
-            [ar, svd] => vec![at_least(what, svd, ar, true)],
-            _ => best_tests(&pair, TUNED, what),
+        let tests_of = |series: &[Series]| {
+            let pair = pick(series, |l| l == TUNED || l == "Average Recommender");
+            match pair.as_slice() {
+                [svd, ar] if svd.label == TUNED => vec![at_least(what, svd, ar, true)],
+                [ar, svd] => vec![at_least(what, svd, ar, true)],
+                _ => best_tests(&pair, TUNED, what),
+            }
         };
-        let reading = roc1_reading(name, tests, own).with_choices([
-            choices::average_recommender(),
-            choices::against_baseline("5", "the Average Recommender"),
-        ]);
+        let reading =
+            with_coarse_steps(roc1_reading(name, tests_of(series), own), &coarse, tests_of)
+                .with_choices([
+                    choices::average_recommender(),
+                    choices::against_baseline("5", "the Average Recommender"),
+                ]);
         readings.push(reading);
     }
     Claim::new(
@@ -1480,21 +1560,56 @@ pub(crate) fn b3(every: &[Averaged], good: &[Averaged]) -> Claim {
 /// Top-Rated, the same list for everyone, is the placebo: it uses no profile, so when it
 /// orders the groups the same way the ordering comes from who is in each group and what
 /// they withheld, not from how NBN uses a profile.
-pub(crate) fn r4(per_dataset: &[(&str, &[Averaged], &str, &[Averaged])]) -> Claim {
-    let named: Vec<(&str, Vec<Averaged>, String)> =
-        per_dataset.iter().map(|&(n, c, first, _)| (n, c.to_vec(), first.to_string())).collect();
+/// What R4 reads on one stand-in dataset.
+pub(crate) struct R4Input<'a> {
+    /// The dataset's name.
+    pub(crate) dataset: &'a str,
+    /// NBN's ROC2 by user group, ties at their expected value.
+    pub(crate) nbn: &'a [Averaged],
+    /// The label of the curve the claim expects best (NBN on the first group).
+    pub(crate) expected_best: &'a str,
+    /// Top-Rated's ROC2 by the same groups, shown beside the claim.
+    pub(crate) top_rated: &'a [Averaged],
+    /// NBN's ROC2 by user group with each tie group's positives first, and last.
+    pub(crate) tie_ends: [&'a [Averaged]; 2],
+}
+
+pub(crate) fn r4(per_dataset: &[R4Input<'_>]) -> Claim {
+    let named: Vec<(&str, Vec<Averaged>, String)> = per_dataset
+        .iter()
+        .map(|d| (d.dataset, d.nbn.to_vec(), d.expected_best.to_string()))
+        .collect();
     let (text, readings) = best_on_each(&named, || {
-        vec![choices::nm_groups(), choices::nbn(), choices::nbn_from_2(), choices::highest_tpr()]
+        vec![
+            choices::nm_groups(),
+            choices::nbn(),
+            choices::nbn_from_2(),
+            choices::highest_tpr(),
+            choices::tie_order_run_at_its_ends(),
+        ]
     });
-    let mut placebo_texts = Vec::new();
+    let mut top_rated_texts = Vec::new();
     let readings = readings
         .into_iter()
         .zip(per_dataset)
-        .map(|(reading, &(name, _, first, top_rated))| {
-            let expected = first.replacen("NBN", "Top-Rated", 1);
-            let (text, tests) = best_at_marks(top_rated, &expected);
-            placebo_texts.push(format!("{name}: {text}"));
-            reading.with_placebo(Placebo::new("Top-Rated", R4_PLACEBO, tests))
+        .map(|(reading, d)| {
+            let expected = d.expected_best.replacen("NBN", "Top-Rated", 1);
+            let (text, _) = best_at_marks(d.top_rated, &expected);
+            top_rated_texts.push(format!("{}: {text}", d.dataset));
+            let [first, last] = d.tie_ends;
+            reading.with_sensitivity(Sensitivity::knob(
+                choices::TIE_ORDER,
+                vec![
+                    End::new(
+                        "each tie group's positives first",
+                        best_at_marks(first, d.expected_best).1,
+                    ),
+                    End::new(
+                        "each tie group's positives last",
+                        best_at_marks(last, d.expected_best).1,
+                    ),
+                ],
+            ))
         })
         .collect();
     Claim::new(
@@ -1505,9 +1620,10 @@ pub(crate) fn r4(per_dataset: &[(&str, &[Averaged], &str, &[Averaged])]) -> Clai
             "In any case, the best prediction is obtained for users having ratings into the \
              range of [2 . . . 9].",
         ),
-        format!("{text}. Top-Rated by the same groups: {}", placebo_texts.join(" | ")),
+        format!("{text}. Top-Rated by the same groups: {}", top_rated_texts.join(" | ")),
         readings,
     )
+    .without_placebo(R4_NO_PLACEBO)
 }
 
 /// One value per fold of the recall cells `pick` reads (`NaN` where a cell is undefined).
@@ -2022,31 +2138,40 @@ mod tests {
     }
 
     #[test]
-    fn r4_is_untestable_when_top_rated_orders_the_groups_the_same_way() {
+    fn r4_judges_nbn_at_both_ends_of_the_tie_order() {
         let nbn = [
             curve("NBN [2..9]", &[0.50, 0.52, 0.51]),
             curve("NBN [10..19]", &[0.30, 0.31, 0.32]),
             curve("NBN [20..]", &[0.20, 0.21, 0.22]),
         ];
-        let ordered = [
+        let top_rated = [
             curve("Top-Rated [2..9]", &[0.40, 0.41, 0.42]),
             curve("Top-Rated [10..19]", &[0.30, 0.30, 0.31]),
             curve("Top-Rated [20..]", &[0.25, 0.26, 0.25]),
         ];
-        let placebo_passes = r4(&[("msweb", &nbn, "NBN [2..9]", &ordered)]);
-        assert_eq!(placebo_passes.verdict, Verdict::Untestable);
-        assert!(placebo_passes.reason().contains("Top-Rated"), "{}", placebo_passes.reason());
-        assert!(placebo_passes.measured.contains("Top-Rated by the same groups"));
-        // When the list that ignores the profile does best for another group, the placebo
-        // fails and NBN's ordering is its own.
-        let reversed = [
-            curve("Top-Rated [2..9]", &[0.20, 0.21, 0.20]),
-            curve("Top-Rated [10..19]", &[0.30, 0.30, 0.31]),
-            curve("Top-Rated [20..]", &[0.35, 0.36, 0.35]),
-        ];
-        let own = r4(&[("msweb", &nbn, "NBN [2..9]", &reversed)]);
-        assert_eq!(own.verdict, Verdict::Holds);
-        assert!(own.provenance_problems().is_empty(), "{:?}", own.provenance_problems());
+        let input = |ends: [&'static [Averaged]; 2]| R4Input {
+            dataset: "msweb",
+            nbn: &nbn,
+            expected_best: "NBN [2..9]",
+            top_rated: &top_rated,
+            tie_ends: ends,
+        };
+        // The same order at both ends: the claim holds, and Top-Rated ordering the groups
+        // the same way does not make it untestable.
+        let same: &'static [Averaged] = Box::leak(Box::new(nbn.clone()));
+        let steady = r4(&[input([same, same])]);
+        assert_eq!(steady.verdict, Verdict::Holds);
+        assert!(steady.measured.contains("Top-Rated by the same groups"));
+        assert!(steady.provenance_problems().is_empty(), "{:?}", steady.provenance_problems());
+        // With the ties' positives first the ≥ 20 group catches up: depends on reading.
+        let caught_up: &'static [Averaged] = Box::leak(Box::new(vec![
+            curve("NBN [2..9]", &[0.50, 0.52, 0.51]),
+            curve("NBN [10..19]", &[0.30, 0.31, 0.32]),
+            curve("NBN [20..]", &[0.55, 0.60, 0.50]),
+        ]));
+        let flips = r4(&[input([caught_up, same])]);
+        assert_eq!(flips.verdict, Verdict::DependsOnReading);
+        assert!(flips.reason().contains("tie order"), "{}", flips.reason());
     }
 
     #[test]
@@ -2154,8 +2279,29 @@ mod tests {
                 s("PureSVD L=50", &[0.62, 0.6, 0.59]),
                 s("Average Recommender", &[0.7, 0.71, 0.7]),
             ],
+            coarse: Vec::new(),
             repetitions: 3,
         };
+        // At a coarser threshold step the Average Recommender overtakes PureSVD over
+        // Figure 1's pairs: that reading of B1 then depends on the step.
+        let coarser = Roc1Evidence {
+            coarse: vec![CoarseAreas {
+                step: "step 1",
+                with_unrated: vec![
+                    s(TUNED, &[0.7, 0.71, 0.72]),
+                    s("PureSVD L=50", &[0.6, 0.61, 0.6]),
+                    s("Average Recommender", &[0.8, 0.8, 0.81]),
+                ],
+                with_unrated_unseen_zero: evidence.with_unrated_unseen_zero.clone(),
+                with_unrated_from_1_1: evidence.with_unrated_from_1_1.clone(),
+                withheld: evidence.withheld.clone(),
+            }],
+            ..evidence.clone()
+        };
+        let stepped = b1(&coarser);
+        assert_eq!(stepped.readings[0].verdict, Verdict::DependsOnReading);
+        assert!(stepped.readings[0].reason().contains("ROC1's threshold step"));
+        assert!(all_problems(&stepped).is_empty(), "{:?}", all_problems(&stepped));
         let r1 = r1(&evidence);
         assert!(r1.readings[0].name.starts_with("Figure 1"));
         // Figure 1's pairs and the threshold range are the paper's; the threshold step,

@@ -58,7 +58,7 @@ const CLAIMS: [&str; 17] = [
 const RANKS: [usize; 5] = [15, 50, 100, 200, 300];
 /// Latent sizes below the paper's grid, whose smallest size (15) is where the best size was
 /// found: an extension shown in a table of ROC2 TPRs, read by no claim.
-const BELOW_GRID: [usize; 3] = [2, 5, 10];
+const BELOW_GRID: [usize; 4] = [1, 2, 5, 10];
 /// Repetitions of the leave-25%-out splits (full run, quick run).
 const REPETITIONS: (u32, u32) = (5, 2);
 /// User partitions of the recall tables on MS Web beyond the first, in a full run: each
@@ -246,6 +246,28 @@ fn movielens_curves(
             .collect(),
         withheld: areas(&roc1_curves),
         auc,
+        coarse: claims::COARSE_STEPS
+            .iter()
+            .map(|&(step, name)| {
+                let on_grid = |curves: &[Averaged], start: f64| -> Vec<claims::Series> {
+                    curves
+                        .iter()
+                        .map(|c| {
+                            let area = c.closed_area_per_repetition_on_grid(start, step);
+                            claims::Series::new(c.label.clone(), area)
+                        })
+                        .collect()
+                };
+                let from_1_1 = f64::from(roc::thresholds()[0]);
+                claims::CoarseAreas {
+                    step: name,
+                    with_unrated: on_grid(&roc1_unrated, f64::NEG_INFINITY),
+                    with_unrated_unseen_zero: on_grid(&roc1_unseen_zero, f64::NEG_INFINITY),
+                    with_unrated_from_1_1: on_grid(&roc1_unrated, from_1_1),
+                    withheld: on_grid(&roc1_curves, f64::NEG_INFINITY),
+                }
+            })
+            .collect(),
         repetitions: repetitions as usize,
     };
     parts.claims.extend([
@@ -336,7 +358,7 @@ fn binary_curves(
     let mut r4_inputs = Vec::new();
     let mut binary_size = [0, 0];
     for d in binary {
-        let BinaryRoc2 { svd, groups, top_rated_groups, below_grid, size } =
+        let BinaryRoc2 { svd, groups, top_rated_groups, nbn_tie_ends, below_grid, size } =
             binary_roc2(d, seed, repetitions, lines)?;
         if binary_size == [0, 0] {
             binary_size = size;
@@ -382,14 +404,20 @@ fn binary_curves(
         let nbn_only: Vec<Averaged> =
             groups.iter().filter(|c| c.label.starts_with("NBN")).cloned().collect();
         r2_inputs.push((d.name.clone(), svd));
-        r4_inputs.push((d.name.clone(), nbn_only, first_group, top_rated_groups));
+        r4_inputs.push((d.name.clone(), nbn_only, first_group, top_rated_groups, nbn_tie_ends));
     }
     let r2_inputs: Vec<(&str, &[Averaged])> =
         r2_inputs.iter().map(|(n, c)| (n.as_str(), c.as_slice())).collect();
     let r4 = claims::r4(
         &r4_inputs
             .iter()
-            .map(|(n, c, f, t)| (n.as_str(), c.as_slice(), f.as_str(), t.as_slice()))
+            .map(|(n, c, f, t, [first, last])| claims::R4Input {
+                dataset: n.as_str(),
+                nbn: c.as_slice(),
+                expected_best: f.as_str(),
+                top_rated: t.as_slice(),
+                tie_ends: [first.as_slice(), last.as_slice()],
+            })
             .collect::<Vec<_>>(),
     );
     parts.claims.extend(
@@ -587,8 +615,11 @@ struct BinaryRoc2 {
     svd: Vec<Averaged>,
     /// NBN by user group, then Top-Rated over every user (Figure 6(c)).
     groups: Vec<Averaged>,
-    /// Top-Rated by the same user groups (R4's placebo).
+    /// Top-Rated by the same user groups (shown beside R4).
     top_rated_groups: Vec<Averaged>,
+    /// NBN by user group under the two extreme orders of tied scores (positives first,
+    /// positives last): R4's tie-order ends.
+    nbn_tie_ends: [Vec<Averaged>; 2],
     /// PureSVD below the paper's grid ([`BELOW_GRID`]), then L = 15, over users with 2–9
     /// events: an extension no claim reads.
     below_grid: Vec<Averaged>,
@@ -612,6 +643,7 @@ fn binary_roc2(d: &Data, seed: u64, repetitions: u32, lines: &Lines) -> Result<B
     let labels = d.group_labels();
     let (mut svd, mut groups) = (Vec::new(), Vec::new());
     let mut top_rated_groups = Vec::new();
+    let mut nbn_tie_ends = [Vec::new(), Vec::new()];
     let mut first = [0, 0];
     for rep in 0..repetitions {
         let split = roc::leave_quarter_out(&d.interactions, seed, rep)?;
@@ -642,17 +674,22 @@ fn binary_roc2(d: &Data, seed: u64, repetitions: u32, lines: &Lines) -> Result<B
         let train =
             roc::users_where(split.train(), |u| lengths[u as usize] >= NBN_MIN_PROFILES[0])?;
         let nbn = Model::nbn("NBN").fit(&train, seed)?;
-        let per_user = roc::roc2_per_user(nbn.as_ref(), &split, &all_users)?;
+        let [per_user, first, last] =
+            roc::roc2_per_user_tie_ends(nbn.as_ref(), &split, &all_users)?;
         for (g, label) in labels.iter().enumerate() {
-            let pooled = roc::pool(&per_user, |u| group(u) == Some(g));
-            slot(&mut groups, &format!("NBN {label}")).push(&roc::by_list_length(pooled));
+            let label = format!("NBN {label}");
+            let in_group = |u: u32| group(u) == Some(g);
+            slot(&mut groups, &label).push(&roc::by_list_length(roc::pool(&per_user, in_group)));
+            for (end, per_user) in nbn_tie_ends.iter_mut().zip([&first, &last]) {
+                slot(end, &label).push(&roc::by_list_length(roc::pool(per_user, in_group)));
+            }
         }
         lines.say(format!("{}: ROC2 repetition {} of {repetitions}", d.name, rep + 1));
     }
     // Groups first, the reference last.
     groups.sort_by_key(|c| c.label.starts_with("Top-Rated"));
     below_grid.extend(svd.iter().find(|c| c.label == Model::puresvd(15).label).cloned());
-    Ok(BinaryRoc2 { svd, groups, top_rated_groups, below_grid, size: first })
+    Ok(BinaryRoc2 { svd, groups, top_rated_groups, nbn_tie_ends, below_grid, size: first })
 }
 
 /// The withheld items of Tables 1 and 2 on one dataset, fold by fold.

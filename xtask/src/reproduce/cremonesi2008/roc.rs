@@ -200,6 +200,70 @@ fn roc2_of_user(u: &UserScores, good: f32) -> Option<(u32, Vec<Confusion>)> {
     grades.contains(&1.0).then(|| (u.user, top_n_confusions(&grades, &u.scores, MAX_N, 1.0)))
 }
 
+/// One user's ROC2 counts for `N = 1..=MAX_N` under the order that puts each group of
+/// tied scores' positives first (`positives_first`) or last: the two ends of the range
+/// every order of the ties falls in (the expected counts lie between them).
+fn roc2_at_tie_end(grades: &[f32], scores: &[f32], positives_first: bool) -> Vec<Confusion> {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    // Scores descending; inside a tie, positives first or last; the index keeps the sort
+    // total (equal (score, grade) pairs are interchangeable for the counts).
+    order.sort_by(|&a, &b| {
+        let by_grade = if positives_first {
+            grades[b].total_cmp(&grades[a])
+        } else {
+            grades[a].total_cmp(&grades[b])
+        };
+        scores[b].total_cmp(&scores[a]).then(by_grade).then(a.cmp(&b))
+    });
+    let positives = grades.iter().filter(|&&g| g >= 1.0).count() as f64;
+    let negatives = grades.len() as f64 - positives;
+    let mut tp = 0.0;
+    (1..=MAX_N)
+        .map(|n| {
+            if let Some(&k) = order.get(n - 1) {
+                tp += f64::from(u8::from(grades[k] >= 1.0));
+            }
+            let listed = n.min(order.len()) as f64;
+            let fp = listed - tp;
+            Confusion { tp, fp, fn_: positives - tp, tn: negatives - fp }
+        })
+        .collect()
+}
+
+/// One user's ROC2 counts at `N = 1..=MAX_N`, with the user's index.
+pub(crate) type UserCurve = (u32, Vec<Confusion>);
+
+/// Every user's ROC2 counts as [`roc2_per_user`] gives them, and under the two extreme
+/// orders of tied scores (positives first, positives last), in that order.
+pub(crate) fn roc2_per_user_tie_ends(
+    model: &dyn Recommender,
+    split: &Split,
+    users: &[u32],
+) -> Result<[Vec<UserCurve>; 3]> {
+    let per_user: Vec<Option<[UserCurve; 3]>> = users
+        .par_iter()
+        .filter(|&&u| !split.test().user_items(u).is_empty())
+        .map(|&user| {
+            let u = score_user(model, split, user)?;
+            let grades: Vec<f32> = u.withheld.iter().map(|&w| f32::from(u8::from(w))).collect();
+            Ok(roc2_of_user(&u, f32::NEG_INFINITY).map(|(id, expected)| {
+                [
+                    (id, expected),
+                    (id, roc2_at_tie_end(&grades, &u.scores, true)),
+                    (id, roc2_at_tie_end(&grades, &u.scores, false)),
+                ]
+            }))
+        })
+        .collect::<Result<_>>()?;
+    let mut out = [Vec::new(), Vec::new(), Vec::new()];
+    for [expected, first, last] in per_user.into_iter().flatten() {
+        out[0].push(expected);
+        out[1].push(first);
+        out[2].push(last);
+    }
+    Ok(out)
+}
+
 /// Every scored user's ROC2 counts (see [`roc2_of_user`]), users without a positive left
 /// out, in order.
 pub(crate) fn roc2_of(scored: &[UserScores], good: f32) -> Vec<(u32, Vec<Confusion>)> {
@@ -301,11 +365,22 @@ impl Averaged {
     /// The same area over the sweep positions from `start` on (a shorter threshold
     /// range).
     pub(crate) fn closed_area_per_repetition_from(&self, start: f64) -> Vec<f64> {
+        self.closed_area_per_repetition_where(|x| x >= start)
+    }
+
+    /// The same area over the sweep positions from `start` on that are whole multiples of
+    /// `step` (a coarser threshold grid: `step` 1 keeps the whole ratings).
+    pub(crate) fn closed_area_per_repetition_on_grid(&self, start: f64, step: f64) -> Vec<f64> {
+        self.closed_area_per_repetition_where(|x| {
+            x >= start && ((x / step).round() * step - x).abs() < 1e-6
+        })
+    }
+
+    fn closed_area_per_repetition_where(&self, keep: impl Fn(f64) -> bool) -> Vec<f64> {
         let repetitions = self.per_position.first().map_or(0, |(_, p)| p.len());
         (0..repetitions)
             .map(|r| {
-                let points =
-                    self.per_position.iter().filter(|(x, _)| *x >= start).map(|(_, p)| p[r]);
+                let points = self.per_position.iter().filter(|(x, _)| keep(*x)).map(|(_, p)| p[r]);
                 closed_area(points.filter(|p| p.iter().all(|v| v.is_finite())).collect())
             })
             .collect()
@@ -439,6 +514,33 @@ mod tests {
         assert_eq!((kept.n_users(), kept.n_items(), kept.n_events()), (3, 3, 3));
         assert!(kept.user_items(0).is_empty());
         assert_eq!(kept.user_items(2), [0, 2]);
+    }
+
+    /// The two ends of the tie range bracket the expected counts, and equal them without
+    /// ties.
+    #[test]
+    fn tie_ends_bracket_the_expected_counts() {
+        let grades = [1.0, 0.0, 0.0, 1.0, 0.0];
+        let tied = [0.5, 0.5, 0.5, 0.1, 0.9];
+        let expected = top_n_confusions(&grades, &tied, MAX_N, 1.0);
+        let first = roc2_at_tie_end(&grades, &tied, true);
+        let last = roc2_at_tie_end(&grades, &tied, false);
+        // Top 2: item 4, then the tie {0, 1, 2} holding one positive.
+        assert_eq!((first[1].tp, last[1].tp, expected[1].tp), (1.0, 0.0, 1.0 / 3.0));
+        for n in 0..MAX_N {
+            assert!(first[n].tp >= expected[n].tp - 1e-12 && expected[n].tp >= last[n].tp - 1e-12);
+            assert_eq!(first[n].tp + first[n].fn_, 2.0);
+            assert_eq!(first[n].tp + first[n].fp, (n + 1).min(5) as f64);
+        }
+        let distinct = [0.5, 0.4, 0.3, 0.1, 0.9];
+        assert_eq!(
+            roc2_at_tie_end(&grades, &distinct, true),
+            top_n_confusions(&grades, &distinct, MAX_N, 1.0)
+        );
+        assert_eq!(
+            roc2_at_tie_end(&grades, &distinct, false),
+            roc2_at_tie_end(&grades, &distinct, true)
+        );
     }
 
     #[test]
