@@ -15,7 +15,7 @@ use anyhow::Context;
 use recs_core::{IdMap, Judgments};
 use recs_data::Dataset;
 use recs_metrics::io::{Candidates, Qrels};
-use recs_split::{NegativeSampling, SampleBy, SampledUser};
+use recs_split::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
 
 /// The header line of a candidate file.
 const HEADER: &str = "user\titem";
@@ -112,29 +112,38 @@ fn graded_items(qrels: &Qrels, user: u32, to_catalog: &[u32]) -> Vec<(u32, f32)>
 }
 
 /// The external id of qrels user `user`.
-fn user_id(qrels: &Qrels, user: u32) -> anyhow::Result<&str> {
+pub(crate) fn user_id(qrels: &Qrels, user: u32) -> anyhow::Result<&str> {
     qrels.users.external(user).with_context(|| format!("qrels user index {user} has no id"))
 }
 
 /// The training data of `recs eval --train` seen from the catalog: the catalog (the
 /// items of the qrels and of training, in canonical order), each catalog item's
-/// training events, and each training user's items as catalog indices.
-struct Catalog<'a> {
+/// training events, and each training user's items as catalog indices. The `sampled:N`
+/// policy and `--sampled-vs-exact` both see users' candidates through it, so both draw
+/// from the same lists.
+pub(crate) struct Catalog<'a> {
     items: IdMap,
     popularity: Vec<u32>,
     train: &'a Dataset,
     train_to_catalog: Vec<u32>,
+    qrels_to_catalog: Vec<u32>,
 }
 
 impl<'a> Catalog<'a> {
-    fn new(qrels: &Qrels, train: &'a Dataset) -> anyhow::Result<Catalog<'a>> {
+    pub(crate) fn new(qrels: &Qrels, train: &'a Dataset) -> anyhow::Result<Catalog<'a>> {
         let items = IdMap::from_ids_sorted(qrels.items.iter().chain(train.items.iter()))?;
         let train_to_catalog = index_map(&train.items, &items);
+        let qrels_to_catalog = index_map(&qrels.items, &items);
         let mut popularity = vec![0u32; items.len()];
         for (train_item, count) in train.interactions.item_counts().into_iter().enumerate() {
             popularity[train_to_catalog[train_item] as usize] = count;
         }
-        Ok(Catalog { items, popularity, train, train_to_catalog })
+        Ok(Catalog { items, popularity, train, train_to_catalog, qrels_to_catalog })
+    }
+
+    /// The catalog's items, in canonical id order.
+    pub(crate) fn items(&self) -> &IdMap {
+        &self.items
     }
 
     /// The catalog items the user of external id `user` has training events with,
@@ -147,6 +156,61 @@ impl<'a> Catalog<'a> {
         known.sort_unstable();
         known
     }
+
+    /// The full-catalog candidates of qrels user `user` (external id `id`) into `items`
+    /// and `grades` (cleared first): every catalog item it has no training event with,
+    /// ascending, graded from the qrels (0 when absent). Returns how many of its pairs
+    /// the qrels grade above 0 are training events, and so not candidates.
+    pub(crate) fn user_row(
+        &self,
+        qrels: &Qrels,
+        user: u32,
+        id: &str,
+        items: &mut Vec<u32>,
+        grades: &mut Vec<f32>,
+    ) -> usize {
+        let known = self.known_items(id);
+        let graded = graded_items(qrels, user, &self.qrels_to_catalog);
+        let n_graded_known =
+            graded.iter().filter(|(i, g)| *g > 0.0 && known.binary_search(i).is_ok()).count();
+        full_catalog_row(self.items.len() as u32, &known, &graded, items, grades);
+        n_graded_known
+    }
+
+    /// The draw of `sampling` for the user of external id `id` from its full-catalog
+    /// candidates (`items`, `grades`, as [`Catalog::user_row`] gives them): its relevant
+    /// items (grade at least `threshold`) and the drawn negatives, ascending.
+    pub(crate) fn draw(
+        &self,
+        sampling: &NegativeSampling,
+        id: &str,
+        items: &[u32],
+        grades: &[f32],
+        threshold: f32,
+    ) -> SampledCandidates {
+        sampling.sample(SampledUser::Id(id), items, grades, |g| g >= threshold, &self.popularity)
+    }
+}
+
+/// The warning about users with fewer eligible items than `sampling` asks for.
+fn short_warning(n_short: usize, sampling: &NegativeSampling) -> String {
+    let eligible = match sampling.by {
+        SampleBy::Uniform => "eligible items",
+        SampleBy::Popularity => "eligible items with training events",
+    };
+    format!(
+        "{n_short} users have fewer than {} {eligible} (catalog items neither in their \
+         training events nor relevant) and are judged on all they have",
+        sampling.negatives
+    )
+}
+
+/// The warning about graded pairs that are training events.
+pub(crate) fn graded_known_warning(n: usize, qrels_name: &str, train_name: &str) -> String {
+    format!(
+        "{n} graded pairs of {qrels_name} are training events in {train_name} and are not \
+         candidates"
+    )
 }
 
 /// `--candidates sampled:N`: for every user of `qrels`, its full-catalog candidates
@@ -162,44 +226,22 @@ pub(crate) fn sampled(
     train_name: &str,
 ) -> anyhow::Result<Built> {
     let catalog = Catalog::new(qrels, train)?;
-    let qrels_to_catalog = index_map(&qrels.items, &catalog.items);
     let mut builder = Judgments::builder(qrels.users.len(), catalog.items.len());
     let (mut items, mut grades) = (Vec::new(), Vec::new());
     let (mut n_short, mut n_graded_known) = (0, 0);
     for row in qrels.judgments.iter() {
         let id = user_id(qrels, row.user)?;
-        let known = catalog.known_items(id);
-        let graded = graded_items(qrels, row.user, &qrels_to_catalog);
-        n_graded_known +=
-            graded.iter().filter(|(i, g)| *g > 0.0 && known.binary_search(i).is_ok()).count();
-        full_catalog_row(catalog.items.len() as u32, &known, &graded, &mut items, &mut grades);
-        let drawn = sampling.sample(
-            SampledUser::Id(id),
-            &items,
-            &grades,
-            |g| g >= threshold,
-            &catalog.popularity,
-        );
+        n_graded_known += catalog.user_row(qrels, row.user, id, &mut items, &mut grades);
+        let drawn = catalog.draw(sampling, id, &items, &grades, threshold);
         n_short += usize::from(drawn.n_negatives < sampling.negatives);
         builder.push_user(row.user, &drawn.items, &drawn.grades)?;
     }
     let mut warnings = Vec::new();
     if n_short > 0 {
-        let eligible = match sampling.by {
-            SampleBy::Uniform => "eligible items",
-            SampleBy::Popularity => "eligible items with training events",
-        };
-        warnings.push(format!(
-            "{n_short} users have fewer than {} {eligible} (catalog items neither in their \
-             training events nor relevant) and are judged on all they have",
-            sampling.negatives
-        ));
+        warnings.push(short_warning(n_short, sampling));
     }
     if n_graded_known > 0 {
-        warnings.push(format!(
-            "{n_graded_known} graded pairs of {qrels_name} are training events in {train_name} \
-             and are not candidates"
-        ));
+        warnings.push(graded_known_warning(n_graded_known, qrels_name, train_name));
     }
     let qrels =
         Qrels { users: qrels.users.clone(), items: catalog.items, judgments: builder.build()? };

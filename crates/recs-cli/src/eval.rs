@@ -27,9 +27,10 @@ pub(crate) struct Args {
     #[arg(long)]
     qrels: PathBuf,
     /// Run: `user<TAB>item<TAB>score`, TREC `qid Q0 doc rank score tag`, or a Parquet or
-    /// Arrow IPC file with columns `user`, `item`, `score`.
+    /// Arrow IPC file with columns `user`, `item`, `score`. Given once, except with
+    /// --sampled-vs-exact, which compares every run given.
     #[arg(long, required_unless_present = "user_factors", conflicts_with = "user_factors")]
-    run: Option<PathBuf>,
+    run: Vec<PathBuf>,
     /// Instead of a run: the user factors of a factor model, a `.npy` file (a 2-D
     /// float32 or float64 array, row r = user id r) or a Parquet or Arrow IPC file (a
     /// column `id`, and the factors as one list column or one number column per
@@ -63,9 +64,12 @@ pub(crate) struct Args {
     /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; and cremonesi2008's
     /// roc2@N (pooled and user-averaged TPR/FPR of every user's top N) and roc1@T
     /// (TPR/FPR of "score >= T" against "grade >= T", for runs whose scores are
-    /// predicted ratings on the grades' scale).
-    #[arg(long, default_value = "roc,croc,p@10,r@10,ndcg@10,map,mrr")]
-    metrics: String,
+    /// predicted ratings on the grades' scale). With --sampled-vs-exact, metrics of one
+    /// relevant item's rank: auc, r@k (hit@k), p@k, ap (mrr), ndcg, ndcg@k
+    /// [default: roc,croc,p@10,r@10,ndcg@10,map,mrr; with --sampled-vs-exact:
+    /// auc,r@10,ndcg@10,ap]
+    #[arg(long)]
+    metrics: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     json: bool,
@@ -130,6 +134,34 @@ pub(crate) struct Args {
     /// paired t-test and Wilcoxon signed-rank test of (run − compare) over users.
     #[arg(long, value_name = "RUN2")]
     compare: Option<PathBuf>,
+    /// Sampled against exact, side by side: every relevant item of every user ranked among
+    /// the user's full-catalog negatives (exact) and among N of them drawn as
+    /// `--candidates sampled:N` draws them (`N`, `N:uniform`, `N:popularity`), for each of
+    /// --seeds seeds; for each run (--run, as many as given) and metric, the exact mean,
+    /// the sampled and corrected means of each seed with their error, and across runs
+    /// Kendall's τ and the reversed pairs (docs/cli.md). Needs --train.
+    #[arg(
+        long,
+        value_name = "N[:BY]",
+        requires = "train",
+        conflicts_with_all = [
+            "candidates", "user_factors", "compare", "intervals", "curves",
+            "write_candidates", "ballista", "zero",
+        ]
+    )]
+    sampled_vs_exact: Option<String>,
+    /// With --sampled-vs-exact: how many draws; draw s (from 0) uses seed --seed + s.
+    #[arg(long, value_name = "K", default_value_t = 5, requires = "sampled_vs_exact")]
+    seeds: usize,
+    /// With --sampled-vs-exact: the estimators, comma-separated: `sampled` (none),
+    /// `rank-estimate`, `minimal-bias`, `monotone`, `bv:γ` (0 < γ ≤ 1).
+    #[arg(
+        long,
+        value_name = "LIST",
+        default_value = crate::sampled_vs_exact::DEFAULT_CORRECTIONS,
+        requires = "sampled_vs_exact"
+    )]
+    corrections: String,
     /// Where the evaluation runs: `in-process` (the files read into memory here) or
     /// `datafusion` (Parquet qrels and run, planned and run by Apache DataFusion on every
     /// core; `--candidates qrels`, expected ties; the same numbers, bit for bit; needs a
@@ -422,8 +454,51 @@ fn text(v: Option<f64>) -> String {
     v.map_or_else(|| "undefined".into(), |x| format!("{x:.6}"))
 }
 
+/// The metrics asked for when `--metrics` is not given.
+const DEFAULT_METRICS: &str = "roc,croc,p@10,r@10,ndcg@10,map,mrr";
+
+/// `--sampled-vs-exact`: the options it does not take refused, the rest handed over.
+fn sampled_vs_exact(args: &Args, draw: &str) -> anyhow::Result<()> {
+    let refused = [
+        (args.engine != Engine::InProcess, "--engine datafusion"),
+        (
+            args.ties != TieBreak::Expected,
+            "--ties other than expected (its numbers are expectations over the orders of ties)",
+        ),
+    ];
+    if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
+        anyhow::bail!("--sampled-vs-exact does not take {what}");
+    }
+    let Some(train) = &args.train else {
+        anyhow::bail!("--sampled-vs-exact needs --train FILE: the training events");
+    };
+    crate::sampled_vs_exact::run(&crate::sampled_vs_exact::Request {
+        qrels: &args.qrels,
+        train,
+        runs: &args.run,
+        format: args.format,
+        draw,
+        seed: args.seed,
+        n_seeds: args.seeds,
+        metrics: args.metrics.as_deref().unwrap_or(crate::sampled_vs_exact::DEFAULT_METRICS),
+        corrections: &args.corrections,
+        threshold: args.rel_threshold,
+        json: args.json,
+    })
+}
+
 pub(crate) fn run(args: Args) -> anyhow::Result<()> {
-    let (mut metrics, cremonesi) = parse_metrics(&args.metrics)?;
+    if let Some(draw) = &args.sampled_vs_exact {
+        return sampled_vs_exact(&args, draw);
+    }
+    if args.run.len() > 1 {
+        anyhow::bail!(
+            "--run is given once (several runs are compared by --sampled-vs-exact; a second \
+             run's paired tests are --compare RUN2)"
+        );
+    }
+    let (mut metrics, cremonesi) =
+        parse_metrics(args.metrics.as_deref().unwrap_or(DEFAULT_METRICS))?;
     if args.curves.is_some() {
         for m in [Metric::Roc, Metric::Croc] {
             if !metrics.contains(&m) {
@@ -434,7 +509,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.resamples == 0 {
         anyhow::bail!("--resamples must be at least 1");
     }
-    let Some(run_path) = args.run.clone() else {
+    let Some(run_path) = args.run.first().cloned() else {
         return run_factors(&args, &metrics, &cremonesi);
     };
     let policy = candidate_policy(&args, &run_path)?;
@@ -659,7 +734,7 @@ fn print(
         println!("{:<width$}  {}", "positives", report.n_positives);
         if let Some((path, _, rows)) = comparison {
             println!();
-            let run = args.run.as_deref().unwrap_or(Path::new("-"));
+            let run = args.run.first().map_or(Path::new("-"), PathBuf::as_path);
             println!("run {} vs compare {}", run.display(), path.display());
             println!(
                 "{:<width$}  {:>10}  {:>10}  {:>12}  {:>12}",

@@ -10,6 +10,7 @@ mod eval;
 mod factors;
 mod format;
 mod run;
+mod sampled_vs_exact;
 mod score;
 mod split;
 

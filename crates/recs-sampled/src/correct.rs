@@ -5,10 +5,11 @@
 use std::fmt;
 use std::str::FromStr;
 
-use faer::Mat;
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, Par};
 
 use crate::error::{Result, SampledError};
-use crate::linalg::{lstsq, nnls, solve_spd};
+use crate::linalg::{Cholesky, PseudoInverse, nnls};
 use crate::metric::RankMetric;
 use crate::rank::SampledRank;
 
@@ -115,6 +116,44 @@ impl Estimator {
         correction: Correction,
         prior: &[f64],
     ) -> Result<Self> {
+        let mut one = Estimator::several(&[metric], sampled, correction, prior)?;
+        Ok(one.remove(0))
+    }
+
+    /// The estimators of several metrics under one correction, with a uniform prior: the
+    /// values [`Estimator::new`] gives for each, bit for bit, with the work that does not
+    /// depend on the metric (the distributions, the decomposition of the system) done
+    /// once. That work is nearly all of it, so estimating many metrics for many catalog
+    /// sizes (`recs eval --sampled-vs-exact`) costs about one estimator per size.
+    ///
+    /// ```
+    /// use recs_sampled::{Correction, Estimator, RankMetric, SampledRank, Sampling};
+    /// let sampled = SampledRank::new(300, 20, Sampling::WithoutReplacement)?;
+    /// let metrics = [RankMetric::Ap, RankMetric::Recall { k: 10 }];
+    /// let both = Estimator::for_metrics(&metrics, sampled, Correction::MinimalBias)?;
+    /// assert_eq!(both[1], Estimator::new(metrics[1], sampled, Correction::MinimalBias)?);
+    /// # Ok::<(), recs_sampled::SampledError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Estimator::with_prior`].
+    pub fn for_metrics(
+        metrics: &[RankMetric],
+        sampled: SampledRank,
+        correction: Correction,
+    ) -> Result<Vec<Self>> {
+        let n = sampled.n() as usize;
+        Estimator::several(metrics, sampled, correction, &vec![1.0 / n as f64; n])
+    }
+
+    /// The estimator of each of `metrics`, in order; every path goes through here, so
+    /// one metric or many give the same values.
+    fn several(
+        metrics: &[RankMetric],
+        sampled: SampledRank,
+        correction: Correction,
+        prior: &[f64],
+    ) -> Result<Vec<Self>> {
         let (n, m) = (sampled.n(), sampled.m());
         if prior.len() as u64 != n {
             return Err(SampledError::invalid("prior", prior.len(), format!("{n} weights")));
@@ -127,28 +166,53 @@ impl Estimator {
                 "finite, non-negative weights, not all zero",
             ));
         }
+        if let Correction::BiasVariance { gamma } = correction
+            && !(gamma > 0.0 && gamma <= 1.0)
+        {
+            return Err(SampledError::invalid("γ", gamma, "a value in (0, 1]"));
+        }
         let size = m + 1;
-        let values = match correction {
-            Correction::Sampled => (1..=size).map(|j| metric.value(j, size)).collect(),
-            Correction::RankEstimate => (1..=size)
-                .map(|j| {
-                    let estimate = 1 + ((n - 1) as u128 * (j - 1) as u128 / m as u128) as u64;
-                    metric.value(estimate, n)
+        let values: Vec<Vec<f64>> = match correction {
+            Correction::Sampled => metrics
+                .iter()
+                .map(|metric| (1..=size).map(|j| metric.value(j, size)).collect())
+                .collect(),
+            Correction::RankEstimate => metrics
+                .iter()
+                .map(|metric| {
+                    (1..=size)
+                        .map(|j| {
+                            let estimate =
+                                1 + ((n - 1) as u128 * (j - 1) as u128 / m as u128) as u64;
+                            metric.value(estimate, n)
+                        })
+                        .collect()
                 })
                 .collect(),
             Correction::MinimalBias => {
-                let (design, target) = weighted_design(metric, sampled, prior, total)?;
-                lstsq(design.as_ref(), &target)?
+                let design = Design::new(sampled, prior, total)?;
+                let solver = PseudoInverse::new(design.weighted.as_ref())?;
+                metrics.iter().map(|&metric| solver.solve(&design.target(metric))).collect()
             }
-            Correction::Monotone => monotone(metric, sampled, prior, total)?,
+            Correction::Monotone => {
+                let design = Design::new(sampled, prior, total)?;
+                let solver = Monotone::new(&design)?;
+                metrics
+                    .iter()
+                    .map(|&metric| solver.solve(&design.target(metric)))
+                    .collect::<Result<_>>()?
+            }
             Correction::BiasVariance { gamma } => {
-                if !(gamma > 0.0 && gamma <= 1.0) {
-                    return Err(SampledError::invalid("γ", gamma, "a value in (0, 1]"));
-                }
-                bias_variance(metric, sampled, prior, total, gamma)?
+                let design = Design::new(sampled, prior, total)?;
+                let solver = BiasVariance::new(&design, gamma)?;
+                metrics.iter().map(|&metric| solver.solve(&design.target(metric))).collect()
             }
         };
-        Ok(Estimator { metric, sampled, correction, values })
+        Ok(metrics
+            .iter()
+            .zip(values)
+            .map(|(&metric, values)| Estimator { metric, sampled, correction, values })
+            .collect())
     }
 
     /// The metric estimated.
@@ -212,112 +276,130 @@ impl Estimator {
     }
 }
 
-/// The rows `√p(r) P(· | r)` and targets `√p(r) M(r; n)` of the weighted bias objective,
-/// over the ranks with a positive prior.
-fn weighted_design(
-    metric: RankMetric,
-    sampled: SampledRank,
-    prior: &[f64],
-    total: f64,
-) -> Result<(Mat<f64>, Vec<f64>)> {
-    let n = sampled.n();
-    let ranks: Vec<u64> = (1..=n).filter(|&r| prior[r as usize - 1] > 0.0).collect();
-    let cols = sampled.m() as usize + 1;
-    let mut design = Mat::<f64>::zeros(ranks.len(), cols);
-    let mut target = Vec::with_capacity(ranks.len());
-    for (row, &r) in ranks.iter().enumerate() {
-        let weight = (prior[r as usize - 1] / total).sqrt();
-        for (j, p) in sampled.distribution(r)?.into_iter().enumerate() {
-            design[(row, j)] = weight * p;
+/// The weighted bias objective's system, over the ranks with a positive prior: rows
+/// `√p(r) P(· | r)`, and for a metric the targets `√p(r) M(r; n)`. It does not depend on
+/// the metric, so it is built once for all of them.
+struct Design {
+    n: u64,
+    /// The ranks with a positive prior, with their weights `√p(r)`.
+    ranks: Vec<(u64, f64)>,
+    weighted: Mat<f64>,
+}
+
+impl Design {
+    fn new(sampled: SampledRank, prior: &[f64], total: f64) -> Result<Design> {
+        let n = sampled.n();
+        let ranks: Vec<(u64, f64)> = (1..=n)
+            .filter(|&r| prior[r as usize - 1] > 0.0)
+            .map(|r| (r, (prior[r as usize - 1] / total).sqrt()))
+            .collect();
+        let cols = sampled.m() as usize + 1;
+        let mut weighted = Mat::<f64>::zeros(ranks.len(), cols);
+        for (row, &(r, weight)) in ranks.iter().enumerate() {
+            for (j, p) in sampled.distribution(r)?.into_iter().enumerate() {
+                weighted[(row, j)] = weight * p;
+            }
         }
-        target.push(weight * metric.value(r, n));
+        Ok(Design { n, ranks, weighted })
     }
-    Ok((design, target))
+
+    /// The targets `√p(r) M(r; n)` of `metric`.
+    fn target(&self, metric: RankMetric) -> Vec<f64> {
+        self.ranks.iter().map(|&(r, weight)| weight * metric.value(r, self.n)).collect()
+    }
 }
 
 /// The bias–variance estimator, `((1 − γ) AᵀDA + γ diag(c))⁻¹ AᵀD b` with `A_{r,j} =
-/// P(j | r)`, `D = diag(p)`, `b_r = M(r; n)` and `c_j = Σ_r p(r) P(j | r)`; summed rank by
-/// rank, so `A` is never held.
-fn bias_variance(
-    metric: RankMetric,
-    sampled: SampledRank,
-    prior: &[f64],
-    total: f64,
-    gamma: f64,
-) -> Result<Vec<f64>> {
-    let cols = sampled.m() as usize + 1;
-    let mut gram = Mat::<f64>::zeros(cols, cols);
-    let mut mass = vec![0.0f64; cols];
-    let mut rhs = vec![0.0f64; cols];
-    for r in 1..=sampled.n() {
-        let weight = prior[r as usize - 1] / total;
-        if weight == 0.0 {
-            continue;
+/// P(j | r)`, `D = diag(p)`, `b_r = M(r; n)` and `c_j = Σ_r p(r) P(j | r)`. With `W =
+/// D^{1/2} A` (the design's rows) and `t = D^{1/2} b` (its targets), `AᵀDA = WᵀW`, `AᵀDb =
+/// Wᵀt` and `c = Wᵀ √p`: the matrix and its factor do not depend on the metric.
+struct BiasVariance {
+    weighted_t: Mat<f64>,
+    factor: Cholesky,
+}
+
+impl BiasVariance {
+    fn new(design: &Design, gamma: f64) -> Result<BiasVariance> {
+        let w = design.weighted.as_ref();
+        let cols = w.ncols();
+        let mut gram = Mat::<f64>::zeros(cols, cols);
+        // Sequential: the values must not depend on the number of threads.
+        matmul(gram.as_mut(), Accum::Replace, w.transpose(), w, 1.0 - gamma, Par::Seq);
+        for j in 0..cols {
+            let mass: f64 = design.ranks.iter().enumerate().map(|(r, &(_, s))| s * w[(r, j)]).sum();
+            gram[(j, j)] += gamma * mass;
         }
-        let p = sampled.distribution(r)?;
-        let target = metric.value(r, sampled.n());
-        // The distribution is zero outside a band; the products there add nothing.
-        let support: Vec<usize> = (0..cols).filter(|&j| p[j] > 0.0).collect();
-        for &i in &support {
-            mass[i] += weight * p[i];
-            rhs[i] += weight * target * p[i];
-            for &j in &support {
-                gram[(i, j)] += (1.0 - gamma) * weight * p[i] * p[j];
-            }
-        }
+        Ok(BiasVariance {
+            weighted_t: w.transpose().to_owned(),
+            factor: Cholesky::new(gram.as_ref())?,
+        })
     }
-    for (j, c) in mass.iter().enumerate() {
-        gram[(j, j)] += gamma * c;
+
+    fn solve(&self, target: &[f64]) -> Vec<f64> {
+        let w = self.weighted_t.as_ref();
+        let rhs: Vec<f64> =
+            (0..w.nrows()).map(|j| (0..w.ncols()).map(|r| w[(j, r)] * target[r]).sum()).collect();
+        self.factor.solve(&rhs)
     }
-    solve_spd(gram.as_ref(), &rhs)
 }
 
 /// The minimal-bias estimator constrained to `M̂_1 ≥ M̂_2 ≥ … ≥ M̂_{m+1}`: written as
 /// `M̂_j = t + Σ_{i ≥ j} d_i` with `d_i ≥ 0` and `t` free, a non-negative least-squares
-/// problem, solved on the design's SVD-reduced form.
-fn monotone(
-    metric: RankMetric,
-    sampled: SampledRank,
-    prior: &[f64],
-    total: f64,
-) -> Result<Vec<f64>> {
-    let (design, target) = weighted_design(metric, sampled, prior, total)?;
-    let (rows, cols) = design.shape();
-    let m = cols - 1;
-    // Column i < m holds Σ_{j ≤ i} A[:, j] (the step d_i); the last, Σ_j A[:, j] (t).
-    let mut steps = Mat::<f64>::zeros(rows, cols);
-    for r in 0..rows {
-        let mut running = 0.0;
-        for j in 0..cols {
-            running += design[(r, j)];
-            if j < m {
-                steps[(r, j)] = running;
+/// problem, solved on the design's SVD-reduced form (which does not depend on the
+/// metric).
+struct Monotone {
+    /// `Σ Vᵀ` of the steps' SVD.
+    reduced: Mat<f64>,
+    /// `U` of the steps' SVD, which projects a target onto the reduced system.
+    u: Mat<f64>,
+}
+
+impl Monotone {
+    fn new(design: &Design) -> Result<Monotone> {
+        let weighted = &design.weighted;
+        let (rows, cols) = weighted.shape();
+        let m = cols - 1;
+        // Column i < m holds Σ_{j ≤ i} A[:, j] (the step d_i); the last, Σ_j A[:, j] (t).
+        let mut steps = Mat::<f64>::zeros(rows, cols);
+        for r in 0..rows {
+            let mut running = 0.0;
+            for j in 0..cols {
+                running += weighted[(r, j)];
+                if j < m {
+                    steps[(r, j)] = running;
+                }
             }
+            steps[(r, m)] = running;
         }
-        steps[(r, m)] = running;
+        // ‖S z − b‖² = ‖Σ Vᵀ z − Uᵀ b‖² + a constant: the same problem on a cols × cols system.
+        let svd = steps
+            .as_ref()
+            .thin_svd()
+            .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
+        let (v, s) = (svd.V(), svd.S().column_vector());
+        let reduced = Mat::from_fn(s.nrows(), cols, |i, j| s[i] * v[(j, i)]);
+        Ok(Monotone { reduced, u: svd.U().to_owned() })
     }
-    // ‖S z − b‖² = ‖Σ Vᵀ z − Uᵀ b‖² + a constant: the same problem on a cols × cols system.
-    let svd = steps
-        .as_ref()
-        .thin_svd()
-        .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
-    let (u, v, s) = (svd.U(), svd.V(), svd.S().column_vector());
-    let k = s.nrows();
-    let reduced = Mat::from_fn(k, cols, |i, j| s[i] * v[(j, i)]);
-    let projected: Vec<f64> =
-        (0..k).map(|i| (0..rows).map(|r| u[(r, i)] * target[r]).sum()).collect();
-    let mut free = vec![false; cols];
-    free[m] = true;
-    let z = nnls(reduced.as_ref(), &projected, &free)?;
-    let mut values = vec![0.0f64; cols];
-    let mut tail = z[m];
-    for j in (0..cols).rev() {
-        if j < m {
-            tail += z[j];
+
+    fn solve(&self, target: &[f64]) -> Result<Vec<f64>> {
+        let (rows, k) = self.u.shape();
+        let cols = self.reduced.ncols();
+        let m = cols - 1;
+        let projected: Vec<f64> =
+            (0..k).map(|i| (0..rows).map(|r| self.u[(r, i)] * target[r]).sum()).collect();
+        let mut free = vec![false; cols];
+        free[m] = true;
+        let z = nnls(self.reduced.as_ref(), &projected, &free)?;
+        let mut values = vec![0.0f64; cols];
+        let mut tail = z[m];
+        for j in (0..cols).rev() {
+            if j < m {
+                tail += z[j];
+            }
+            values[j] = tail;
         }
-        values[j] = tail;
+        Ok(values)
     }
-    Ok(values)
 }
 
 #[cfg(test)]

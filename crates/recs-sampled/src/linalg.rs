@@ -1,5 +1,6 @@
 //! The small dense solves the corrections need: a minimum-norm least-squares solution by
-//! SVD, a symmetric positive definite solve, and non-negative least squares with free
+//! SVD, a symmetric positive definite solve (each keeping its decomposition for several
+//! right-hand sides), and non-negative least squares with free
 //! variables (Lawson & Hanson 1974, ch. 23).
 
 use faer::linalg::solvers::Solve;
@@ -11,37 +12,66 @@ use crate::error::{Result, SampledError};
 /// values at or below `σ_max · ε · max(rows, cols)` treated as zero (numpy's `lstsq`
 /// default), so that directions the data cannot determine contribute nothing.
 pub(crate) fn lstsq(a: MatRef<'_, f64>, b: &[f64]) -> Result<Vec<f64>> {
-    let (rows, cols) = a.shape();
-    if cols == 0 {
-        return Ok(Vec::new());
-    }
-    let svd = a
-        .thin_svd()
-        .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
-    let (u, v, s) = (svd.U(), svd.V(), svd.S().column_vector());
-    let top = (0..s.nrows()).map(|i| s[i]).fold(0.0f64, f64::max);
-    let cutoff = top * f64::EPSILON * rows.max(cols) as f64;
-    let mut x = vec![0.0f64; cols];
-    for i in 0..s.nrows() {
-        if s[i] <= cutoff {
-            continue;
-        }
-        let coefficient: f64 = (0..rows).map(|r| u[(r, i)] * b[r]).sum::<f64>() / s[i];
-        for (c, xc) in x.iter_mut().enumerate() {
-            *xc += coefficient * v[(c, i)];
-        }
-    }
-    Ok(x)
+    Ok(PseudoInverse::new(a)?.solve(b))
 }
 
-/// The solution of `g x = rhs` for a symmetric positive definite `g` (Cholesky).
-pub(crate) fn solve_spd(g: MatRef<'_, f64>, rhs: &[f64]) -> Result<Vec<f64>> {
-    let llt = g.llt(Side::Lower).map_err(|e| {
-        SampledError::Numeric(format!("the system is not positive definite: {e:?}"))
-    })?;
-    let column = Mat::from_fn(rhs.len(), 1, |i, _| rhs[i]);
-    let x = llt.solve(&column);
-    Ok((0..rhs.len()).map(|i| x[(i, 0)]).collect())
+/// The SVD of a matrix `a`, kept to solve `a x ≈ b` for several `b` ([`lstsq`]'s
+/// solution for each): the decomposition is most of the work and does not depend on `b`.
+pub(crate) struct PseudoInverse {
+    u: Mat<f64>,
+    v: Mat<f64>,
+    /// The singular values above the cutoff; the directions of the others are left out.
+    kept: Vec<(usize, f64)>,
+}
+
+impl PseudoInverse {
+    pub(crate) fn new(a: MatRef<'_, f64>) -> Result<PseudoInverse> {
+        let (rows, cols) = a.shape();
+        if cols == 0 {
+            return Ok(PseudoInverse { u: Mat::zeros(rows, 0), v: Mat::zeros(0, 0), kept: vec![] });
+        }
+        let svd = a
+            .thin_svd()
+            .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
+        let s = svd.S().column_vector();
+        let top = (0..s.nrows()).map(|i| s[i]).fold(0.0f64, f64::max);
+        let cutoff = top * f64::EPSILON * rows.max(cols) as f64;
+        let kept = (0..s.nrows()).filter(|&i| s[i] > cutoff).map(|i| (i, s[i])).collect();
+        Ok(PseudoInverse { u: svd.U().to_owned(), v: svd.V().to_owned(), kept })
+    }
+
+    /// `V Σ⁺ Uᵀ b`.
+    pub(crate) fn solve(&self, b: &[f64]) -> Vec<f64> {
+        let (rows, cols) = (self.u.nrows(), self.v.nrows());
+        let mut x = vec![0.0f64; cols];
+        for &(i, sigma) in &self.kept {
+            let coefficient: f64 = (0..rows).map(|r| self.u[(r, i)] * b[r]).sum::<f64>() / sigma;
+            for (c, xc) in x.iter_mut().enumerate() {
+                *xc += coefficient * self.v[(c, i)];
+            }
+        }
+        x
+    }
+}
+
+/// The Cholesky factor of a symmetric positive definite matrix `g`, kept to solve `g x =
+/// rhs` for several right-hand sides.
+pub(crate) struct Cholesky(faer::linalg::solvers::Llt<f64>);
+
+impl Cholesky {
+    pub(crate) fn new(g: MatRef<'_, f64>) -> Result<Cholesky> {
+        let llt = g.llt(Side::Lower).map_err(|e| {
+            SampledError::Numeric(format!("the system is not positive definite: {e:?}"))
+        })?;
+        Ok(Cholesky(llt))
+    }
+
+    /// The solution of `g x = rhs`.
+    pub(crate) fn solve(&self, rhs: &[f64]) -> Vec<f64> {
+        let column = Mat::from_fn(rhs.len(), 1, |i, _| rhs[i]);
+        let x = self.0.solve(&column);
+        (0..rhs.len()).map(|i| x[(i, 0)]).collect()
+    }
 }
 
 /// `argmin ‖a x − b‖` subject to `x_j ≥ 0` for every `j` with `free[j] == false`
@@ -123,7 +153,7 @@ mod tests {
     #[test]
     fn a_positive_definite_solve() {
         let g = Mat::from_fn(2, 2, |i, j| [[4.0, 1.0], [1.0, 3.0]][i][j]);
-        let x = solve_spd(g.as_ref(), &[1.0, 2.0]).unwrap();
+        let x = Cholesky::new(g.as_ref()).unwrap().solve(&[1.0, 2.0]);
         assert!((4.0 * x[0] + x[1] - 1.0).abs() < 1e-12 && (x[0] + 3.0 * x[1] - 2.0).abs() < 1e-12);
     }
 

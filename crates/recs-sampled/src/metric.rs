@@ -10,7 +10,7 @@ use crate::error::SampledError;
 /// With one relevant item, reciprocal rank equals average precision and hit rate equals
 /// recall, so these cover the metrics of the sampled-metrics literature.
 ///
-/// As text (`FromStr`, `Display`): `auc`, `r@k` (recall, also `recall@k`), `p@k`
+/// As text (`FromStr`, `Display`): `auc`, `r@k` (recall, also `recall@k` and `hit@k`), `p@k`
 /// (precision), `ap` (also `mrr`), `ndcg` (no cut-off) and `ndcg@k`.
 ///
 /// ```
@@ -81,7 +81,7 @@ impl FromStr for RankMetric {
             SampledError::invalid(
                 "metric",
                 text,
-                "auc, r@k, recall@k, p@k, ap, mrr, ndcg or ndcg@k with k ≥ 1",
+                "auc, r@k, recall@k, hit@k, p@k, ap, mrr, ndcg or ndcg@k with k ≥ 1",
             )
         };
         let (name, k) = match text.split_once('@') {
@@ -94,7 +94,7 @@ impl FromStr for RankMetric {
             ("auc", None) => Ok(RankMetric::Auc),
             ("ap" | "mrr", None) => Ok(RankMetric::Ap),
             ("ndcg", cutoff) => Ok(RankMetric::Ndcg { cutoff }),
-            ("r" | "recall", Some(k)) => Ok(RankMetric::Recall { k }),
+            ("r" | "recall" | "hit", Some(k)) => Ok(RankMetric::Recall { k }),
             ("p" | "precision", Some(k)) => Ok(RankMetric::Precision { k }),
             _ => Err(bad()),
         }
@@ -141,6 +141,7 @@ mod tests {
             assert_eq!(text.parse::<RankMetric>().unwrap().to_string(), text);
         }
         assert_eq!("recall@3".parse::<RankMetric>().unwrap(), RankMetric::Recall { k: 3 });
+        assert_eq!("hit@3".parse::<RankMetric>().unwrap(), RankMetric::Recall { k: 3 });
         assert_eq!("mrr".parse::<RankMetric>().unwrap(), RankMetric::Ap);
         for bad in ["r@0", "ndcg@x", "r", "auc@3", "map"] {
             let e = bad.parse::<RankMetric>().unwrap_err().to_string();

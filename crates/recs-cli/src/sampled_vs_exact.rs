@@ -1,0 +1,277 @@
+//! `recs eval --sampled-vs-exact N`: sampled metrics against exact ones, side by side, on
+//! the user's own data and runs.
+//!
+//! Every relevant item of a user of the qrels is an instance (Krichene & Rendle 2020, one
+//! relevant item per instance). Its exact rank is among itself and the user's non-relevant
+//! full-catalog candidates (the `catalog` policy's); its sampled rank among itself and
+//! the negatives each seed draws (the `sampled:N` policy's draw, through the same code);
+//! the user's other relevant items are in neither list. For each run and metric the
+//! report gives the exact mean, and the mean of every estimator (uncorrected or
+//! corrected, `recs_sampled::Estimator`) for each seed; across runs, how each estimator
+//! orders them. Definitions: `docs/metrics.md`, "Sampled metrics".
+
+mod estimates;
+mod instances;
+mod orders;
+mod report;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use recs_core::Judgments;
+use recs_metrics::Scored;
+use recs_metrics::io::{Candidates, Qrels, RunFormat, read_qrels, read_run, run_warnings};
+use recs_sampled::{Correction, RankMetric};
+use recs_split::{NegativeSampling, SampleBy};
+
+use crate::candidates::{Catalog, graded_known_warning, user_id};
+use estimates::{EstimatorTable, run_values};
+use instances::{UserLists, user_instances};
+use report::{RunReport, Setup};
+
+/// The corrections compared when `--corrections` is not given.
+pub(crate) const DEFAULT_CORRECTIONS: &str = "sampled,rank-estimate,minimal-bias,monotone,bv:0.1";
+
+/// The metrics compared when `--metrics` is not given.
+pub(crate) const DEFAULT_METRICS: &str = "auc,r@10,ndcg@10,ap";
+
+/// What `--sampled-vs-exact` was asked to compare.
+pub(crate) struct Request<'a> {
+    pub(crate) qrels: &'a Path,
+    pub(crate) train: &'a Path,
+    pub(crate) runs: &'a [PathBuf],
+    pub(crate) format: RunFormat,
+    /// `N[:uniform|:popularity]`.
+    pub(crate) draw: &'a str,
+    pub(crate) seed: u64,
+    pub(crate) n_seeds: usize,
+    pub(crate) metrics: &'a str,
+    pub(crate) corrections: &'a str,
+    pub(crate) threshold: f32,
+    pub(crate) json: bool,
+}
+
+/// `N`, `N:uniform` or `N:popularity`.
+fn parse_draw(text: &str) -> anyhow::Result<(usize, SampleBy)> {
+    let (count, by) = text.split_once(':').unwrap_or((text, "uniform"));
+    let negatives = count.parse::<usize>().ok().filter(|&n| n > 0).with_context(|| {
+        format!("--sampled-vs-exact {text:?}: expected N, N:uniform or N:popularity with N >= 1")
+    })?;
+    let by = by.parse::<SampleBy>().map_err(|_| {
+        anyhow::anyhow!(
+            "--sampled-vs-exact {text:?}: negatives are drawn by `uniform` or `popularity`, \
+             not {by:?}"
+        )
+    })?;
+    Ok((negatives, by))
+}
+
+/// The comma-separated metrics, each a function of one item's rank; repeats dropped.
+fn parse_metrics(text: &str) -> anyhow::Result<Vec<RankMetric>> {
+    let mut out: Vec<RankMetric> = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let metric = name.to_ascii_lowercase().parse::<RankMetric>().map_err(|_| {
+            anyhow::anyhow!(
+                "--sampled-vs-exact compares metrics of one relevant item's rank; {name:?} is \
+                 not one: use auc, r@k (also recall@k, hit@k), p@k, ap (also mrr), ndcg or \
+                 ndcg@k"
+            )
+        })?;
+        if !out.contains(&metric) {
+            out.push(metric);
+        }
+    }
+    anyhow::ensure!(!out.is_empty(), "--metrics names no metric");
+    Ok(out)
+}
+
+/// The comma-separated corrections; repeats dropped.
+fn parse_corrections(text: &str) -> anyhow::Result<Vec<Correction>> {
+    let mut out: Vec<Correction> = Vec::new();
+    for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let correction =
+            name.parse::<Correction>().map_err(|e| anyhow::anyhow!("--corrections: {e}"))?;
+        if !out.contains(&correction) {
+            out.push(correction);
+        }
+    }
+    anyhow::ensure!(!out.is_empty(), "--corrections names no correction");
+    Ok(out)
+}
+
+/// The users' full-catalog candidates as qrels listing every one (what the runs are read
+/// against), each user's lists, and warnings.
+struct Lists {
+    full: Qrels,
+    users: Vec<UserLists>,
+    warnings: Vec<String>,
+}
+
+/// Each user's full-catalog candidates and, for each sampling, its draw.
+fn user_lists(
+    request: &Request<'_>,
+    qrels: &Qrels,
+    samplings: &[NegativeSampling],
+) -> anyhow::Result<Lists> {
+    let train = crate::format::read_train(request.train)?;
+    let catalog = Catalog::new(qrels, &train)?;
+    let mut builder = Judgments::builder(qrels.users.len(), catalog.items().len());
+    let (mut items, mut grades) = (Vec::new(), Vec::new());
+    let (mut n_graded_known, mut n_short) = (0, 0);
+    let mut users = Vec::with_capacity(qrels.judgments.iter().len());
+    for row in qrels.judgments.iter() {
+        let id = user_id(qrels, row.user)?;
+        n_graded_known += catalog.user_row(qrels, row.user, id, &mut items, &mut grades);
+        let is_relevant = |p: usize| grades[p] >= request.threshold;
+        let (relevant, negatives): (Vec<u32>, Vec<u32>) =
+            (0..items.len() as u32).partition(|&p| is_relevant(p as usize));
+        let mut drawn = Vec::with_capacity(samplings.len());
+        for sampling in samplings {
+            let draw = catalog.draw(sampling, id, &items, &grades, request.threshold);
+            n_short += usize::from(draw.n_negatives < sampling.negatives);
+            // Both lists ascend: the drawn negatives' positions in the full row.
+            let mut positions = Vec::with_capacity(draw.n_negatives);
+            let mut at = 0;
+            for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
+                at += items[at..].partition_point(|&i| i < item);
+                if grade < request.threshold {
+                    positions.push(at as u32);
+                }
+            }
+            drawn.push(positions);
+        }
+        builder.push_user(row.user, &items, &grades)?;
+        users.push(UserLists { relevant, negatives, drawn });
+    }
+    let mut warnings = Vec::new();
+    if n_short > 0 {
+        let eligible = match samplings[0].by {
+            SampleBy::Uniform => "eligible items",
+            SampleBy::Popularity => "eligible items with training events",
+        };
+        warnings.push(format!(
+            "{n_short} draws (a user and a seed) found fewer than {} {eligible}, and took \
+             all there were",
+            samplings[0].negatives
+        ));
+    }
+    if n_graded_known > 0 {
+        let (q, t) = (request.qrels.display().to_string(), request.train.display().to_string());
+        warnings.push(graded_known_warning(n_graded_known, &q, &t));
+    }
+    let full = Qrels {
+        users: qrels.users.clone(),
+        items: catalog.items().clone(),
+        judgments: builder.build()?,
+    };
+    Ok(Lists { full, users, warnings })
+}
+
+pub(crate) fn run(request: &Request<'_>) -> anyhow::Result<()> {
+    let (negatives, by) = parse_draw(request.draw)?;
+    let metrics = parse_metrics(request.metrics)?;
+    let corrections = parse_corrections(request.corrections)?;
+    anyhow::ensure!(request.n_seeds >= 1, "--seeds must be at least 1");
+    // Seed s of K draws with `--seed + s`, so `--seeds 1` draws what `--candidates
+    // sampled:N --seed S` draws.
+    let seeds: Vec<u64> =
+        (0..request.n_seeds as u64).map(|s| request.seed.wrapping_add(s)).collect();
+    let samplings: Vec<NegativeSampling> =
+        seeds.iter().map(|&seed| NegativeSampling { negatives, by, seed }).collect();
+    let qrels = read_qrels(request.qrels)?;
+    let Lists { full, users, mut warnings } = user_lists(request, &qrels, &samplings)?;
+    let usable = |u: &&UserLists| !u.relevant.is_empty() && u.is_usable();
+    let n_unusable: usize = users
+        .iter()
+        .filter(|u| !u.relevant.is_empty() && !u.is_usable())
+        .map(|u| u.relevant.len())
+        .sum();
+    if n_unusable > 0 {
+        warnings.push(format!(
+            "{n_unusable} relevant items are left out: their users have no negative to rank \
+             them against (in the catalog or, by popularity, in a draw)"
+        ));
+    }
+    let sizes = users
+        .iter()
+        .filter(usable)
+        .flat_map(|u| u.drawn.iter().map(|d| (u.negatives.len() as u64 + 1, d.len() as u64)))
+        .collect();
+    let n_users = users.iter().filter(usable).count();
+    anyhow::ensure!(
+        n_users > 0,
+        "{}: no relevant item (grade at least {}) of a user with negatives to rank it against",
+        request.qrels.display(),
+        request.threshold
+    );
+    let table = EstimatorTable::build(sizes, &metrics, &corrections)?;
+    let qrels_name = format!("{} under --candidates catalog", request.qrels.display());
+    let mut reports = Vec::with_capacity(request.runs.len());
+    let mut n_instances = 0;
+    for path in request.runs {
+        let run = read_run(path, &full, request.format)?;
+        let name = path.display().to_string();
+        warnings.extend(run_warnings(Candidates::Qrels, &run, 0, &qrels_name, &name));
+        let scored = Scored::new(&full.judgments, &run.scores)?;
+        let mut instances = Vec::new();
+        for (position, lists) in users.iter().enumerate() {
+            if usable(&lists) {
+                user_instances(lists, scored.user(position).1, &mut instances);
+            }
+        }
+        n_instances = instances.len();
+        let values = run_values(&instances, &table, &metrics, corrections.len(), seeds.len());
+        reports.push(RunReport {
+            name,
+            n_missing: run.n_missing,
+            n_ignored: run.n_ignored,
+            values,
+        });
+    }
+    let setup = Setup {
+        negatives,
+        by,
+        seeds,
+        metrics,
+        corrections,
+        n_users,
+        n_instances,
+        n_sizes: table.n_sizes(),
+    };
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    if request.json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report::to_json(&setup, &reports, &warnings))?
+        );
+    } else {
+        print!("{}", report::to_table(&setup, &reports));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_metrics_and_corrections_parse_or_say_what_is_allowed() {
+        assert_eq!(parse_draw("100").unwrap(), (100, SampleBy::Uniform));
+        assert_eq!(parse_draw("5:popularity").unwrap(), (5, SampleBy::Popularity));
+        assert!(parse_draw("0").unwrap_err().to_string().contains("N >= 1"));
+        assert!(parse_draw("5:pop").unwrap_err().to_string().contains("`uniform` or `popularity`"));
+        let metrics = parse_metrics("auc, hit@10,ndcg@10,mrr,ap").unwrap();
+        let names: Vec<String> = metrics.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["auc", "r@10", "ndcg@10", "ap"]);
+        for bad in ["map", "roc", "f1@10", "ndcg_exp@10", "user_auc"] {
+            let e = parse_metrics(&format!("auc,{bad}")).unwrap_err().to_string();
+            assert!(e.contains(&format!("{bad:?} is not one")) && e.contains("ndcg@k"), "{e}");
+        }
+        let all = parse_corrections(DEFAULT_CORRECTIONS).unwrap();
+        assert_eq!(all.len(), 5);
+        let e = parse_corrections("sampled,bv:2").unwrap_err().to_string();
+        assert!(e.contains("bv:2") && e.contains("rank-estimate"), "{e}");
+    }
+}
