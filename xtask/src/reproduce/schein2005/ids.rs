@@ -31,6 +31,11 @@ pub(super) struct IdFacts {
     /// Pearson correlation, over the cases, of their test visits and their same-id
     /// person's training visits.
     pub(super) correlation: f64,
+    /// The regression's smallest slope in an item's share (`β2 + β3·a`) over every share of
+    /// visits `a` a judged person can show it under any reading (0 to the largest share of
+    /// a training person or a test case), and that largest share.
+    /// `None` until measured ([`ms_web`] measures it).
+    pub(super) slope: Option<(f64, f64)>,
 }
 
 /// The facts of `train` and `test` (the same user index space: the paper's reading).
@@ -70,7 +75,30 @@ pub(super) fn id_facts(train: &Interactions, test: &Interactions, seed: u64) -> 
         shared,
         random: Effect::range_of(&draws),
         correlation: pearson(&xs, &ys),
+        slope: None,
     }
+}
+
+/// The regression's (§4.4) smallest slope in an item's share over the shares of visits a
+/// judged person can have, and the largest such share. Within one person the regression
+/// is affine in the item's share with slope `β2 + β3·a` (`a` the person's share of visits);
+/// where that slope is positive the person's candidates are ordered as item popularity
+/// orders them. The slope is affine in `a`, so its smallest value over `[0, a_max]` is at
+/// an end; `a_max` is the largest share of a training person, or of a test case with all
+/// its visits visible (no reading shows a case more).
+fn regression_slope(train: &Interactions, test: &Interactions) -> Result<(f64, f64)> {
+    use recs_bench::models::baseline::UserItemPopularityParams;
+    use recs_core::{Fit, TrainData};
+    let model = UserItemPopularityParams::new().fit(&TrainData::new(train, 1))?;
+    let [_, _, b2, b3] = model.coefficients();
+    let items = train.n_items() as f64;
+    let longest = (0..train.n_users() as u32)
+        .map(|u| train.user_items(u).len())
+        .chain((0..test.n_users() as u32).map(|u| test.user_items(u).len()))
+        .max()
+        .unwrap_or(0);
+    let a_max = longest as f64 / items;
+    Ok(((b2).min(b2 + b3 * a_max), a_max))
 }
 
 /// The Pearson correlation of `xs` and `ys` (NaN when either is constant).
@@ -90,7 +118,8 @@ fn pearson(xs: &[f64], ys: &[f64]) -> f64 {
 pub(super) fn ms_web(resolver: &recs_data::Resolver, seed: u64) -> Result<IdFacts> {
     let data = recs_data::load_named("msweb", resolver)?;
     let test = data.test.as_ref().context("MS Web has no test part")?;
-    Ok(id_facts(&data.interactions, test, seed))
+    let slope = regression_slope(&data.interactions, test)?;
+    Ok(IdFacts { slope: Some(slope), ..id_facts(&data.interactions, test, seed) })
 }
 
 /// The facts as a table.
@@ -100,7 +129,8 @@ pub(super) fn table(facts: &IdFacts) -> Table {
             "MS Web's test case ids read as the training people: test visits already among the \
              same-id person's training visits, against a random training person for each case \
              (central 95% of {DRAWS} draws), and the correlation of a case's test visits with \
-             its same-id person's training activity"
+             its same-id person's training activity; and the regression's smallest slope in an \
+             item's share (S3)"
         ),
         columns: [
             "quantity",
@@ -123,6 +153,17 @@ pub(super) fn table(facts: &IdFacts) -> Table {
             vec![
                 json!("correlation: test visits and the same-id person's training visits"),
                 json!(facts.correlation),
+                json!(null),
+                json!(null),
+                json!(null),
+            ],
+            vec![
+                json!(format!(
+                    "the regression's smallest slope in an item's share, over a person's share \
+                     of visits from 0 to {:.4}",
+                    facts.slope.map_or(f64::NAN, |s| s.1)
+                )),
+                json!(facts.slope.map(|s| s.0)),
                 json!(null),
                 json!(null),
                 json!(null),
@@ -160,5 +201,24 @@ mod tests {
         // Test visits 2 and 1 against training activity 2 and 1: correlation 1.
         assert!((facts.correlation - 1.0).abs() < 1e-12);
         assert_eq!(id_facts(&train, &test, 7), facts, "seeded");
+    }
+
+    #[test]
+    fn the_smallest_slope_is_taken_at_an_end_of_the_shares() {
+        use recs_bench::models::baseline::UserItemPopularityParams;
+        use recs_core::{Fit, TrainData};
+        // The longest history is the test case's 3 visits of 5 items: shares 0 to 0.6.
+        let train = interactions(&[&[0, 1], &[0], &[0, 2], &[1]], 5);
+        let test = interactions(&[&[2, 3, 4], &[], &[], &[]], 5);
+        let (slope, largest) = regression_slope(&train, &test).unwrap();
+        assert!((largest - 0.6).abs() < 1e-12);
+        let model = UserItemPopularityParams::new().fit(&TrainData::new(&train, 1)).unwrap();
+        let [_, _, b2, b3] = model.coefficients();
+        let ends = [b2, b2 + b3 * 0.6];
+        assert_eq!(slope, ends[0].min(ends[1]));
+        // Every share in between has a slope at least the smallest.
+        for k in 0..=6 {
+            assert!(b2 + b3 * f64::from(k) / 10.0 >= slope - 1e-12);
+        }
     }
 }
