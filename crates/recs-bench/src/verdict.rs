@@ -420,16 +420,19 @@ impl Rule {
         }
         let t = self.tolerance;
         let (low, high) = (effect.low, effect.high);
-        // `+τ` and `−τ`, or `0` without a tolerance (never `−0`).
-        let (plus, minus) = if t == 0.0 {
-            ("0".to_string(), "0".to_string())
+        // `+τ`, `−τ` and `±τ`, or `0` without a tolerance (never `−0` or `±0`).
+        let (plus, minus, both) = if t == 0.0 {
+            ("0".to_string(), "0".to_string(), "0".to_string())
         } else {
-            (format!("+{t}"), format!("−{t}"))
+            (format!("+{t}"), format!("−{t}"), format!("±{t}"))
         };
         // Said against the bound the rule tests, so the words agree with the verdict.
         match self.direction {
+            Direction::Within if t == 0.0 && low == 0.0 && high == 0.0 => {
+                "the interval is 0: equal".to_string()
+            }
             Direction::Within if -t <= low && high <= t => {
-                format!("the interval lies within ±{t}: equal within tolerance")
+                format!("the interval lies within {both}: equal within tolerance")
             }
             Direction::Above | Direction::Within | Direction::NotAbove if low > t => {
                 format!("the interval lies above {plus}")
@@ -443,7 +446,7 @@ impl Rule {
             Direction::NotBelow if low >= -t => format!("the interval lies at or above {minus}"),
             Direction::Above | Direction::NotAbove => format!("the interval straddles {plus}"),
             Direction::Below | Direction::NotBelow => format!("the interval straddles {minus}"),
-            Direction::Within => format!("the interval reaches past ±{t}"),
+            Direction::Within => format!("the interval reaches past {both}"),
         }
     }
 }
@@ -565,6 +568,7 @@ pub(crate) mod tests {
         // Without a tolerance the bound is 0, never `−0`.
         assert_eq!(Rule::below(0.0).reason(&interval(-0.2, -0.1)), "the interval lies below 0");
         assert_eq!(Rule::above(0.0).reason(&interval(-0.1, 0.1)), "the interval straddles 0");
+        assert_eq!(Rule::within(0.0).reason(&Effect::exact(0.0)), "the interval is 0: equal");
         assert_eq!(Rule::within(0.0).short(), "equal to 0");
         assert_eq!(Rule::below(0.02).short(), "below −0.02");
     }

@@ -56,6 +56,8 @@ const R4_NO_PLACEBO: &str = "the claim says which group gets the best prediction
 pub(crate) const STAND_INS: &str = "the NewMovies substitute and MS Web, for the private NewMovies";
 /// The tuned PureSVD's label.
 pub(crate) const TUNED: &str = "PureSVD L=15";
+/// The Average Recommender's label.
+const AVERAGE: &str = "Average Recommender";
 
 /// One value per repetition (split or fold) of something labelled.
 #[derive(Debug, Clone, PartialEq)]
@@ -376,6 +378,19 @@ mod choices {
             "every item's mean training rating",
             "§5.2",
             "This algorithm computes, for each item, the mean of all its ratings.",
+        )
+    }
+
+    /// O3's pair: the models Figure 5 compares.
+    pub(super) fn figure_5_pair() -> Choice {
+        Choice::text(
+            ChoiceKind::Comparison,
+            "the two algorithms",
+            "the tuned PureSVD (L = 15) and the Average Recommender, with MAE over the withheld \
+             ratings and recall as TPR@20",
+            "§5.2",
+            "a trivial recommendation algorithm, used as a term of comparison, called Average \
+             Recommender (AR) ... The best curve is obtained by setting the latent size L to 15",
         )
     }
 
@@ -1290,10 +1305,10 @@ pub(crate) fn b1(evidence: &Roc1Evidence) -> Claim {
     let mut texts = Vec::new();
     let mut readings = Vec::new();
     for (name, what, series, own, coarse) in evidence.baseline_readings() {
-        let pair = pick(series, |l| l == TUNED || l == "Average Recommender");
+        let pair = pick(series, |l| l == TUNED || l == AVERAGE);
         texts.push(listing_and_best(what, &pair));
         let tests_of = |series: &[Series]| {
-            let pair = pick(series, |l| l == TUNED || l == "Average Recommender");
+            let pair = pick(series, |l| l == TUNED || l == AVERAGE);
             match pair.as_slice() {
                 [svd, ar] if svd.label == TUNED => vec![at_least(what, svd, ar, true)],
                 [ar, svd] => vec![at_least(what, svd, ar, true)],
@@ -1560,6 +1575,70 @@ pub(crate) fn b3(every: &[Averaged], good: &[Averaged]) -> Claim {
 /// Top-Rated, the same list for everyone, is the placebo: it uses no profile, so when it
 /// orders the groups the same way the ordering comes from who is in each group and what
 /// they withheld, not from how NBN uses a profile.
+/// O3 (§3, observation 3): MAE and recall can order two algorithms oppositely. Judged on
+/// the pair Figure 5 draws for comparison, the tuned PureSVD and the Average Recommender,
+/// with MAE over the withheld ratings and recall as ROC2's TPR at N = 20, each paired by
+/// split: PureSVD's MAE above the Average Recommender's and its TPR@20 above it too.
+pub(crate) fn o3(maes: &[Series], roc2: &[Averaged]) -> Claim {
+    let find = |values: &[Series], label: &str| values.iter().find(|s| s.label == label).cloned();
+    let tprs = tprs_at(roc2, 20);
+    let tests =
+        match (find(maes, TUNED), find(maes, AVERAGE), find(&tprs, TUNED), find(&tprs, AVERAGE)) {
+            (Some(svd_mae), Some(ar_mae), Some(svd_tpr), Some(ar_tpr)) => vec![
+                Test::new(
+                    format!("MAE over withheld ratings, {TUNED} − {AVERAGE} (higher is worse)"),
+                    Rule::above(0.0),
+                    Effect::paired(&svd_mae.values, &ar_mae.values, true, false),
+                ),
+                Test::new(
+                    format!("TPR@20, {TUNED} − {AVERAGE}"),
+                    Rule::above(0.0),
+                    Effect::paired(&svd_tpr.values, &ar_tpr.values, true, false),
+                ),
+            ],
+            _ => vec![Test::new(
+                "the tuned PureSVD or the Average Recommender was not run",
+                Rule::above(0.0),
+                Effect::mean_of(&[], true, false),
+            )],
+        };
+    let mean = |values: &[Series], label: &str| {
+        find(values, label)
+            .map_or(f64::NAN, |s| s.values.iter().sum::<f64>() / s.values.len() as f64)
+    };
+    Claim::new(
+        "O3",
+        "MAE and recall order two algorithms oppositely: the tuned PureSVD (L = 15) has a higher (worse) MAE than the Average Recommender and a higher TPR@20",
+        quote(
+            "§3",
+            "when comparing two algorithms, different metrics (e.g., MAE and recall) may \
+             provide discording results",
+        ),
+        format!(
+            "MovieLens users with at most 99 ratings, the ROC splits: MAE {:.4} ({TUNED}) \
+             against {:.4} ({AVERAGE}); TPR@20 {:.4} against {:.4}. PureSVD's scores are the \
+             rank-L reconstruction of a matrix whose missing ratings are 0, not predicted \
+             ratings, which is why its MAE is poor",
+            mean(maes, TUNED),
+            mean(maes, AVERAGE),
+            mean(&tprs, TUNED),
+            mean(&tprs, AVERAGE)
+        ),
+        vec![
+            Reading::new("Figure 5's term of comparison, MAE against ROC2's TPR@20", tests)
+                .with_choices([
+                    choices::ml99(),
+                    choices::quarter_withheld(),
+                    choices::puresvd(),
+                    choices::average_recommender(),
+                    choices::figure_5_pair(),
+                ])
+                .primary_if_fixed(),
+        ],
+    )
+    .without_placebo("the claim is about two measures disagreeing, not a signal a model carries")
+}
+
 /// What R4 reads on one stand-in dataset.
 pub(crate) struct R4Input<'a> {
     /// The dataset's name.

@@ -191,6 +191,14 @@ pub(crate) fn withheld_auc(scored: &[UserScores]) -> Option<f64> {
     recs_metrics::roc_auc(&predicted, &good).ok()
 }
 
+/// The mean absolute error of the raw predictions of the withheld ratings (§2.1's MAE),
+/// pooled over users; `None` without a withheld rating.
+pub(crate) fn withheld_mae(scored: &[UserScores]) -> Option<f64> {
+    let (predicted, actual) = withheld_pairs(scored);
+    let total: f64 = predicted.iter().zip(&actual).map(|(p, a)| f64::from((p - a).abs())).sum();
+    (!predicted.is_empty()).then(|| total / predicted.len() as f64)
+}
+
 /// One user's ROC2 counts for `N = 1..=MAX_N`, with the withheld items valued at least
 /// `good` positive (the others stay candidates, as negatives); `None` without a positive.
 fn roc2_of_user(u: &UserScores, good: f32) -> Option<(u32, Vec<Confusion>)> {
