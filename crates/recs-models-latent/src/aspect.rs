@@ -116,9 +116,10 @@ impl AspectParams {
         self
     }
 
-    /// Share of training cells held out to pick the tempering schedule; 0 disables
-    /// tempering and runs plain EM (β = 1) until the training likelihood gain is below
-    /// the tolerance.
+    /// Share of training cells held out to pick the tempering schedule; 0 disables the
+    /// schedule and runs EM at the fixed β (plain EM, β = 1, without one) until the
+    /// training likelihood has moved by less than the tolerance for 25 iterations in a
+    /// row.
     ///
     /// # Errors
     /// [`RecsError::InvalidParameter`] unless `0 ≤ share < 1`.
@@ -649,12 +650,19 @@ fn fit_counts(params: &AspectParams, counts: &Counts, seed: u64) -> (Parameters,
             converged = false;
             let beta = params.fixed_beta.unwrap_or(1.0);
             let mut previous = state.log_likelihood(counts);
+            // Converged when the likelihood has moved by less than the tolerance for
+            // PATIENCE iterations in a row. One small step is not enough: below β = 1
+            // tempered EM moves the likelihood very little in its first iterations from a
+            // near-uniform start, and a single-step test stopped it there.
+            let mut still = 0;
             for _ in 0..params.max_iterations {
                 state.step(counts, beta);
                 betas.push(beta);
                 let value = state.log_likelihood(counts);
                 log_likelihood.push(value);
-                if !gained(value, previous) {
+                still =
+                    if gained(value, previous) || gained(previous, value) { 0 } else { still + 1 };
+                if still == PATIENCE {
                     converged = true;
                     break;
                 }
@@ -980,6 +988,33 @@ impl ScoreNewItems for AspectAttr {
 mod tests {
     use super::*;
     use recs_core::{DuplicatePolicy, Event, Fit, IdMap};
+
+    /// Without held-out cells, a fit stops only after the likelihood has stayed within
+    /// the tolerance for PATIENCE iterations in a row, at every β: a single small step
+    /// (tempered EM's first steps from a near-uniform start) does not end it.
+    #[test]
+    fn converged_fits_run_until_the_likelihood_stays_still() {
+        let data = blocks();
+        for beta in [1.0, 0.6] {
+            let params = AspectParams::new(2)
+                .unwrap()
+                .with_fixed_beta(beta)
+                .unwrap()
+                .with_holdout(0.0)
+                .unwrap();
+            let model = params.fit(&TrainData::new(&data, 1)).unwrap();
+            let report = model.report();
+            assert!(report.converged, "β = {beta}");
+            let ll = &report.log_likelihood;
+            assert!(ll.len() > PATIENCE, "β = {beta}: {} iterations", ll.len());
+            let still = ll
+                .windows(2)
+                .rev()
+                .take(PATIENCE)
+                .all(|w| (w[1] - w[0]).abs() <= 1e-5 * w[0].abs());
+            assert!(still, "β = {beta}: the last {PATIENCE} steps moved the likelihood");
+        }
+    }
 
     /// Two blocks of persons × items with some cross-block noise.
     fn blocks() -> Interactions {

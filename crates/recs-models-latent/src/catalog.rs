@@ -38,9 +38,8 @@ const ASPECT_STOPPING: ParamSpec = ParamSpec {
     default: "held-out",
     help: "`held-out` ends each β phase when 10% of the training cells held out stop gaining \
            (Hofmann 1999 §3.6; ours); `converged` holds nothing out and runs EM at the fixed β \
-           (1 with `beta=schedule`) on every training cell until the training likelihood gains \
-           less than 1e-5 relatively (at most 300 iterations); below β = 1 the gain can be that \
-           small from a near-uniform start, and the fit then stops within a few iterations",
+           (1 with `beta=schedule`) on every training cell until the training likelihood has \
+           stayed within 1e-5 of itself (relatively) for 25 iterations in a row, at most 300",
 };
 const ASPECT: &[ParamSpec] = &[
     ParamSpec {
