@@ -98,7 +98,7 @@ fn regression_slope(train: &Interactions, test: &Interactions) -> Result<(f64, f
         .max()
         .unwrap_or(0);
     let a_max = longest as f64 / items;
-    Ok(((b2).min(b2 + b3 * a_max), a_max))
+    Ok((b2.min(b2 + b3 * a_max), a_max))
 }
 
 /// The Pearson correlation of `xs` and `ys` (NaN when either is constant).
