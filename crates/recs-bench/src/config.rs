@@ -233,6 +233,9 @@ pub struct JudgmentsConfig {
     /// Users with fewer known events are not judged.
     #[serde(default)]
     pub min_known_events: usize,
+    /// Users with more known events are not judged either (none by default).
+    #[serde(default)]
+    pub max_known_events: Option<usize>,
     /// Which items may be candidates: `protocol` (the protocol's restriction, such as
     /// hidden columns or cold-start test items, when it has one) or `all`.
     #[serde(default)]
@@ -270,6 +273,7 @@ impl Default for JudgmentsConfig {
             users: JudgedUsers::default(),
             grade: GradeScale::default(),
             min_known_events: 0,
+            max_known_events: None,
             items: JudgedItems::default(),
             sampled: None,
         }
@@ -282,10 +286,12 @@ impl JudgmentsConfig {
     /// # Errors
     /// An invalid mode.
     pub fn options(&self) -> recs_core::Result<JudgmentOptions> {
-        Ok(JudgmentOptions::from_mode(&self.mode)?
+        let mut options = JudgmentOptions::from_mode(&self.mode)?
             .users(self.users)
             .grade(self.grade)
-            .min_known_events(self.min_known_events))
+            .min_known_events(self.min_known_events);
+        options.max_known_events = self.max_known_events;
+        Ok(options)
     }
 }
 
@@ -552,11 +558,19 @@ impl Config {
             return Err(err("repetitions", "at least 1".into()));
         }
         let dataset = self.dataset_source().map_err(|(key, message)| err(key, message))?;
-        let judging = JudgmentOptions::from_mode(&self.judgments.mode)
+        let mut judging = JudgmentOptions::from_mode(&self.judgments.mode)
             .map_err(|e| err("judgments.mode", e.to_string()))?
             .users(self.judgments.users)
             .grade(self.judgments.grade)
             .min_known_events(self.judgments.min_known_events);
+        judging.max_known_events = self.judgments.max_known_events;
+        if self.judgments.max_known_events.is_some_and(|max| max < self.judgments.min_known_events)
+        {
+            return Err(err(
+                "judgments.max_known_events",
+                format!("at least min_known_events ({})", self.judgments.min_known_events),
+            ));
+        }
         if let Some(sampled) = self.judgments.sampled {
             if sampled.negatives == 0 {
                 return Err(err("judgments.sampled.negatives", "at least 1".into()));

@@ -386,7 +386,7 @@ impl Reading {
             return format!("{base} as run, but flips {}", flips.join("; and "));
         }
         match self.decisive_test() {
-            Some(t) => t.rule.reason(&t.effect),
+            Some(t) => t.reason(),
             None => "no test".into(),
         }
     }
@@ -697,7 +697,7 @@ impl Claim {
                     out.push(at(format!("{what}: verdict {verdict} where its tests give {all}")));
                 }
                 for test in tests {
-                    let decided = test.rule.decide(&test.effect);
+                    let decided = test.decide();
                     if test.verdict != decided {
                         out.push(at(format!(
                             "{what}: test `{}`: verdict {} where the rule gives {decided}",
@@ -718,7 +718,7 @@ impl Claim {
                     )));
                 }
                 out.extend(test.effect.problems().into_iter().map(&at));
-                let decided = test.rule.decide(&test.effect);
+                let decided = test.decide();
                 if test.verdict != decided {
                     out.push(at(format!(
                         "verdict {} where the rule gives {decided}",
@@ -959,10 +959,10 @@ pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
                     escape(&name),
                     escape(&prefix),
                     escape(&t.subject),
-                    t.rule.short(),
+                    t.rule_short(),
                     t.effect.describe(4),
                     t.verdict,
-                    t.rule.reason(&t.effect)
+                    t.reason()
                 );
             }
         }
@@ -1103,7 +1103,7 @@ pub fn claims_page_markdown(claims: &[Claim], level: &str) -> String {
         for r in &c.readings {
             let (subject, effect) =
                 r.decisive_test().map_or(("–".to_string(), "–".to_string()), |t| {
-                    (format!("{} ({})", t.subject, t.rule.short()), t.effect.describe(4))
+                    (format!("{} ({})", t.subject, t.rule_short()), t.effect.describe(4))
                 });
             let _ = writeln!(
                 md,

@@ -16,6 +16,13 @@
 //! verdict is its primary reading's when one reading is the paper's own; otherwise the
 //! readings' common verdict, or **depends on reading** when they differ.
 //!
+//! A test may apply only under a *premise*, itself a test ([`Test::given`]): "if ROC puts
+//! a over b, CROC does not put b over a". Its verdict is the implication's in three-valued
+//! logic: the consequence's when the premise holds, holds when the premise fails (nothing
+//! is claimed), and when the premise is inconclusive, holds only if the consequence holds
+//! (it then holds either way) and is inconclusive otherwise. A premise the data cannot
+//! settle never makes a test fail.
+//!
 //! An effect measured once has no interval. When the computation is deterministic on
 //! fixed data the point is exact ([`IntervalKind::Exact`]) and the rule applies to it;
 //! one draw of a random computation ([`IntervalKind::Single`]) decides nothing, so the
@@ -50,6 +57,18 @@ impl Verdict {
             Verdict::Inconclusive => "inconclusive",
             Verdict::Untestable => "untestable",
             Verdict::DependsOnReading => "depends on reading",
+        }
+    }
+
+    /// The verdict of "if `premise` then `consequence`" (see the module documentation):
+    /// the consequence's when the premise holds; holds when it fails; when it is
+    /// inconclusive (or untestable), holds if the consequence holds, else inconclusive.
+    pub fn implied_by(premise: Verdict, consequence: Verdict) -> Verdict {
+        match premise {
+            Verdict::Holds => consequence,
+            Verdict::Fails => Verdict::Holds,
+            _ if consequence == Verdict::Holds => Verdict::Holds,
+            _ => Verdict::Inconclusive,
         }
     }
 
@@ -452,7 +471,7 @@ impl Rule {
 }
 
 /// One comparison: what is compared, the rule fixed before the result, the measured
-/// effect, and the rule's verdict on it.
+/// effect, the premise it applies under (if any), and its verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Test {
     /// What the effect is (`CROC AUC − ROC AUC, aspect`).
@@ -461,15 +480,63 @@ pub struct Test {
     pub rule: Rule,
     /// The measured effect with its interval.
     pub effect: Effect,
-    /// [`Rule::decide`] on `effect`.
+    /// [`Test::decide`]: the rule's verdict on `effect`, under the premise if there is one.
     pub verdict: Verdict,
+    /// The test the claim makes this one conditional on ("if ROC puts a over b"); absent
+    /// for a test that always applies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given: Option<Box<Test>>,
 }
 
 impl Test {
     /// A test of `effect` under `rule`; its verdict is the rule's.
     pub fn new(subject: impl Into<String>, rule: Rule, effect: Effect) -> Test {
         let verdict = rule.decide(&effect);
-        Test { subject: subject.into(), rule, effect, verdict }
+        Test { subject: subject.into(), rule, effect, verdict, given: None }
+    }
+
+    /// This test made conditional on `premise`: its verdict becomes
+    /// [`Verdict::implied_by`] the premise's.
+    pub fn given(mut self, premise: Test) -> Test {
+        self.given = Some(Box::new(premise));
+        self.verdict = self.decide();
+        self
+    }
+
+    /// The verdict the rule gives on the effect, under the premise when there is one
+    /// (what `verdict` must be).
+    pub fn decide(&self) -> Verdict {
+        let own = self.rule.decide(&self.effect);
+        match &self.given {
+            Some(premise) => Verdict::implied_by(premise.decide(), own),
+            None => own,
+        }
+    }
+
+    /// The rule in short, with the premise's when there is one: `not below −0.001, if
+    /// above +0.001`.
+    pub fn rule_short(&self) -> String {
+        match &self.given {
+            Some(premise) => format!("{}, if {}", self.rule.short(), premise.rule_short()),
+            None => self.rule.short(),
+        }
+    }
+
+    /// Why the test got its verdict, in words: the rule's reason, led by the premise's
+    /// when the premise decides it.
+    pub fn reason(&self) -> String {
+        let own = self.rule.reason(&self.effect);
+        let Some(premise) = &self.given else { return own };
+        let premise_verdict = premise.decide();
+        let premise_reason = format!("{}: {}", premise.subject, premise.reason());
+        match premise_verdict {
+            Verdict::Holds => format!("{premise_reason}, so it applies; {own}"),
+            Verdict::Fails => format!("{premise_reason}, so nothing is claimed"),
+            _ if self.verdict == Verdict::Holds => {
+                format!("{premise_reason}, undecided; {own}, so it holds either way")
+            }
+            _ => format!("{premise_reason}, undecided; {own}, so the premise decides"),
+        }
     }
 }
 
@@ -538,6 +605,55 @@ pub(crate) mod tests {
                 );
             }
         }
+    }
+
+    /// The implication's table, and a premise the data cannot settle never failing a test.
+    #[test]
+    fn a_conditional_test_is_the_implication() {
+        use Verdict::{Fails as F, Holds as H, Inconclusive as I};
+        for (premise, consequence, want) in [
+            (H, H, H),
+            (H, F, F),
+            (H, I, I),
+            (F, H, H),
+            (F, F, H),
+            (F, I, H),
+            (I, H, H),
+            (I, F, I),
+            (I, I, I),
+        ] {
+            assert_eq!(
+                Verdict::implied_by(premise, consequence),
+                want,
+                "{premise} ⇒ {consequence}"
+            );
+        }
+        let croc = |low, high| Test::new("CROC a − b", Rule::not_below(0.001), interval(low, high));
+        let roc = |low, high| Test::new("ROC a − b", Rule::above(0.001), interval(low, high));
+        // ROC puts a over b; CROC puts b over a beyond the tolerance: a reversal.
+        let reversed = croc(-0.007, -0.005).given(roc(0.002, 0.004));
+        assert_eq!(reversed.verdict, F);
+        assert_eq!(reversed.decide(), F);
+        assert_eq!(reversed.rule_short(), "not below −0.001, if above +0.001");
+        assert!(
+            reversed
+                .reason()
+                .starts_with("ROC a − b: the interval lies above +0.001, so it applies")
+        );
+        // ROC cannot tell: the same CROC order is no failure.
+        let undecided = croc(-0.007, -0.005).given(roc(-0.0026, 0.0036));
+        assert_eq!(undecided.verdict, I);
+        assert!(undecided.reason().contains("undecided"), "{}", undecided.reason());
+        // ROC cannot tell, and CROC does not reverse either way.
+        assert_eq!(croc(-0.0005, 0.0008).given(roc(-0.0026, 0.0036)).verdict, H);
+        // ROC puts b over a: nothing is claimed of this orientation.
+        let vacuous = croc(-0.007, -0.005).given(roc(-0.004, -0.002));
+        assert_eq!(vacuous.verdict, H);
+        assert!(vacuous.reason().ends_with("so nothing is claimed"));
+        // Survives JSON, and a test without a premise writes none.
+        let back: Test = serde_json::from_str(&serde_json::to_string(&reversed).unwrap()).unwrap();
+        assert_eq!(back, reversed);
+        assert!(!serde_json::to_string(&croc(0.0, 0.1)).unwrap().contains("given"));
     }
 
     #[test]

@@ -85,8 +85,9 @@ pub enum GradeScale {
 /// [`JudgmentOptions::relevance`], so the two combine freely. Judged users are the split's
 /// [`test_users`](Split::test_users) when the protocol designates them, otherwise those
 /// chosen by [`JudgmentOptions::users`]; users with fewer than
-/// [`JudgmentOptions::min_known_events`] known events, and users left without any
-/// candidate, are not judged.
+/// [`JudgmentOptions::min_known_events`] known events or more than
+/// [`JudgmentOptions::max_known_events`], and users left without any candidate, are not
+/// judged.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Setters)]
 pub struct JudgmentOptions {
     /// Which test events are relevant.
@@ -102,6 +103,11 @@ pub struct JudgmentOptions {
     /// Users with fewer known (training + history) events are not judged (schein2005
     /// §6.3 uses 40 for naive Bayes). Default 0.
     pub min_known_events: usize,
+    /// When set, users with more known events are not judged either (schein2005 §6.3's
+    /// users below 40 ratings, where it says naive Bayes is sensitive to sparsity).
+    #[serde(default)]
+    #[setters(strip_option)]
+    pub max_known_events: Option<usize>,
     /// When set, only these items may be candidates (intersected with the split's own
     /// restriction).
     #[setters(strip_option)]
@@ -109,6 +115,13 @@ pub struct JudgmentOptions {
 }
 
 impl JudgmentOptions {
+    /// Whether a user with `known` known events is judged: at least
+    /// [`JudgmentOptions::min_known_events`], and at most
+    /// [`JudgmentOptions::max_known_events`] when it is set.
+    pub fn judges_known(&self, known: usize) -> bool {
+        known >= self.min_known_events && self.max_known_events.is_none_or(|max| known <= max)
+    }
+
     fn mode(relevance: Relevance, candidates: CandidateSet) -> Self {
         JudgmentOptions {
             relevance,
@@ -116,6 +129,7 @@ impl JudgmentOptions {
             users: JudgedUsers::default(),
             grade: GradeScale::default(),
             min_known_events: 0,
+            max_known_events: None,
             restrict_items: None,
         }
     }
@@ -225,7 +239,7 @@ impl Split {
         grades: &mut Vec<f32>,
     ) -> bool {
         let known = self.known_items(user);
-        if known.len() < options.min_known_events {
+        if !options.judges_known(known.len()) {
             return false;
         }
         let test = self.test().user_row(user);
@@ -301,7 +315,7 @@ impl Split {
         };
         for user in self.judged_users(options) {
             let known = self.known_items(user);
-            if known.len() < options.min_known_events {
+            if !options.judges_known(known.len()) {
                 continue;
             }
             let test = self.test().user_row(user);

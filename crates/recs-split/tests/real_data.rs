@@ -111,6 +111,15 @@ fn movielens_cold_start_has_the_papers_candidate_space() {
         assert!(split.train().user_items(*user).len() >= 40);
     }
     assert!(forty.n_judged_users() < conditional.n_judged_users());
+    // The users below 40 (§6.3's sparse users): the two populations split the judged ones.
+    let mut below = JudgmentOptions::conditional(4.0);
+    below.max_known_events = Some(39);
+    let below = split.judgments(&below).unwrap();
+    for user in below.users() {
+        assert!(split.train().user_items(*user).len() < 40);
+    }
+    assert_eq!(below.n_judged_users() + forty.n_judged_users(), conditional.n_judged_users());
+    assert_eq!(below.n_candidates() + forty.n_candidates(), conditional.n_candidates());
 }
 
 /// schein2005 §5 on MS Web: the given training/test files, test case ids read as the same
