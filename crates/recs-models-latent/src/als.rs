@@ -53,6 +53,9 @@ pub struct AlsParams {
     loss: AlsLoss,
     iterations: usize,
     tolerance: f64,
+    /// Fold a new user in from the history's item ids alone (every value 1), as a
+    /// recommender that receives ids only would.
+    ids_only_history: bool,
 }
 
 impl AlsParams {
@@ -71,6 +74,7 @@ impl AlsParams {
             loss: AlsLoss::Explicit { weighted_lambda: true },
             iterations: 15,
             tolerance: 1e-5,
+            ids_only_history: false,
         })
     }
 
@@ -98,6 +102,7 @@ impl AlsParams {
             loss: AlsLoss::Implicit { alpha },
             iterations: 15,
             tolerance: 1e-5,
+            ids_only_history: false,
         })
     }
 
@@ -141,6 +146,14 @@ impl AlsParams {
         if let AlsLoss::Explicit { weighted_lambda } = &mut self.loss {
             *weighted_lambda = false;
         }
+        self
+    }
+
+    /// Fold new users in from their history's item ids alone: every history value is
+    /// read as 1. For explicit ALS the folded-in factors then scale with that constant,
+    /// so any positive constant gives the same ranking.
+    pub fn with_ids_only_history(mut self) -> Self {
+        self.ids_only_history = true;
         self
     }
 
@@ -432,13 +445,20 @@ impl Als {
             AlsLoss::Explicit { .. } => None,
         };
         let system = RowSystem { k, other: &self.items, gram: gram_matrix.as_deref() };
+        let ones;
+        let values = if self.params.ids_only_history {
+            ones = vec![1.0f32; history.items.len()];
+            &ones[..]
+        } else {
+            history.values
+        };
         let mut x = vec![0.0f64; k];
         let mut scratch = Vec::new();
         system.solve(
             self.params.loss,
             self.params.lambda,
             history.items,
-            history.values,
+            values,
             &mut scratch,
             &mut x,
         );
@@ -531,6 +551,31 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Folded in from ids alone, a user's factors are those of the same history with every
+    /// value 1, whatever its ratings; for explicit ALS any other constant gives the same
+    /// ranking (the factors scale with it).
+    #[test]
+    fn an_ids_only_fold_in_reads_every_value_as_one() {
+        let train = ratings();
+        let params = AlsParams::explicit(4, 0.1).unwrap();
+        let by_ratings = converged(params, &train);
+        let by_ids = converged(params.with_ids_only_history(), &train);
+        let row = train.user_row(13);
+        let ones = vec![1.0f32; row.items.len()];
+        let fives = vec![5.0f32; row.items.len()];
+        let as_ones = UserRow { values: &ones, ..row };
+        let as_fives = UserRow { values: &fives, ..row };
+        let folded = by_ids.fold_in_factors(row).unwrap();
+        assert_eq!(folded, by_ratings.fold_in_factors(as_ones).unwrap());
+        assert_eq!(folded, by_ids.fold_in_factors(as_fives).unwrap());
+        let scaled = by_ratings.fold_in_factors(as_fives).unwrap();
+        for (a, b) in folded.iter().zip(&scaled) {
+            assert!((5.0 * a - b).abs() < 1e-9, "{a} × 5 vs {b}");
+        }
+        // The history's ratings do move the factors when they are read.
+        assert_ne!(folded, by_ratings.fold_in_factors(row).unwrap());
     }
 
     #[test]

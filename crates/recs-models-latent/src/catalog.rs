@@ -66,7 +66,20 @@ const ALS: &[ParamSpec] = &[
     ParamSpec {
         name: "lambda",
         default: "0.1",
-        help: "penalty > 0, scaled by each row's number of ratings (Zhou et al. 2008)",
+        help: "penalty > 0, scaled by each row's number of ratings (Zhou et al. 2008) unless \
+               `penalty=plain`",
+    },
+    ParamSpec {
+        name: "penalty",
+        default: "weighted",
+        help: "`weighted`: λ times the row's number of ratings (ALS-WR, Zhou et al. 2008); \
+               `plain`: λ |x|² for every row",
+    },
+    ParamSpec {
+        name: "history",
+        default: "ratings",
+        help: "what a folded-in user's history gives: `ratings`, or `ids` (every value read as \
+               1, a recommender that receives item ids only)",
     },
 ];
 const IALS: &[ParamSpec] = &[
@@ -119,10 +132,20 @@ fn aspect_attr(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
 }
 
 fn als(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
-    Ok(Box::new(AlsParams::explicit(
-        values.get_or("factors", 10usize)?,
-        values.get_or("lambda", 0.1f64)?,
-    )?))
+    let mut params =
+        AlsParams::explicit(values.get_or("factors", 10usize)?, values.get_or("lambda", 0.1f64)?)?;
+    params = match values.raw("penalty") {
+        None | Some("weighted") => params,
+        Some("plain") => params.with_unweighted_lambda(),
+        Some(other) => {
+            return Err(RecsError::invalid_parameter("penalty", other, "weighted or plain"));
+        }
+    };
+    match values.raw("history") {
+        None | Some("ratings") => Ok(Box::new(params)),
+        Some("ids") => Ok(Box::new(params.with_ids_only_history())),
+        Some(other) => Err(RecsError::invalid_parameter("history", other, "ratings or ids")),
+    }
 }
 
 fn ials(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
@@ -251,6 +274,8 @@ mod tests {
             ("aspect", "beta", "warm"),
             ("aspect", "stopping", "early"),
             ("als", "lambda", "-1"),
+            ("als", "penalty", "l1"),
+            ("als", "history", "names"),
             ("ials", "alpha", "-2"),
             ("lpca", "dims", "-1"),
             ("als", "unknown", "1"),
