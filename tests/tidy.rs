@@ -12,7 +12,7 @@ use toml::{Table, Value};
 
 /// The library crates below the runner that are not model crates.
 const FOUNDATION: &[&str] =
-    &["recs-core", "recs-data", "recs-split", "recs-metrics", "recs-sampled"];
+    &["recs-core", "recs-data", "recs-split", "recs-metrics", "recs-sampled", "recs-stats"];
 
 /// Which `recs` crates a member may depend on, given the model crates of the tree: the
 /// allowed normal dependencies and the extra ones allowed as dev-dependencies only. Model
@@ -22,7 +22,7 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
     let (core, testkit) = (names(&["recs-core"]), names(&["recs-testkit"]));
     Some(match member {
         "recs-core" | "recs-sampled" => (Vec::new(), Vec::new()),
-        "recs-testkit" => (core, Vec::new()),
+        "recs-testkit" | "recs-stats" => (core, Vec::new()),
         "recs-metrics" | "recs-data" => (core, testkit),
         "recs-split" => (core, names(&["recs-testkit", "recs-data"])),
         m if m.starts_with("recs-models-") => (core, names(&["recs-testkit", "recs-data"])),
