@@ -51,7 +51,7 @@
 
 use std::collections::BTreeMap;
 
-use recs_bench::report::{Choice, Claim, Placebo, Quote, Reading, Rule, Test};
+use recs_bench::report::{Choice, Claim, End, Placebo, Quote, Reading, Rule, Sensitivity, Test};
 use recs_bench::verdict::{Effect, Verdict};
 
 use super::curves::{Draws, crossover, curve, curve_mean, means};
@@ -79,11 +79,28 @@ pub(crate) const ONE_SCORE_PER_USER: [&str; 1] = [USER_MEAN];
 pub(crate) const NOT_RATING_RANKERS: [&str; 1] = ["item kNN (numerator)"];
 /// The models folded in by a regularised least-squares solve (F5).
 pub(crate) const FOLDED: [&str; 2] = [ALS, IALS];
+/// ALS (RMSE) with a plain L2 penalty, λ = 10: the other end of ALS's regularisation (F1,
+/// and F2's set of rating predictors), named after a referee's run had shown it beating
+/// item popularity on all items.
+pub(crate) const ALS_PLAIN: &str = "ALS (RMSE), plain L2 λ = 10";
+/// [`ALS_PLAIN`] as the end of a choice, in words.
+const PLAIN_END: &str = "ALS with a plain L2 penalty, λ = 10 (not weighted by the number of \
+                         ratings; named after a referee's run)";
+/// ALS (RMSE) folded in from the history's item ids alone, as the post's code gives a
+/// recommender its history (F3).
+pub(crate) const ALS_IDS: &str = "ALS (RMSE), folded in from ids";
+/// Models run only as the end of a choice or as another reading: never among the models a
+/// claim's own sets (the best model, the rating predictors, every personalised model) count.
+pub(crate) const KNOB_ONLY: [&str; 2] = [ALS_PLAIN, ALS_IDS];
 
 /// The choices the readings rest on, each with who fixed it: the post's words (quoted from
 /// `seeds/fastml2015-evaluating-recommenders.txt`, by the post's section headings), its
 /// code (`zygmuntz/evaluating-recommenders` at 38e4e0d, by file and line) or ours, and why.
 pub(crate) mod choices {
+    /// The name of F2's set of rating predictors (a knob run with a plain-L2 ALS too).
+    pub(crate) const RATING_PREDICTORS: &str = "rating predictors";
+    /// The name of ALS (RMSE)'s fit (a knob run at a plain L2 penalty too).
+    pub(crate) const ALS_FIT: &str = "ALS (RMSE)'s fit";
     use recs_bench::report::{Choice, ChoiceKind};
 
     use super::{CLOSE, FRACTION};
@@ -182,13 +199,15 @@ pub(crate) mod choices {
     pub(crate) fn als_fit() -> Choice {
         Choice::ours(
             ChoiceKind::ModelFit,
-            "ALS (RMSE)'s fit",
+            ALS_FIT,
             "10 factors, no bias terms; λ = 0.1 scaled by each user's and each item's number \
              of ratings (the count-weighted λ of ALS-WR, Zhou et al. 2008)",
             "the post names matrix factorization optimised for RMSE by ALS but neither its \
              size nor its regularisation ('Maybe some regularization would help'); the \
              count-weighted λ is our solver's default for explicit ALS; fixed in the \
-             experiment files and not compared on a test protocol",
+             experiment files and not compared on a test protocol. F1 is also run with a \
+             plain L2 penalty, λ = 10, named after a referee's run had shown it beating item \
+             popularity on all items: an end named after a result can only weaken a verdict",
         )
     }
 
@@ -285,14 +304,16 @@ pub(crate) mod choices {
     pub(crate) fn rating_predictors() -> Choice {
         Choice::ours(
             ChoiceKind::Population,
-            "rating predictors",
+            RATING_PREDICTORS,
             "the models with an RMSE, each ranked by its predicted rating (item kNN ranked by \
              its numerator left out); pairs with the user mean rating, which gives every \
              candidate of a user one score (a random ranking), not judged",
             "a ranking that is not the predicted rating says nothing about that rating's RMSE. \
              Named when an earlier run's reversal had held through item kNN's numerator \
              ranking and the user mean pair; the change can only remove pairs, never make the \
-             reversal hold",
+             reversal hold. The models are those run for F1, not chosen for F2; the reversal \
+             is also judged with ALS at a plain L2 penalty among them, named after a referee's \
+             run had found the reversal there: an end that can only weaken a verdict",
         )
     }
 
@@ -359,6 +380,46 @@ pub(crate) mod choices {
              confidences, item kNN and PureSVD weigh by them)",
             "a stated departure: the post's code gives the recommender the history's item ids \
              only (validate.py:78), and the runner offers no binary history in this protocol",
+        )
+    }
+
+    /// What the models receive when ALS is folded in from ids alone (F3's first reading).
+    pub(crate) fn history_ids_for_als() -> Choice {
+        Choice::ours(
+            ChoiceKind::Protocol,
+            "what the model receives",
+            "ALS (RMSE): the history's item ids only, every value read as 1 (as the post's \
+             code gives a recommender its history, validate.py:78); the other models: the \
+             history's ratings",
+            "the post's code passes item ids only; ALS, whose fold-in is a least-squares solve \
+             on the values it is given, is run that way, the others still weigh by the \
+             ratings (a departure for them)",
+        )
+    }
+
+    /// F5's second reading, named after a referee's run.
+    pub(crate) fn above_popularity() -> Choice {
+        Choice::post_hoc(
+            ChoiceKind::Comparison,
+            "what working fold-in shows",
+            "each folded-in model ranks above item popularity, which ignores the history, \
+             under strong generalization",
+            "a test a model that ignores the history cannot pass, where the 90% rule can",
+            "a referee had run it, after item popularity had passed the 90% rule",
+        )
+    }
+
+    /// F6's reading, named after the curves had been seen.
+    pub(crate) fn hope() -> Choice {
+        Choice::post_hoc(
+            ChoiceKind::Comparison,
+            "what \"there is hope\" means",
+            "a folded-in model ranks above item popularity at some L below its number of \
+             factors",
+            "the post gives no measure; item popularity is what a new user gets without \
+             fold-in",
+            "the curves, which show PureSVD and implicit ALS overtaking item popularity at L = \
+             3 and 4, had been seen, and a referee had pointed the claim out",
         )
     }
 
@@ -501,9 +562,15 @@ impl Splits {
         self.values.insert((label.to_string(), key.to_string()), values);
     }
 
-    /// The model labels, in the order they were added (file order).
-    pub(crate) fn labels(&self) -> &[String] {
-        &self.labels
+    /// The model labels, in the order they were added (file order), without the models
+    /// run only as a choice's end ([`KNOB_ONLY`]).
+    pub(crate) fn labels(&self) -> Vec<&String> {
+        self.labels.iter().filter(|l| !KNOB_ONLY.contains(&l.as_str())).collect()
+    }
+
+    /// Whether `label` ran.
+    pub(crate) fn has(&self, label: &str) -> bool {
+        self.labels.iter().any(|l| l == label)
     }
 
     fn values(&self, label: &str, key: &str) -> Option<&[f64]> {
@@ -530,6 +597,18 @@ impl Splits {
             (n, true) => format!("{n} independent draws of the split"),
             (n, false) => format!("{n} folds of one split, not independent"),
         }
+    }
+}
+
+/// A reading run at the `ends` of the choice `knob`, when there are any (a model that did
+/// not run gives none).
+trait WithEnds {
+    fn with_ends(self, knob: &str, ends: Vec<End>) -> Self;
+}
+
+impl WithEnds for Reading {
+    fn with_ends(self, knob: &str, ends: Vec<End>) -> Reading {
+        if ends.is_empty() { self } else { self.with_sensitivity(Sensitivity::knob(knob, ends)) }
     }
 }
 
@@ -573,22 +652,17 @@ fn text(value: Option<f64>) -> String {
 }
 
 /// F1 from the two runs of `rmse-vs-ranking` (same splits).
-pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
-    let best = held_out
-        .labels()
-        .iter()
-        .filter_map(|l| Some((held_out.mean(l, "ndcg@10")?, l)))
-        .fold(None, |a: Option<(f64, &String)>, b| match a {
-            Some(a) if a.0 >= b.0 => Some(a),
-            _ => Some(b),
-        });
-    let als_held = held_out.mean(ALS, "ndcg@10");
+/// F1's tests with `als` as the RMSE-trained factorization (ALS at the reading's fit, or
+/// at an end of it): held-out NDCG@10 close to the best model's and above item
+/// popularity's and a random order's; all-items NDCG@10 and @50 below item popularity's.
+fn f1_tests(held_out: &Splits, all_items: &Splits, als: &str) -> (Vec<Test>, Vec<String>) {
+    let best = best_by_mean(held_out, "ndcg@10");
     let close = match best {
         Some((_, label)) => Test::new(
-            format!("held-out NDCG@10: {ALS} − {CLOSE} × {label} (the best by mean)"),
+            format!("held-out NDCG@10: {als} − {CLOSE} × {label} (the best by mean)"),
             Rule::not_below(0.0),
             paired(
-                held_out.values(ALS, "ndcg@10"),
+                held_out.values(als, "ndcg@10"),
                 held_out.values(label, "ndcg@10"),
                 CLOSE,
                 held_out.independent,
@@ -603,9 +677,9 @@ pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
     for other in [POPULARITY, USER_MEAN] {
         if held_out.values(other, "ndcg@10").is_some() {
             tests.push(Test::new(
-                format!("held-out NDCG@10: {ALS} − {other}"),
+                format!("held-out NDCG@10: {als} − {other}"),
                 Rule::above(NOISE),
-                held_out.difference(ALS, other, "ndcg@10"),
+                held_out.difference(als, other, "ndcg@10"),
             ));
         }
     }
@@ -613,16 +687,40 @@ pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
     for key in ["ndcg@10", "ndcg@50"] {
         let name = key.to_uppercase();
         tests.push(Test::new(
-            format!("all-items {name}: {ALS} − {POPULARITY}"),
+            format!("all-items {name}: {als} − {POPULARITY}"),
             Rule::below(NOISE),
-            all_items.difference(ALS, POPULARITY, key),
+            all_items.difference(als, POPULARITY, key),
         ));
         parts.push(format!(
             "{name} {} vs {}",
-            text(all_items.mean(ALS, key)),
+            text(all_items.mean(als, key)),
             text(all_items.mean(POPULARITY, key))
         ));
     }
+    (tests, parts)
+}
+
+/// The model with the best mean of `key` in `splits` (models run only as a choice's end
+/// left out), with that mean.
+fn best_by_mean<'a>(splits: &'a Splits, key: &str) -> Option<(f64, &'a str)> {
+    splits.labels().into_iter().filter_map(|l| Some((splits.mean(l, key)?, l.as_str()))).fold(
+        None,
+        |a: Option<(f64, &str)>, b| match a {
+            Some(a) if a.0 >= b.0 => Some(a),
+            _ => Some(b),
+        },
+    )
+}
+
+pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
+    let best = best_by_mean(held_out, "ndcg@10");
+    let als_held = held_out.mean(ALS, "ndcg@10");
+    let (tests, parts) = f1_tests(held_out, all_items, ALS);
+    // ALS's regularisation at its other end, when it ran: a plain L2 penalty.
+    let plain_end: Vec<End> = (held_out.has(ALS_PLAIN) && all_items.has(ALS_PLAIN))
+        .then(|| End::new(PLAIN_END, f1_tests(held_out, all_items, ALS_PLAIN).0))
+        .into_iter()
+        .collect();
     let ratio = match (als_held, best) {
         (Some(a), Some((b, _))) if b > 0.0 => format!("{:.3}", a / b),
         _ => "-".into(),
@@ -642,7 +740,7 @@ pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
             "held-out only, NDCG@10: {ALS} {}, best {} {} (ratio {ratio}, needs ≥ {CLOSE}), \
              {POPULARITY} {}, {USER_MEAN} {}; all items, {ALS} vs {POPULARITY}: {}; over {}",
             text(als_held),
-            best.map_or("-", |b| b.1.as_str()),
+            best.map_or("-", |b| b.1),
             text(best.map(|b| b.0)),
             text(held_out.mean(POPULARITY, "ndcg@10")),
             text(held_out.mean(USER_MEAN, "ndcg@10")),
@@ -665,7 +763,8 @@ pub(crate) fn f1(held_out: &Splits, all_items: &Splits) -> Claim {
                 choices::f1_comparison(),
                 choices::close(),
                 choices::als_fit(),
-            ]),
+            ])
+            .with_ends(choices::ALS_FIT, plain_end),
         ],
     )
     .without_placebo(
@@ -776,6 +875,51 @@ pub(crate) fn f2(held_out: &Splits, all_items: &Splits) -> Claim {
 /// ([`ONE_SCORE_PER_USER`], a random ranking) are not judged.
 pub(crate) fn f2_reversal(held_out: &Splits, all_items: &Splits) -> Claim {
     let rated = rating_predictors(held_out, all_items);
+    let (tests, each, by_construction) = reversal_tests(held_out, all_items, &rated);
+    // The set of rating predictors at its other end: widened by ALS with a plain L2
+    // penalty, when it ran.
+    let mut widened = rated.clone();
+    if let (Some(rmse), true) = (held_out.mean(ALS_PLAIN, "rmse"), all_items.has(ALS_PLAIN)) {
+        widened.push((ALS_PLAIN, rmse, all_items.mean(ALS_PLAIN, "ndcg@10")));
+    }
+    let ends: Vec<End> = (widened.len() > rated.len())
+        .then(|| End::new(WIDENED_END, reversal_tests(held_out, all_items, &widened).0))
+        .into_iter()
+        .collect();
+    let measured = format!(
+        "{}; pairs (lower RMSE first): {}; not judged (one score per user, a random \
+         ranking): {}; over {}",
+        predictor_table(&widened),
+        if each.is_empty() { "none" } else { &each },
+        if by_construction.is_empty() { "none".into() } else { by_construction.join(", ") },
+        held_out.kind()
+    );
+    f2_claim(
+        measured,
+        Reading::new(
+            "a reversal between rating predictors, which the post does not claim: some pair, \
+             each ranked by its predicted rating and neither giving every candidate of a user \
+             one score, has the lower RMSE and the lower all-items NDCG@10 (shown: the first \
+             pair with the best verdict)",
+            tests,
+        )
+        .with_choices([choices::reversal()])
+        .with_ends(choices::RATING_PREDICTORS, ends),
+    )
+}
+
+/// [`ALS_PLAIN`] added to the rating predictors, in words.
+const WIDENED_END: &str = "the rating predictors and ALS with a plain L2 penalty, λ = 10 \
+                           (named after a referee's run)";
+
+/// The reversal tests of F2 over the rating predictors `rated` (label, RMSE, all-items
+/// NDCG@10): the witness pair's tests, every pair's verdict in words, and the pairs not
+/// judged (with a model giving every candidate of a user one score).
+fn reversal_tests(
+    held_out: &Splits,
+    all_items: &Splits,
+    rated: &[(&str, f64, Option<f64>)],
+) -> (Vec<Test>, String, Vec<String>) {
     let mut pairs = Vec::new();
     let mut by_construction = Vec::new();
     for (i, x) in rated.iter().enumerate() {
@@ -801,25 +945,7 @@ pub(crate) fn f2_reversal(held_out: &Splits, all_items: &Splits) -> Claim {
     let (witness, each) = witness(pairs);
     let tests =
         witness.map_or_else(|| vec![nothing("no pair of rating predictors".into())], |w| w.1);
-    let measured = format!(
-        "{}; pairs (lower RMSE first): {}; not judged (one score per user, a random \
-         ranking): {}; over {}",
-        predictor_table(&rated),
-        if each.is_empty() { "none" } else { &each },
-        if by_construction.is_empty() { "none".into() } else { by_construction.join(", ") },
-        held_out.kind()
-    );
-    f2_claim(
-        measured,
-        Reading::new(
-            "a reversal between rating predictors, which the post does not claim: some pair, \
-             each ranked by its predicted rating and neither giving every candidate of a user \
-             one score, has the lower RMSE and the lower all-items NDCG@10 (shown: the first \
-             pair with the best verdict)",
-            tests,
-        )
-        .with_choices([choices::reversal()]),
-    )
+    (tests, each, by_construction)
 }
 
 /// The draw of every repetition at `l`, if the model has that L.
@@ -1028,7 +1154,7 @@ fn repetitions(populations: &[Population]) -> usize {
 /// F3 over fixed populations, for every personalised model: on every range, NDCG@50 at
 /// the range's last L above NDCG@50 at L = 1 over the same users; each model's verdict is
 /// listed (item popularity, which ignores the history, is shown as a reference).
-pub(crate) fn f3_fixed(populations: &[Population]) -> Claim {
+pub(crate) fn f3_fixed(populations: &[Population], history: Choice) -> Claim {
     let ((judged, placebo), parts) = personalised(populations);
     let mut tests: Vec<Test> = judged.into_iter().flat_map(|(_, t)| t).collect();
     if tests.is_empty() {
@@ -1043,9 +1169,20 @@ pub(crate) fn f3_fixed(populations: &[Population]) -> Claim {
             ranges(populations)
         ),
         tests,
-        [choices::fixed_populations(), choices::every_model()],
+        [choices::fixed_populations(), choices::every_model(), history],
         placebo,
     )
+}
+
+/// `populations` without the model `label`.
+pub(crate) fn without(populations: &[Population], label: &str) -> Vec<Population> {
+    populations
+        .iter()
+        .map(|p| Population {
+            models: p.models.iter().filter(|(l, _)| l != label).cloned().collect(),
+            ..p.clone()
+        })
+        .collect()
 }
 
 /// F3 over fixed populations, for most personalised models ("normally"): more than half
@@ -1337,9 +1474,101 @@ pub(crate) fn f5(weak: &Splits, strong: &Splits) -> Claim {
                 .into(),
         },
         format!("{}; over {} (the same folds and targets in both)", parts.join("; "), weak.kind()),
-        vec![reading],
+        vec![reading, f5_against_popularity(strong)],
     );
     if placebo { claim } else { claim.without_placebo(F5_NO_PLACEBO) }
+}
+
+/// F5's post-hoc reading: folded in, each model ranks better than item popularity under
+/// strong generalization (a test that a model ignoring the history cannot pass by
+/// construction).
+fn f5_against_popularity(strong: &Splits) -> Reading {
+    let key = "ndcg@50";
+    let tests = FOLDED
+        .iter()
+        .map(|label| {
+            Test::new(
+                format!("strong NDCG@50: {label} − {POPULARITY}"),
+                Rule::above(NOISE),
+                strong.difference(label, POPULARITY, key),
+            )
+        })
+        .collect();
+    Reading::new(
+        format!("folded in, {ALS} and {IALS} rank above {POPULARITY} under strong generalization"),
+        tests,
+    )
+    .with_choices([
+        choices::weak_strong(),
+        choices::fold_in(),
+        choices::als_fit(),
+        choices::ials_fit(),
+        choices::above_popularity(),
+    ])
+}
+
+/// The models folded in by a regularised least-squares solve and their number of factors
+/// (as in `more-is-better.toml`), for F6.
+pub(crate) const FOLDED_FACTORS: [(&str, u32); 2] = [(ALS, 10), (IALS, 20)];
+
+/// F6: folded in by a regularised solve from fewer ratings than factors, a model can still
+/// rank better than item popularity, which ignores the ratings. Judged on its witness (a
+/// model and an L below its factors), as F2's reversal is; the reading was named after the
+/// curves had been seen, so it is post hoc and nothing decides.
+pub(crate) fn f6(models: &[(String, Draws)]) -> Claim {
+    let popularity = models.iter().find(|(l, _)| l == POPULARITY).map(|(_, d)| d);
+    let mut candidates = Vec::new();
+    for (label, factors) in FOLDED_FACTORS {
+        let Some((_, draws)) = models.iter().find(|(l, _)| l == label) else { continue };
+        for l in 1..factors {
+            let l = f64::from(l);
+            let effect = paired(at(draws, l), popularity.and_then(|p| at(p, l)), 1.0, true);
+            candidates.push((
+                format!("{label} at L = {l}"),
+                vec![Test::new(
+                    format!("NDCG@50 at L = {l} (fewer ratings than its {factors} factors): {label} − {POPULARITY}"),
+                    Rule::above(NOISE),
+                    effect,
+                )],
+            ));
+        }
+    }
+    let (witness, each) = witness(candidates);
+    let tests = witness.map_or_else(
+        || vec![nothing("NDCG@50: no folded-in model or no item popularity".into())],
+        |w| w.1,
+    );
+    Claim::new(
+        "F6",
+        "Folded in from fewer ratings than it has factors, a regularised factorization still ranks better than item popularity",
+        Quote {
+            section: "Handling new users".into(),
+            words: "We'd prefer the number of ratings (examples) be greater than the number of \
+                    factors, but even when it's not there is hope, thanks to regularization."
+                .into(),
+        },
+        format!("{POPULARITY} against each folded-in model at every L below its factors: {each}"),
+        vec![
+            Reading::new(
+                "some model folded in by a regularised least-squares solve (ALS (RMSE), 10 \
+                 factors; implicit ALS, 20) has NDCG@50 above item popularity's at some L \
+                 below its number of factors (shown: the first with the best verdict)",
+                tests,
+            )
+            .with_choices([
+                choices::given_l(),
+                choices::curve_measure(),
+                choices::history_ratings(),
+                choices::test_users(),
+                choices::als_fit(),
+                choices::ials_fit(),
+                choices::hope(),
+            ]),
+        ],
+    )
+    .without_placebo(
+        "item popularity, which ignores the ratings, is what the models are compared with",
+    )
 }
 
 #[cfg(test)]
@@ -1347,7 +1576,7 @@ mod tests {
     use super::*;
     use recs_bench::report::ChoiceKind;
     use recs_bench::verdict::IntervalKind;
-    use recs_bench::verdict::Verdict::{Fails, Holds, Inconclusive};
+    use recs_bench::verdict::Verdict::{DependsOnReading, Fails, Holds, Inconclusive};
 
     /// Five draws with mean `mean`: `mean + spread × (−2, −1, 0, 1, 2)`. Two models with the
     /// same spread differ by a constant; a spread on one side only widens the interval.
@@ -1510,10 +1739,10 @@ mod tests {
                 (ALS.to_string(), draws(&[0.2, 0.2, falling], 0.01)),
             ],
         };
-        let claim = f3_fixed(&[
-            population("every test user", 2.0, 0.1, 0.35),
-            population("heavy", 3.0, 0.1, 0.35),
-        ]);
+        let claim = f3_fixed(
+            &[population("every test user", 2.0, 0.1, 0.35), population("heavy", 3.0, 0.1, 0.35)],
+            choices::history_ratings(),
+        );
         assert_eq!(claim.verdict, Fails);
         assert!(claim.measured.contains("a holds: every test user: L=1"), "{}", claim.measured);
         assert!(claim.measured.contains("ALS (RMSE) fails: every test user"), "{}", claim.measured);
@@ -1523,7 +1752,7 @@ mod tests {
             claim.measured
         );
         // A model rising on every range holds; popularity is the placebo, not judged.
-        let claim = f3_fixed(&[population("heavy", 3.0, 0.4, 0.25)]);
+        let claim = f3_fixed(&[population("heavy", 3.0, 0.4, 0.25)], choices::history_ratings());
         assert_eq!(claim.verdict, Holds, "{}", claim.measured);
         assert!(claim.problems().is_empty(), "{:?}", claim.problems());
         assert!(claim.provenance_problems().is_empty(), "{:?}", claim.provenance_problems());
@@ -1558,7 +1787,8 @@ mod tests {
                 ("a".to_string(), draws(&[0.1, 0.3], 0.01)),
             ]
         };
-        let fixed = |popularity: f64| f3_fixed(&fixed_populations(popularity));
+        let fixed =
+            |popularity: f64| f3_fixed(&fixed_populations(popularity), choices::history_ratings());
         for claim in [fixed(0.4), f3_typical(&fixed_populations(0.4)), f3(&models(0.4))] {
             assert_eq!(claim.readings[0].verdict, Verdict::Untestable, "{}", claim.measured);
             assert!(claim.readings[0].reason().contains("placebo item popularity passes"));
@@ -1710,8 +1940,11 @@ mod tests {
         // Every model against most: the universal reading fails, the typical one holds but
         // is post hoc, so the reading fixed before decides: the claim fails.
         let models = population(&[("a", up), ("b", up), ("c", up), ("d", down)]);
-        let claim =
-            open(with_readings(f3_fixed(&models), "post", vec![("post", f3_typical(&models))]));
+        let claim = open(with_readings(
+            f3_fixed(&models, choices::history_ratings()),
+            "post",
+            vec![("post", f3_typical(&models))],
+        ));
         assert!(claim.readings.iter().all(|r| !r.primary));
         assert_eq!(claim.readings[0].verdict, Fails);
         assert_eq!(claim.readings[1].verdict, Holds);
@@ -1741,6 +1974,70 @@ mod tests {
         let barely = ("b".to_string(), vec![(1.0, vec![0.1; 3]), (2.0, vec![0.29, 0.31, 0.33])]);
         let two = ("a".to_string(), draws(&[0.3, 0.3], 0.0));
         assert_eq!(f4(&[two, barely], 2.0).verdict, Inconclusive);
+    }
+
+    /// ALS with a plain penalty, run as the end of ALS's fit: F1 flips to depends on
+    /// reading when it beats item popularity on all items, and the models run only as an
+    /// end never become "the best" of F1 or a rating predictor of F2's deciding reading.
+    #[test]
+    fn the_plain_penalty_is_an_end_and_never_a_member() {
+        let (mut h, mut a) = ranking(five(0.90, 0.001), [0.05, 0.10], false);
+        assert_eq!(f1(&h, &a).verdict, Holds);
+        // The plain-penalty ALS: best on held-out by far, above popularity on all items.
+        h.insert(ALS_PLAIN, "ndcg@10", five(0.99, 0.001));
+        a.insert(ALS_PLAIN, "ndcg@10", five(0.30, 0.0));
+        a.insert(ALS_PLAIN, "ndcg@50", five(0.35, 0.0));
+        let claim = f1(&h, &a);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        let reading = &claim.readings[0];
+        assert_eq!(Verdict::all(reading.tests.iter().map(|t| t.verdict)), Holds);
+        assert!(!reading.tests[0].subject.contains(ALS_PLAIN), "{}", reading.tests[0].subject);
+        assert_eq!(claim.verdict, DependsOnReading);
+        assert_eq!(reading.sensitivity[1].knob, choices::ALS_FIT);
+        // F2's reversal: ALS (lower RMSE) ranks better than the item mean; widened by the
+        // plain-penalty ALS (higher RMSE, better ranking) a reversal appears.
+        let held = splits(
+            true,
+            &[
+                (ALS, vec![("rmse", five(0.92, 0.001))]),
+                ("item mean rating", vec![("rmse", five(1.02, 0.001))]),
+                (ALS_PLAIN, vec![("rmse", five(0.96, 0.001))]),
+            ],
+        );
+        let all = splits(
+            true,
+            &[
+                (ALS, vec![("ndcg@10", five(0.05, 0.001))]),
+                ("item mean rating", vec![("ndcg@10", five(0.001, 0.0001))]),
+                (ALS_PLAIN, vec![("ndcg@10", five(0.16, 0.001))]),
+            ],
+        );
+        let claim = f2_reversal(&held, &all);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        let tests = &claim.readings[0].tests;
+        assert_eq!(Verdict::all(tests.iter().map(|t| t.verdict)), Fails);
+        assert_eq!(claim.verdict, DependsOnReading);
+        assert!(!tests[0].subject.contains(ALS_PLAIN), "{}", tests[0].subject);
+    }
+
+    /// F6 holds on its witness when some folded-in model beats item popularity at an L
+    /// below its factors; its one reading is post hoc, so nothing decides.
+    #[test]
+    fn f6_is_judged_on_a_witness_below_the_factors_and_decides_nothing() {
+        let popularity = (POPULARITY.to_string(), draws(&[0.3; 19], 0.01));
+        let mut ials_means = vec![0.1; 19];
+        ials_means[3] = 0.5;
+        let ials = (IALS.to_string(), draws(&ials_means, 0.01));
+        let als = (ALS.to_string(), draws(&[0.1; 19], 0.01));
+        let claim = f6(&[popularity.clone(), als.clone(), ials]);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        let reading = &claim.readings[0];
+        assert!(reading.post_hoc);
+        assert_eq!(reading.verdict, Holds);
+        assert!(reading.tests[0].subject.contains("L = 4"), "{}", reading.tests[0].subject);
+        assert_eq!(claim.verdict, Inconclusive);
+        let never = f6(&[popularity, als]);
+        assert_eq!(never.readings[0].verdict, Fails);
     }
 
     #[test]
