@@ -6,10 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use recs_metrics::io::{
-    Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, read_qrels, read_run,
-    read_run_candidates, run_warnings, write_points_csv,
-};
+use recs_metrics::io::{Candidates, Run, RunFormat, read_qrels, write_points_csv};
 use recs_metrics::{
     Metric, Options, PerUser, Report, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
     paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
@@ -17,6 +14,7 @@ use recs_metrics::{
 use serde_json::{Map, Value, json};
 
 use crate::candidates::Policy;
+use crate::reading::{Reading, is_user_mean};
 
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
 #[derive(Debug, clap::Args)]
@@ -215,134 +213,23 @@ fn parse_metrics(text: &str) -> anyhow::Result<(Vec<Metric>, Vec<Cremonesi>)> {
     Ok((library, cremonesi))
 }
 
-/// Metrics reported as a mean of per-user values, to which intervals and paired tests
-/// apply (half-life utility and coverage are pooled; user_auc has its own route).
-fn is_user_mean(metric: &Metric) -> bool {
-    matches!(
-        metric,
-        Metric::Precision(_)
-            | Metric::Recall(_)
-            | Metric::F1(_)
-            | Metric::Hit(_)
-            | Metric::Ndcg(_)
-            | Metric::NdcgExp(_)
-            | Metric::Ap(_)
-            | Metric::Map
-            | Metric::Mrr
-    )
-}
-
 /// The columns of `values` whose metric is a per-user mean.
 fn user_mean_columns(values: &PerUser) -> impl Iterator<Item = usize> + '_ {
     (0..values.metrics().len()).filter(|&c| is_user_mean(&values.metrics()[c]))
 }
 
-/// The candidate policy asked for, or the one the run file's format implies.
-fn candidate_policy(args: &Args, run: &Path) -> anyhow::Result<Policy> {
-    if let Some(policy) = &args.candidates {
-        return Ok(policy.clone());
+impl Args {
+    /// How the runs are read against the qrels.
+    fn reading(&self) -> Reading<'_> {
+        Reading {
+            qrels: &self.qrels,
+            train: self.train.as_deref(),
+            candidates: self.candidates.as_ref(),
+            format: self.format,
+            seed: self.seed,
+            rel_threshold: self.rel_threshold,
+        }
     }
-    let format = match args.format {
-        RunFormat::Auto => detect_run_format(run)?,
-        format => format,
-    };
-    Ok(Policy::Listed(if format == RunFormat::Trec { Candidates::Run } else { Candidates::Qrels }))
-}
-
-/// The training events of `--train`, which `policy` needs.
-fn training<'a>(args: &'a Args, policy: &Policy) -> anyhow::Result<(&'a Path, recs_data::Dataset)> {
-    let Some(path) = &args.train else {
-        anyhow::bail!("--candidates {policy} needs --train FILE: the training events");
-    };
-    Ok((path, crate::format::read_train(path)?))
-}
-
-/// The candidates of `policy` as qrels that list each of them, or `qrels` itself when the
-/// run decides (`run`) or the qrels list them (`qrels`).
-fn candidate_qrels(
-    args: &Args,
-    policy: &Policy,
-    qrels: Qrels,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<Qrels> {
-    if args.train.is_some() && !policy.uses_train() {
-        anyhow::bail!("--train is used by --candidates catalog and sampled:N, not {policy}");
-    }
-    let qrels_name = args.qrels.display().to_string();
-    let built = match policy {
-        Policy::Listed(Candidates::Catalog) => return catalog(args, policy, &qrels, warnings),
-        Policy::Listed(_) => return Ok(qrels),
-        Policy::Sampled { negatives, by } => {
-            let (path, train) = training(args, policy)?;
-            let sampling =
-                recs_split::NegativeSampling { negatives: *negatives, by: *by, seed: args.seed };
-            let train_name = path.display().to_string();
-            crate::candidates::sampled(
-                &qrels,
-                &train,
-                &sampling,
-                args.rel_threshold,
-                &qrels_name,
-                &train_name,
-            )?
-        }
-        Policy::File(path) => {
-            crate::candidates::from_file(path, &qrels, args.rel_threshold, &qrels_name)?
-        }
-    };
-    warnings.extend(built.warnings);
-    Ok(built.qrels)
-}
-
-/// The full-catalog candidates of the users of `qrels`, given the training file of
-/// `--train`.
-fn catalog(
-    args: &Args,
-    policy: &Policy,
-    qrels: &Qrels,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<Qrels> {
-    let (path, train) = training(args, policy)?;
-    let known = train
-        .interactions
-        .events()
-        .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
-    let catalog = catalog_candidates(qrels, known)?;
-    warnings
-        .extend(catalog.warning(&args.qrels.display().to_string(), &path.display().to_string()));
-    Ok(catalog.qrels)
-}
-
-/// The candidates (as qrels) and scores of the run at `path` under `policy`, with
-/// warnings about what was left out.
-fn read_run_warned(
-    path: &Path,
-    qrels: &Qrels,
-    qrels_path: &Path,
-    args: &Args,
-    policy: &Policy,
-    warnings: &mut Vec<String>,
-) -> anyhow::Result<(Option<Qrels>, Run)> {
-    let (candidates, run, n_users_without_run) = match policy.reading() {
-        Candidates::Run => {
-            let read = read_run_candidates(path, qrels, args.format)?;
-            (Some(read.qrels), read.run, read.n_users_without_run)
-        }
-        _ => (None, read_run(path, qrels, args.format)?, 0),
-    };
-    // A drawn or fixed candidate set is not the qrels file: the warnings name both.
-    let qrels_name = match policy {
-        Policy::Listed(_) => qrels_path.display().to_string(),
-        _ => format!("{} under --candidates {policy}", qrels_path.display()),
-    };
-    warnings.extend(run_warnings(
-        policy.reading(),
-        &run,
-        n_users_without_run,
-        &qrels_name,
-        &path.display().to_string(),
-    ));
-    Ok((candidates, run))
 }
 
 /// The value of `result`, or `None` after recording its error as a warning about `about`
@@ -512,7 +399,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let Some(run_path) = args.run.first().cloned() else {
         return run_factors(&args, &metrics, &cremonesi);
     };
-    let policy = candidate_policy(&args, &run_path)?;
+    let reading = args.reading();
+    let policy = reading.policy(&run_path)?;
     if args.ballista.is_some() && args.engine != Engine::Datafusion {
         anyhow::bail!("--ballista runs the DataFusion engine: add --engine datafusion");
     }
@@ -520,9 +408,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         return run_on_datafusion(&args, &run_path, &metrics, &cremonesi, &policy);
     }
     let mut extra_warnings = Vec::new();
-    let read = candidate_qrels(&args, &policy, read_qrels(&args.qrels)?, &mut extra_warnings)?;
-    let (candidates, run) =
-        read_run_warned(&run_path, &read, &args.qrels, &args, &policy, &mut extra_warnings)?;
+    let read = reading.candidate_qrels(&policy, read_qrels(&args.qrels)?, &mut extra_warnings)?;
+    let (candidates, run) = reading.run(&run_path, &read, &policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);
     if let Some(path) = &args.write_candidates {
         crate::candidates::write(path, qrels)?;
@@ -552,7 +439,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let comparison = match (&values, &args.compare) {
         (Some(a), Some(path)) => {
             let (other_candidates, other) =
-                read_run_warned(path, &read, &args.qrels, &args, &policy, &mut report.warnings)?;
+                reading.run(path, &read, &policy, &mut report.warnings)?;
             let other_qrels = other_candidates.as_ref().unwrap_or(&read);
             if other_qrels.judgments.users() != qrels.judgments.users() {
                 anyhow::bail!(

@@ -5,10 +5,12 @@
 //! dispatches. Errors are printed once, here, with their chain of causes.
 
 mod candidates;
+mod compare;
 mod data;
 mod eval;
 mod factors;
 mod format;
+mod reading;
 mod run;
 mod sampled_vs_exact;
 mod score;
@@ -35,6 +37,9 @@ enum Command {
     Data(data::Args),
     /// Evaluate a run (scores) against qrels (judgments) with exact, tie-aware metrics.
     Eval(eval::Args),
+    /// Compare several runs on the same qrels: paired tests over users, effect sizes with
+    /// intervals, p-values adjusted over the family, a table with significance marks.
+    Compare(compare::Args),
     /// Split a dataset into training and test files with one protocol; optionally write qrels.
     Split(split::Args),
     /// Fit a model on a training file and write its scores (`user<TAB>item<TAB>score`).
@@ -48,6 +53,7 @@ fn main() -> ExitCode {
     let result: anyhow::Result<()> = match cli.command {
         Command::Data(args) => data::run(args),
         Command::Eval(args) => eval::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Split(args) => split::run(args),
         Command::Score(args) => score::run(args),
         Command::Run(args) => run::run(args),
