@@ -24,7 +24,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::verdict::{Rule, Test, Verdict};
+use crate::verdict::{Test, Verdict};
 
 /// What a choice is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -312,20 +312,15 @@ impl Sensitivity {
         Sensitivity { knob: knob.into(), spread: Spread::Partition, ends }
     }
 
-    /// The tolerance of every test of `tests` at half and at twice its value (tests without
-    /// a tolerance, `τ = 0`, stay as they are); `None` when no test has a tolerance.
+    /// The tolerance of every test of `tests` at half and at twice its value, a premise's
+    /// with it (tests without a tolerance, `τ = 0`, stay as they are); `None` when no test
+    /// has a tolerance.
     pub fn tolerance(tests: &[Test]) -> Option<Sensitivity> {
         if tests.iter().all(|t| t.rule.tolerance == 0.0) {
             return None;
         }
         let scaled = |factor: f64| -> Vec<Test> {
-            tests
-                .iter()
-                .map(|t| {
-                    let rule = Rule { tolerance: t.rule.tolerance * factor, ..t.rule };
-                    Test::new(t.subject.clone(), rule, t.effect)
-                })
-                .collect()
+            tests.iter().map(|t| t.with_tolerance_scaled(factor)).collect()
         };
         Some(Sensitivity::knob(
             TOLERANCE,

@@ -503,6 +503,17 @@ impl Test {
         self
     }
 
+    /// The same test with its tolerance, and its premise's, multiplied by `factor` (the
+    /// verdict model's run at half and twice the tolerance).
+    pub fn with_tolerance_scaled(&self, factor: f64) -> Test {
+        let rule = Rule { tolerance: self.rule.tolerance * factor, ..self.rule };
+        let test = Test::new(self.subject.clone(), rule, self.effect);
+        match &self.given {
+            Some(premise) => test.given(premise.with_tolerance_scaled(factor)),
+            None => test,
+        }
+    }
+
     /// The verdict the rule gives on the effect, under the premise when there is one
     /// (what `verdict` must be).
     pub fn decide(&self) -> Verdict {
@@ -650,6 +661,11 @@ pub(crate) mod tests {
         let vacuous = croc(-0.007, -0.005).given(roc(-0.004, -0.002));
         assert_eq!(vacuous.verdict, H);
         assert!(vacuous.reason().ends_with("so nothing is claimed"));
+        // Run at another tolerance, a test keeps its premise, at the same factor.
+        let half = reversed.with_tolerance_scaled(0.5);
+        assert_eq!(half.rule.tolerance, 0.0005);
+        assert_eq!(half.given.as_ref().unwrap().rule.tolerance, 0.0005);
+        assert_eq!(vacuous.with_tolerance_scaled(2.0).verdict, H);
         // Survives JSON, and a test without a premise writes none.
         let back: Test = serde_json::from_str(&serde_json::to_string(&reversed).unwrap()).unwrap();
         assert_eq!(back, reversed);
