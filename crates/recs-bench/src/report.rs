@@ -412,10 +412,17 @@ impl Reading {
             .filter(|s| s.flips(base))
             .flat_map(|s| s.ends.iter().filter(move |e| e.verdict != base))
             .find_map(|end| {
-                let test = end
-                    .tests
-                    .iter()
-                    .find(|t| t.verdict == end.verdict)
+                // The test that moved: the same subject as a reading's test, with another
+                // verdict; else the first with the end's verdict, else the first not holding.
+                let moved = end.tests.iter().find(|t| {
+                    t.verdict == end.verdict
+                        && self
+                            .tests
+                            .iter()
+                            .any(|b| b.subject == t.subject && b.verdict != t.verdict)
+                });
+                let test = moved
+                    .or_else(|| end.tests.iter().find(|t| t.verdict == end.verdict))
                     .or_else(|| end.tests.iter().find(|t| t.verdict != Verdict::Holds))?;
                 Some((format!("{} (at {})", test.subject, end.value), test))
             });
@@ -599,9 +606,14 @@ impl Claim {
 
     /// The claim's provenance in short: the choices of its deciding readings together,
     /// each kind once under who fixed it (a kind the paper fixes in one reading and we in
-    /// another is listed under both), and whether post-hoc readings are shown.
+    /// another is listed under both), and whether post-hoc readings are shown. When every
+    /// reading is post hoc, their choices are listed, and said to be post hoc only.
     pub fn provenance(&self) -> String {
         let deciding = self.deciding();
+        if deciding.is_empty() && !self.readings.is_empty() {
+            let all = provenance_of(self.readings.iter().flat_map(|r| r.choices.iter()));
+            return format!("{all}; post-hoc readings only, none deciding");
+        }
         let mut out = provenance_of(deciding.iter().flat_map(|r| r.choices.iter()));
         if self.readings.iter().any(|r| r.post_hoc) {
             out.push_str("; post-hoc readings shown, not deciding");
@@ -1431,6 +1443,38 @@ mod tests {
         let (subject, test) = r.key_test().unwrap();
         assert_eq!(subject, "a − b (at β = 0.6)");
         assert_eq!(test.verdict, Verdict::Fails);
+        // At an end where a first test holds as before and a second moves to holding, the
+        // key is the one that moved.
+        let first = Test::new("c − d", Rule::above(0.01), interval(0.1, 0.2));
+        let straddles = Test::new("e − f", Rule::above(0.01), interval(0.0, 0.2));
+        let r =
+            Reading::new("r", vec![first.clone(), straddles]).with_sensitivity(Sensitivity::knob(
+                "fit",
+                vec![End::new(
+                    "β = 1",
+                    vec![first, Test::new("e − f", Rule::above(0.01), interval(0.1, 0.3))],
+                )],
+            ));
+        assert_eq!(r.key_test().unwrap().0, "e − f (at β = 1)");
+    }
+
+    /// A claim whose every reading is post hoc lists their choices and says none decides.
+    #[test]
+    fn a_claim_of_post_hoc_readings_only_still_says_who_chose() {
+        let reading = Reading::new("r", vec![Test::new("a", Rule::above(0.0), interval(0.1, 0.2))])
+            .with_choices([Choice::post_hoc(
+                ChoiceKind::Comparison,
+                "what is compared",
+                "a against b",
+                "why",
+                "a result had been seen",
+            )]);
+        let claim = claim_with(vec![reading]);
+        assert_eq!(claim.verdict, Verdict::Inconclusive);
+        assert_eq!(
+            claim.provenance(),
+            "ours post hoc: comparison; post-hoc readings only, none deciding"
+        );
     }
 
     #[test]
