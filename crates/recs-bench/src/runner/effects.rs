@@ -32,12 +32,25 @@ impl Results {
     /// [`Results::paired_effect`]: `(m, "croc_auc")` against `(m, "roc_auc")` compares one
     /// model's two areas.
     pub fn difference(&self, a: (&str, &str), b: (&str, &str)) -> Option<Effect> {
+        let differences = self.split_differences(a, b)?;
+        Some(self.over_repetitions(differences.into_iter()))
+    }
+
+    /// `a − b` of two (model label, report key) values on each split, in
+    /// [`Results::split_ids`] order (`NaN` where either is undefined): what
+    /// [`Results::difference`] takes over the repetitions, for a statistic that pairs it
+    /// with another run's on the same splits.
+    pub fn split_differences(&self, a: (&str, &str), b: (&str, &str)) -> Option<Vec<f64>> {
         let (a, b) = (self.per_split(a.0, a.1)?, self.per_split(b.0, b.1)?);
-        let differences = a.iter().zip(&b).map(|(x, y)| match (x, y) {
-            (Some(x), Some(y)) => x - y,
-            _ => f64::NAN,
-        });
-        Some(self.over_repetitions(differences))
+        Some(
+            a.iter()
+                .zip(&b)
+                .map(|(x, y)| match (x, y) {
+                    (Some(x), Some(y)) => x - y,
+                    _ => f64::NAN,
+                })
+                .collect(),
+        )
     }
 
     /// `values` (one per split, in [`Results::split_ids`] order; `NaN` where undefined) as

@@ -716,18 +716,9 @@ fn c4(cold: &ColdStart<'_>) -> Result<Claim> {
 /// Naive Bayes' edge over user mean rating (`key`, with the naive Bayes model `nb`) on each
 /// split of `results`, in split order.
 fn edge(results: &Results, nb: &str, key: &str) -> Result<Vec<f64>> {
-    let values = |label: &str| {
-        results.per_split(label, key).with_context(|| format!("no `{key}` for `{label}`"))
-    };
-    let (nb, mean) = (values(nb)?, values(USER_MEAN)?);
-    Ok(nb
-        .iter()
-        .zip(&mean)
-        .map(|(a, b)| match (a, b) {
-            (Some(a), Some(b)) => a - b,
-            _ => f64::NAN,
-        })
-        .collect())
+    results
+        .split_differences((nb, key), (USER_MEAN, key))
+        .with_context(|| format!("no `{key}` for `{nb}` or `{USER_MEAN}`"))
 }
 
 fn c5(cold: &ColdStart<'_>) -> Result<Claim> {
