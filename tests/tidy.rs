@@ -23,7 +23,8 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
     Some(match member {
         "recs-core" | "recs-sampled" => (Vec::new(), Vec::new()),
         "recs-testkit" | "recs-stats" => (core, Vec::new()),
-        "recs-metrics" | "recs-data" => (core, testkit),
+        "recs-data" => (core, testkit),
+        "recs-metrics" => (names(&["recs-core", "recs-stats"]), testkit),
         "recs-split" => (core, names(&["recs-testkit", "recs-data"])),
         m if m.starts_with("recs-models-") => (core, names(&["recs-testkit", "recs-data"])),
         "recs-bench" => {

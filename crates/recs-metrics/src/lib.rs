@@ -22,7 +22,8 @@
 //! - cremonesi2008's [`roc1`], [`roc2`] and [`withheld_ranks`]; [`rating_errors`]
 //!   (MAE, MSE, RMSE).
 //! - [`t_interval`], [`bootstrap_interval`], [`paired_t_test`],
-//!   [`wilcoxon_signed_rank`], [`group_means`]: aggregation over users or folds.
+//!   [`wilcoxon_signed_rank`], [`group_means`]: aggregation over users or folds (the
+//!   statistics of `recs-stats`, with missing values left out).
 //! - [`trapezoid`] / [`partial_trapezoid`]: the area under a polyline that every AUC
 //!   and partial AUC of a curve's points is.
 //! - [`stream`]: the same metrics on a full catalog streamed a user at a time, in memory

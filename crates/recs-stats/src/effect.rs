@@ -1,21 +1,22 @@
 //! Effect sizes of a paired comparison, each with a confidence interval: the mean
 //! difference (Student t interval) and the standardised mean difference Cohen's `d_z`
-//! (exact interval by inverting the noncentral t distribution).
+//! (exact interval by inverting the noncentral t distribution); and the Student t
+//! interval of the mean of one sample, which the mean difference is of the differences.
 
 use serde::{Deserialize, Serialize};
 
 use crate::distributions::{noncentral_t_noncentrality, student_t_quantile};
 use crate::error::{Result, StatsError};
-use crate::input::{check_level, mean_sd, paired_differences};
+use crate::input::{check_finite, check_level, mean_sd, paired_differences};
 
-/// The mean paired difference with its confidence interval.
+/// The mean of a sample with its confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct MeanDifference {
-    /// `d̄`, the mean of `a[i] − b[i]`.
+pub struct MeanInterval {
+    /// The sample mean.
     pub mean: f64,
-    /// `s`, the standard deviation of the differences (denominator `n − 1`).
+    /// The sample standard deviation (denominator `n − 1`).
     pub sd: f64,
-    /// The number of users.
+    /// The sample size.
     pub n: usize,
     /// The confidence level of the interval (0.95 for a 95% interval).
     pub level: f64,
@@ -25,9 +26,41 @@ pub struct MeanDifference {
     pub upper: f64,
 }
 
+/// The mean paired difference with its confidence interval: the [`MeanInterval`] of the
+/// differences `a[i] − b[i]`, so `mean` is `d̄`, `sd` is `s`, the standard deviation of
+/// the differences, and `n` the number of users.
+pub type MeanDifference = MeanInterval;
+
+/// The mean `x̄` of one sample (the per-user values of one system, a metric over folds)
+/// and its Student t interval `x̄ ± t_{(1 + level)/2, n−1} · s / √n`, with `s` the
+/// standard deviation (denominator `n − 1`): the interval of
+/// `scipy.stats.ttest_1samp(x, 0).confidence_interval(level)`. When every value is the
+/// same, `s = 0` exactly and the interval is that value.
+///
+/// ```
+/// let interval = recs_stats::mean_interval(&[0.61, 0.52, 0.70, 0.44, 0.58], 0.95)?;
+/// assert!((interval.mean - 0.57).abs() < 1e-12);
+/// // t_{0.975, 4} = 2.776445105197793 (scipy.stats.t.ppf).
+/// let half = 2.776_445_105_197_793 * interval.sd / 5f64.sqrt();
+/// assert!((interval.upper - (interval.mean + half)).abs() < 1e-12);
+/// # Ok::<(), recs_stats::StatsError>(())
+/// ```
+///
+/// # Errors
+/// [`StatsError::InvalidLevel`] unless `0 < level < 1`, [`StatsError::TooFewUsers`]
+/// with fewer than 2 values and [`StatsError::NonFinite`] for a `NaN` or infinite one.
+pub fn mean_interval(values: &[f64], level: f64) -> Result<MeanInterval> {
+    check_level(level)?;
+    if values.len() < 2 {
+        return Err(StatsError::TooFewUsers { what: "the mean interval", found: values.len() });
+    }
+    check_finite("values", values)?;
+    Ok(t_interval(values, level))
+}
+
 /// The mean difference `d̄` of `a − b` and its Student t interval
-/// `d̄ ± t_{(1 + level)/2, n−1} · s / √n` (the interval of
-/// `scipy.stats.ttest_rel(a, b).confidence_interval(level)`).
+/// `d̄ ± t_{(1 + level)/2, n−1} · s / √n`: [`mean_interval`] of the differences, the
+/// interval of `scipy.stats.ttest_rel(a, b).confidence_interval(level)`.
 ///
 /// ```
 /// let effect = recs_stats::mean_difference(&[0.5, 0.7, 0.6], &[0.4, 0.5, 0.6], 0.95)?;
@@ -42,10 +75,15 @@ pub struct MeanDifference {
 pub fn mean_difference(a: &[f64], b: &[f64], level: f64) -> Result<MeanDifference> {
     check_level(level)?;
     let d = paired_differences("the mean difference", a, b)?;
-    let n = d.len();
-    let (mean, sd) = mean_sd(&d);
+    Ok(t_interval(&d, level))
+}
+
+/// The Student t interval of the mean of at least two checked values.
+fn t_interval(values: &[f64], level: f64) -> MeanInterval {
+    let n = values.len();
+    let (mean, sd) = mean_sd(values);
     let half = student_t_quantile((1.0 + level) / 2.0, (n - 1) as f64) * sd / (n as f64).sqrt();
-    Ok(MeanDifference { mean, sd, n, level, lower: mean - half, upper: mean + half })
+    MeanInterval { mean, sd, n, level, lower: mean - half, upper: mean + half }
 }
 
 /// Cohen's `d_z` with its confidence interval.
@@ -128,6 +166,19 @@ mod tests {
         assert_eq!((r.mean, r.n), (3.0, 5));
         assert!((r.lower - (3.0 - half)).abs() < 1e-13 && (r.upper - (3.0 + half)).abs() < 1e-13);
         assert!(mean_difference(&a, &a, 1.0).is_err());
+    }
+
+    #[test]
+    fn mean_interval_is_the_mean_difference_from_zero() {
+        let x = [0.61, 0.52, 0.70, 0.44, 0.58];
+        let r = mean_interval(&x, 0.9).unwrap();
+        assert_eq!(r, mean_difference(&x, &[0.0; 5], 0.9).unwrap());
+        assert_eq!(mean_interval(&[0.3, 0.3, 0.3], 0.95).unwrap().upper, 0.3);
+        let e = mean_interval(&[1.0], 0.95).unwrap_err();
+        assert_eq!(e, StatsError::TooFewUsers { what: "the mean interval", found: 1 });
+        let e = mean_interval(&[1.0, f64::INFINITY], 0.95).unwrap_err();
+        assert_eq!(e.to_string(), "values[1] is inf: every value must be a finite number");
+        assert!(mean_interval(&x, 0.0).is_err());
     }
 
     #[test]

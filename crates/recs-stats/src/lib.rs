@@ -8,7 +8,8 @@
 //!   ([`wilcoxon_signed_rank`]), the sign test ([`sign_test`]), Fisher's randomisation
 //!   test ([`fisher_randomisation`]) and the paired bootstrap ([`paired_bootstrap`]);
 //! - effect sizes with confidence intervals: the mean difference ([`mean_difference`],
-//!   t interval) and Cohen's `d_z` ([`cohens_dz`], noncentral-t interval);
+//!   t interval) and Cohen's `d_z` ([`cohens_dz`], noncentral-t interval), and the t
+//!   interval of the mean of one system's values ([`mean_interval`]);
 //! - adjustments of a family of p-values ([`adjust_p_values`]: Bonferroni, Holm,
 //!   Benjamini–Hochberg) and the randomised Tukey HSD over all pairs of `k` systems
 //!   ([`randomised_tukey_hsd`]).
@@ -60,7 +61,9 @@ mod select;
 mod tukey;
 
 pub use adjust::{Adjustment, adjust_p_values};
-pub use effect::{CohensDz, MeanDifference, cohens_dz, mean_difference};
+pub use effect::{
+    CohensDz, MeanDifference, MeanInterval, cohens_dz, mean_difference, mean_interval,
+};
 pub use error::{Result, StatsError};
 pub use paired::{
     PairedTest, WILCOXON_EXACT_MAX, WilcoxonMethod, WilcoxonTest, paired_t_test, sign_test,

@@ -93,6 +93,13 @@ pub enum WilcoxonMethod {
         /// `correction=True`).
         continuity_correction: bool,
     },
+    /// The exact distribution when at most 50 differences are non-zero and no two of
+    /// their absolute values tie; otherwise the normal approximation with the
+    /// tie-corrected variance, without continuity correction. Unlike
+    /// [`Auto`](Self::Auto), the zero differences play no part in the choice, and ties
+    /// always get the normal approximation, never the exact conditional distribution.
+    /// The rule of `recs_metrics::wilcoxon_signed_rank`.
+    ExactIfUntied,
 }
 
 /// The largest number of non-zero differences [`WilcoxonMethod::Exact`] accepts.
@@ -174,6 +181,8 @@ pub fn wilcoxon_signed_rank(a: &[f64], b: &[f64], method: WilcoxonMethod) -> Res
         }
         WilcoxonMethod::Auto if !(has_ties || has_zeros) || n_pairs <= 13 => WilcoxonMethod::Exact,
         WilcoxonMethod::Auto => WilcoxonMethod::Normal { continuity_correction: false },
+        WilcoxonMethod::ExactIfUntied if n <= 50 && !has_ties => WilcoxonMethod::Exact,
+        WilcoxonMethod::ExactIfUntied => WilcoxonMethod::Normal { continuity_correction: false },
         other => other,
     };
     match method {
@@ -295,6 +304,33 @@ mod tests {
         let corrected = WilcoxonMethod::Normal { continuity_correction: true };
         let r = wilcoxon_signed_rank(&d, &zeros(4), corrected).unwrap();
         assert!((r.z.unwrap() - 0.5 / 7.5f64.sqrt()).abs() < 1e-15);
+    }
+
+    #[test]
+    fn wilcoxon_exact_if_untied_ignores_zeros_and_never_conditions_on_ties() {
+        // 14 distinct non-zero differences and a zero: Auto counts 15 pairs with a zero
+        // and approximates; ExactIfUntied counts the 14 and is exact.
+        let mut d: Vec<f64> = (1..=14).map(f64::from).collect();
+        d[2] = -3.0;
+        d.push(0.0);
+        let untied = wilcoxon_signed_rank(&d, &zeros(15), WilcoxonMethod::ExactIfUntied).unwrap();
+        let exact = wilcoxon_signed_rank(&d, &zeros(15), WilcoxonMethod::Exact).unwrap();
+        assert_eq!((untied, untied.n), (exact, 14));
+        assert!(wilcoxon_signed_rank(&d, &zeros(15), WilcoxonMethod::Auto).unwrap().z.is_some());
+        // d = (1, 2, 2, 3, −1, 4, 5): ranks 1.5 (twice), 3.5 (twice), 5, 6, 7; W⁻ = 1.5,
+        // μ = 14, σ² = 7·8·15/24 − (6 + 6)/48 = 34.75. Auto is exact (conditional) here.
+        let d = [1.0, 2.0, 2.0, 3.0, -1.0, 4.0, 5.0];
+        let r = wilcoxon_signed_rank(&d, &zeros(7), WilcoxonMethod::ExactIfUntied).unwrap();
+        let plain = WilcoxonMethod::Normal { continuity_correction: false };
+        assert_eq!(r, wilcoxon_signed_rank(&d, &zeros(7), plain).unwrap());
+        assert_eq!(r.statistic, 1.5);
+        assert!((r.z.unwrap() - 12.5 / 34.75f64.sqrt()).abs() < 1e-15);
+        assert!(wilcoxon_signed_rank(&d, &zeros(7), WilcoxonMethod::Auto).unwrap().z.is_none());
+        // 51 distinct non-zero differences: the normal approximation.
+        let d: Vec<f64> =
+            (1..=51).map(|i| if i % 7 == 0 { -f64::from(i) } else { f64::from(i) }).collect();
+        let r = wilcoxon_signed_rank(&d, &zeros(51), WilcoxonMethod::ExactIfUntied).unwrap();
+        assert_eq!(r, wilcoxon_signed_rank(&d, &zeros(51), plain).unwrap());
     }
 
     #[test]

@@ -65,7 +65,7 @@ proptest! {
     fn identical_systems_give_p_one_and_no_effect(a in (2usize..40).prop_flat_map(values)) {
         let t = paired_t_test(&a, &a).unwrap();
         prop_assert_eq!((t.statistic, t.p_value), (0.0, 1.0));
-        for method in [WilcoxonMethod::Auto, WilcoxonMethod::Exact,
+        for method in [WilcoxonMethod::Auto, WilcoxonMethod::Exact, WilcoxonMethod::ExactIfUntied,
                        WilcoxonMethod::Normal { continuity_correction: true }] {
             let w = wilcoxon_signed_rank(&a, &a, method).unwrap();
             prop_assert_eq!((w.p_value, w.n), (1.0, 0));
