@@ -806,61 +806,146 @@ def evaluate_scorer(
 
 
 def compare(
-    qrels: Qrels,
+    qrels: Any,
     runs: Union[Mapping[str, Run], Sequence[Run]],
     metrics: Union[str, Sequence[str]] = "p@10,r@10,ndcg@10,map,mrr",
-    test: str = "t",
+    tests: Union[str, Sequence[str], None] = None,
     ties: str = "expected",
     candidates: Optional[str] = None,
     train: Any = None,
     *,
+    adjust: str = "holm",
+    pairs: Optional[str] = None,
+    baseline: Optional[str] = None,
+    tukey: bool = False,
+    permutations: int = 10_000,
+    resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    alpha: float = 0.05,
+    missing: str = "error",
     threshold: float = 1.0,
     zero: Optional[str] = None,
+    test: Optional[str] = None,
 ):
-    """Paired tests over users of every run against the first (the baseline).
+    """Compares several runs on the same qrels as ``recs compare`` does: paired tests
+    over users, effect sizes with 95% intervals, every test's p-values adjusted over the
+    family of (pair, metric) comparisons, and the run each comparison finds better. The
+    statistics are those of ``recs compare``, number for number (the same code,
+    ``recs_stats::family``).
 
-    ``test``: ``t`` (paired Student t) or ``wilcoxon`` (signed-rank). Returns a pandas
-    frame with one row per (metric, run): ``metric``, ``run``, ``baseline``, ``mean``,
-    ``mean_baseline``, ``n_pairs``, ``statistic``, ``p_value`` (two-sided)."""
+    - ``runs``: ``{name: run}`` (a ``Run`` or a dict), or a sequence of runs named
+      ``"0"``, ``"1"``, ...; at least two.
+    - ``metrics``: per-user metrics (``p@N``, ``r@N``, ``f1@N``, ``hit@N``, ``ndcg@K``,
+      ``ndcg_exp@K``, ``ap@K``, ``map``, ``mrr``), each enlarging the family.
+    - ``tests``: a list or a comma-separated string of ``t`` (paired Student t),
+      ``wilcoxon`` (signed-rank), ``sign``, ``fisher`` (randomisation, ``permutations``),
+      ``bootstrap`` (paired, ``resamples``); default ``"t,fisher"``. The first one marks
+      significance (``better``) unless ``tukey``. ``test=`` is accepted for one test.
+    - ``adjust``: ``holm``, ``bonferroni``, ``bh`` (Benjamini–Hochberg) or ``none``.
+    - ``pairs``: ``"all"`` (every pair of runs) or ``"baseline"`` (each run against
+      ``baseline``, the first run when none is named); by default ``"baseline"`` when
+      ``baseline`` is given, else ``"all"``. A comparison is of ``a − b``.
+    - ``tukey``: the randomised Tukey HSD of each metric (all pairs only), which then
+      marks significance; ``seed`` seeds it and every randomised test.
+    - ``alpha``: the level of ``better``; ``missing``: a user of the qrels that a run does
+      not score at all is an ``"error"``, or scored 0 on every metric (``"zero"``).
+    - ``ties``, ``candidates``, ``train``, ``threshold``, ``zero``: as in ``evaluate``.
+
+    Returns a pandas frame with one row per (metric, pair), the columns of ``recs compare
+    --format csv``: ``metric``, ``run_a``, ``run_b``, ``n_users``, ``mean_a``,
+    ``mean_b``, ``difference``, ``difference_lower``, ``difference_upper``, ``d_z``,
+    ``d_z_lower``, ``d_z_upper`` (NaN when undefined), then per test ``<test>_statistic``,
+    ``<test>_p``, ``<test>_p_adjusted`` (and ``bootstrap_lower``, ``bootstrap_upper``),
+    ``tukey_p`` with ``tukey``, ``adjustment`` and ``better`` (the run name, or None).
+    ``frame.attrs`` holds ``family`` ("6 comparisons: 3 pairs × 2 metrics, Holm"),
+    ``marks`` (what decided ``better``), ``missing`` (per run, the users it does not
+    score, scored 0 under ``missing="zero"``) and ``warnings`` (also issued as
+    ``RecsWarning``).
+
+    >>> q = Qrels({u: {"a": 1, "b": 0, "c": 0} for u in "uvwxyz"})
+    >>> good = Run({u: {"a": 2.5 - r, "b": 2, "c": 1} for u, r in zip("uvwxyz", [0, 0, 1, 0, 0, 1])})
+    >>> bad = Run({u: {"a": 2.5 - r, "b": 2, "c": 1} for u, r in zip("uvwxyz", [2, 1, 2, 2, 1, 2])})
+    >>> table = compare(q, {"good": good, "bad": bad}, "mrr", tests="t")
+    >>> table[["run_a", "run_b", "mean_a", "mean_b", "t_p", "better"]].round(4)
+      run_a run_b  mean_a  mean_b    t_p better
+    0  good   bad  0.8333  0.3889  0.005   good
+    >>> table.attrs["family"]
+    '1 comparison: 1 pair × 1 metric, Holm'
+    """
     import pandas as pd
 
-    if test not in ("t", "wilcoxon"):
-        raise RecsError(f"unknown test `{test}` (allowed: t, wilcoxon)")
+    if test is not None:
+        if tests is not None:
+            raise RecsError("give tests= or its one-test form test=, not both")
+        tests = test
+    if tests is None:
+        tests = "t,fisher"
+    test_list = [t.strip() for t in tests.split(",")] if isinstance(tests, str) else [str(t) for t in tests]
     if isinstance(runs, Mapping):
         names = [str(k) for k in runs.keys()]
         run_list = [_as_run(r, f"run {k}") for k, r in runs.items()]
     else:
         run_list = [_as_run(r, f"run {i}") for i, r in enumerate(runs)]
         names = [str(i) for i in range(len(run_list))]
-    if not run_list:
-        raise RecsError("compare needs at least two runs")
-    rows = _recs.compare(
-        qrels._native,
+    if len(run_list) < 2:
+        raise RecsError(f"compare needs at least two runs, found {len(run_list)}")
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise RecsError(f"two runs are named {name!r}: each run needs its own name")
+    if pairs is None:
+        pairs = "all" if baseline is None else "baseline"
+    if pairs == "all":
+        if baseline is not None:
+            raise RecsError('pairs="all" compares every pair: a baseline is for pairs="baseline"')
+        base = None
+    elif pairs == "baseline":
+        if baseline is None:
+            base = 0
+        elif str(baseline) in names:
+            base = names.index(str(baseline))
+        else:
+            raise RecsError(f"baseline {str(baseline)!r} is not a run; the runs are {', '.join(names)}")
+    else:
+        raise RecsError(f"unknown pairs `{pairs}` (allowed: all, baseline)")
+    if candidates is None:
+        policies = [_policy(None, r) for r in run_list]
+        for name, policy in zip(names[1:], policies[1:]):
+            if policy != policies[0]:
+                raise RecsError(
+                    f"runs {names[0]} and {name} are read under different candidate policies "
+                    f"({policies[0]} and {policy}: one is a TREC run); give candidates"
+                )
+        candidates = policies[0]
+    out = _recs.compare(
+        _as_qrels(qrels)._native,
         [r._native for r in run_list],
+        names,
         _metric_list(metrics),
+        test_list,
+        adjust,
+        base,
+        bool(tukey),
+        int(permutations),
+        int(resamples),
+        int(seed),
+        float(alpha),
+        missing,
         ties,
-        _policy(candidates, run_list[0]),
+        candidates,
         _train(train),
         float(threshold),
         zero,
     )
-    nan = float("nan")
-    table = []
-    for metric, j, mean, mean_base, n_pairs, t, t_p, w, w_p in rows:
-        statistic, p = (t, t_p) if test == "t" else (w, w_p)
-        table.append(
-            {
-                "metric": metric,
-                "run": names[j],
-                "baseline": names[0],
-                "mean": nan if mean is None else mean,
-                "mean_baseline": nan if mean_base is None else mean_base,
-                "n_pairs": n_pairs,
-                "statistic": nan if statistic is None else statistic,
-                "p_value": nan if p is None else p,
-            }
-        )
-    return pd.DataFrame(table, columns=["metric", "run", "baseline", "mean", "mean_baseline", "n_pairs", "statistic", "p_value"])
+    _warn(out)
+    frame = pd.DataFrame(out["rows"], columns=out["columns"])
+    # None where no run is found better (not the NaN of a string column).
+    at = out["columns"].index("better")
+    frame["better"] = pd.Series([row[at] for row in out["rows"]], dtype=object, index=frame.index)
+    frame.attrs["family"] = out["family"]
+    frame.attrs["marks"] = out["marks"]
+    frame.attrs["missing"] = dict(zip(names, out["missing"]))
+    frame.attrs["warnings"] = list(out["warnings"])
+    return frame
 
 
 class Accumulator:

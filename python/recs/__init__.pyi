@@ -108,16 +108,26 @@ def curves(
     max_fpr: float = ...,
 ) -> Dict[str, Dict[str, Any]]: ...
 def compare(
-    qrels: Qrels,
-    runs: Union[Mapping[str, Run], Sequence[Run]],
+    qrels: Any,
+    runs: Union[Mapping[str, Union[Run, _Ids]], Sequence[Union[Run, _Ids]]],
     metrics: _Metrics = ...,
-    test: str = ...,
+    tests: Union[str, Sequence[str], None] = ...,
     ties: str = ...,
     candidates: Optional[str] = ...,
     train: Any = ...,
     *,
+    adjust: str = ...,
+    pairs: Optional[str] = ...,
+    baseline: Optional[str] = ...,
+    tukey: bool = ...,
+    permutations: int = ...,
+    resamples: int = ...,
+    seed: int = ...,
+    alpha: float = ...,
+    missing: str = ...,
     threshold: float = ...,
     zero: Optional[str] = ...,
+    test: Optional[str] = ...,
 ) -> pd.DataFrame: ...
 
 class Accumulator:

@@ -27,8 +27,10 @@ use recs_metrics::io::{
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
     Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
-    paired_t_test, wilcoxon_signed_rank,
+    per_user,
 };
+use recs_stats::StatsError;
+use recs_stats::family::{self, Cell, MetricValues, Pairs};
 use serde::{Deserialize, Serialize};
 
 pyo3::create_exception!(
@@ -297,13 +299,19 @@ struct Matched<'a> {
     qrels: Cow<'a, Qrels>,
     run: Run,
     warnings: Vec<String>,
+    /// The judged users of the candidates before the run is read (the users a
+    /// comparison expects every run to score), ascending.
+    judged: Vec<u32>,
 }
 
+/// `warn_users_without_run`: warn about the users of the qrels without a line in the run
+/// (under `candidates="run"`); a comparison rules on them itself (`missing`).
 fn matched<'a>(
     qrels: &'a NativeQrels,
     run: &NativeRun,
     policy: Candidates,
     train: Option<&NativeRun>,
+    warn_users_without_run: bool,
 ) -> PyResult<Matched<'a>> {
     let mut warnings = Vec::new();
     let base: Cow<'a, Qrels> = match (policy, train) {
@@ -343,10 +351,11 @@ fn matched<'a>(
             (None, read_run(path, &base, *format).map_err(error)?, 0)
         }
     };
+    let judged = base.judgments.users().to_vec();
     warnings.extend(run_warnings(
         policy,
         &read,
-        n_users_without_run,
+        if warn_users_without_run { n_users_without_run } else { 0 },
         &qrels.source.display().to_string(),
         &run_name.display().to_string(),
     ));
@@ -354,7 +363,7 @@ fn matched<'a>(
         Some(q) => Cow::Owned(q),
         None => base,
     };
-    Ok(Matched { qrels, run: read, warnings })
+    Ok(Matched { qrels, run: read, warnings, judged })
 }
 
 /// The report of a matched run, computed without the GIL.
@@ -439,7 +448,7 @@ fn evaluate<'py>(
     per_user: bool,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, threshold, zero, max_fpr)?;
-    let m = matched(qrels, run, settings.policy, train)?;
+    let m = matched(qrels, run, settings.policy, train, true)?;
     let report = report_of(py, &m, &settings, false)?;
     let dict = report_dict(py, &report, settings.policy, &settings.options, m.run.n_ignored)?;
     let values = match (&report.per_user, per_user) {
@@ -462,7 +471,7 @@ fn curves<'py>(
     max_fpr: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     let settings = Settings::new("roc,croc", "expected", candidates, threshold, None, max_fpr)?;
-    let m = matched(qrels, run, settings.policy, train)?;
+    let m = matched(qrels, run, settings.policy, train, true)?;
     let report = report_of(py, &m, &settings, true)?;
     let out = PyDict::new(py);
     for (name, curve) in [("roc", &report.roc), ("croc", &report.croc)] {
@@ -490,78 +499,234 @@ fn is_user_mean(metric: &Metric) -> bool {
     )
 }
 
-/// Paired tests of every per-user mean of `runs[1..]` against `runs[0]`: rows of
-/// `(metric, run, mean, mean of runs[0], n_pairs, t, t p, wilcoxon W, wilcoxon p)`.
-#[pyfunction]
-#[pyo3(signature = (qrels, runs, metrics, ties, candidates, train, threshold, zero))]
-#[allow(clippy::too_many_arguments, clippy::type_complexity)]
-fn compare(
+/// A `recs-stats` error as a Python exception, with its chain of causes (`ndcg@10, a − b:
+/// b[3] is NaN: …`), as `recs compare` prints it.
+fn stats_error(e: StatsError) -> PyErr {
+    let mut message = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        message.push_str(&format!(": {c}"));
+        cause = c.source();
+    }
+    invalid(message)
+}
+
+/// The metrics of a comparison must be per-user means, each named once.
+fn check_compare_metrics(metrics: &[Metric]) -> PyResult<()> {
+    for (i, metric) in metrics.iter().enumerate() {
+        if !is_user_mean(metric) {
+            return Err(invalid(format!(
+                "compare: {metric} is not a mean of per-user values, so it has no paired test; \
+                 compare takes the per-user metrics (p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr)"
+            )));
+        }
+        if metrics[..i].contains(metric) {
+            return Err(invalid(format!("compare: metrics names {metric} twice")));
+        }
+    }
+    Ok(())
+}
+
+/// One run's part of a comparison.
+struct RunValues {
+    /// `table[metric][position]`: the value of the user at `position` of the users the
+    /// run is expected to score, `NaN` where it has none.
+    table: Vec<Vec<f64>>,
+    /// The positions of the users it does not score at all.
+    absent: Vec<usize>,
+    /// What reading it left out.
+    warnings: Vec<String>,
+}
+
+/// One run's per-user values in the order of `users`.
+fn run_values(
     py: Python<'_>,
+    m: &Matched<'_>,
+    users: &[u32],
+    settings: &Settings,
+    name: &str,
+) -> PyResult<RunValues> {
+    let mut position = vec![usize::MAX; users.iter().map(|&u| u as usize + 1).max().unwrap_or(0)];
+    for (at, &user) in users.iter().enumerate() {
+        position[user as usize] = at;
+    }
+    let (values, scored_users, unscored) = py
+        .detach(|| {
+            let scored = Scored::new(&m.qrels.judgments, &m.run.scores)?;
+            let mut scored_users = vec![false; users.len()];
+            let mut unscored = (0, 0);
+            for at in 0..scored.n_users() {
+                let (user, scores) = scored.user(at);
+                let n_nan = scores.iter().filter(|s| s.is_nan()).count();
+                let at = position.get(user.user as usize).copied().unwrap_or(usize::MAX);
+                if n_nan < scores.len() && at != usize::MAX {
+                    scored_users[at] = true;
+                    unscored = (unscored.0 + n_nan, unscored.1 + scores.len());
+                }
+            }
+            Ok((per_user(&scored, &settings.metrics, &settings.options)?, scored_users, unscored))
+        })
+        .map_err(error)?;
+    let mut warnings = m.warnings.clone();
+    if unscored.0 > 0 && settings.policy != Candidates::Run {
+        warnings.push(format!(
+            "{name}: {} of the {} candidates of the users it scores have no score and rank lowest",
+            unscored.0, unscored.1
+        ));
+    }
+    let mut table = vec![vec![f64::NAN; users.len()]; settings.metrics.len()];
+    for (c, column) in table.iter_mut().enumerate() {
+        for (&user, value) in values.users().iter().zip(values.column(c)) {
+            if let Some(&at) = position.get(user as usize).filter(|&&at| at != usize::MAX) {
+                column[at] = value;
+            }
+        }
+    }
+    let absent = (0..users.len()).filter(|&u| !scored_users[u]).collect();
+    Ok(RunValues { table, absent, warnings })
+}
+
+/// A family of comparisons of `runs` (named `names`) as `recs compare` makes it: the
+/// per-user values of every metric paired over the users every run has a value for, then
+/// `recs_stats::family::compare`. Returns `{"columns", "rows", "family", "marks",
+/// "missing", "warnings"}`: the family's table (`Family::columns`, `Family::row`: those of
+/// `recs compare --format csv`), its description, what decided `better`, and per run the
+/// users it does not score (0 under `missing="zero"`).
+#[pyfunction]
+#[pyo3(signature = (qrels, runs, names, metrics, tests, adjust, baseline, tukey, permutations, resamples, seed, alpha, missing, ties, candidates, train, threshold, zero))]
+#[allow(clippy::too_many_arguments)]
+fn compare<'py>(
+    py: Python<'py>,
     qrels: &NativeQrels,
     runs: Vec<PyRef<'_, NativeRun>>,
+    names: Vec<String>,
     metrics: &str,
+    tests: Vec<String>,
+    adjust: &str,
+    baseline: Option<usize>,
+    tukey: bool,
+    permutations: usize,
+    resamples: usize,
+    seed: u64,
+    alpha: f64,
+    missing: &str,
     ties: &str,
     candidates: &str,
     train: Option<&NativeRun>,
     threshold: f32,
     zero: Option<&str>,
-) -> PyResult<
-    Vec<(
-        String,
-        usize,
-        Option<f64>,
-        Option<f64>,
-        usize,
-        Option<f64>,
-        Option<f64>,
-        Option<f64>,
-        Option<f64>,
-    )>,
-> {
-    let mut settings = Settings::new(metrics, ties, candidates, threshold, zero, 0.3)?;
-    settings.metrics.retain(is_user_mean);
-    if settings.metrics.is_empty() {
-        return Err(invalid(
-            "compare needs a per-user mean (p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr)",
-        ));
+) -> PyResult<Bound<'py, PyDict>> {
+    let family_settings = family::Settings {
+        tests: tests.iter().map(|t| t.parse()).collect::<Result<_, _>>().map_err(stats_error)?,
+        adjustment: family::parse_adjustment(adjust).map_err(stats_error)?,
+        permutations,
+        resamples,
+        seed,
+        tukey,
+        alpha,
+    };
+    let pairs = baseline.map_or(Pairs::All, Pairs::Baseline);
+    family_settings.check(pairs).map_err(stats_error)?;
+    let zero_missing = match missing {
+        "error" => false,
+        "zero" => true,
+        _ => return Err(invalid(format!("unknown missing `{missing}` (allowed: error, zero)"))),
+    };
+    if runs.len() < 2 || names.len() != runs.len() {
+        return Err(invalid("compare needs at least two runs, each with a name"));
     }
-    if runs.len() < 2 {
-        return Err(invalid("compare needs at least two runs"));
-    }
+    let settings = Settings::new(metrics, ties, candidates, threshold, zero, 0.3)?;
+    check_compare_metrics(&settings.metrics)?;
+    // `values[s][m][u]`, NaN where run `s` has no value for user `u`.
     let mut values = Vec::with_capacity(runs.len());
-    for run in &runs {
-        let m = matched(qrels, run, settings.policy, train)?;
-        let report = report_of(py, &m, &settings, false)?;
-        let v = report.per_user.ok_or_else(|| invalid("no per-user values"))?;
-        values.push(v);
+    let mut warnings: Vec<String> = Vec::new();
+    let mut users: Vec<u32> = Vec::new();
+    let mut missing_users = Vec::with_capacity(runs.len());
+    for (run, name) in runs.iter().zip(&names) {
+        let m = matched(qrels, run, settings.policy, train, false)?;
+        if users.is_empty() {
+            users = m.judged.clone();
+        }
+        let RunValues { mut table, absent, warnings: run_warnings } =
+            run_values(py, &m, &users, &settings, name)?;
+        for w in run_warnings {
+            if !warnings.contains(&w) {
+                warnings.push(w);
+            }
+        }
+        if let Some(&first) = absent.first() {
+            if !zero_missing {
+                let id = qrels.qrels.users.external(users[first]).unwrap_or("?");
+                let what = match settings.policy {
+                    Candidates::Run => "has no row for",
+                    _ => "scores no candidate of",
+                };
+                return Err(invalid(format!(
+                    "run {name} {what} {} of the {} users of the qrels (for example user {id}); \
+                     every run must score every user, or missing=\"zero\" scores each such user \
+                     0 on every metric",
+                    absent.len(),
+                    users.len()
+                )));
+            }
+            for column in table.iter_mut() {
+                for &u in &absent {
+                    column[u] = 0.0;
+                }
+            }
+        }
+        missing_users.push(absent.len());
+        values.push(table);
     }
-    let base = &values[0];
-    let mut rows = Vec::new();
-    for (j, other) in values.iter().enumerate().skip(1) {
-        if other.users() != base.users() {
+    let metric_names: Vec<String> = settings.metrics.iter().map(ToString::to_string).collect();
+    let mut systems = Vec::with_capacity(settings.metrics.len());
+    for (c, metric) in metric_names.iter().enumerate() {
+        let kept: Vec<usize> =
+            (0..users.len()).filter(|&u| values.iter().all(|run| !run[c][u].is_nan())).collect();
+        if kept.len() < 2 {
             return Err(invalid(format!(
-                "runs 0 and {j} rank items for different users; paired tests need the same users"
+                "{metric}: {} of the {} users of the qrels have a value in every run; the \
+                 paired tests need at least 2",
+                kept.len(),
+                users.len()
             )));
         }
-        for (c, metric) in base.metrics().iter().enumerate() {
-            let (x, y) = (other.column(c), base.column(c));
-            let n_pairs = x.iter().zip(&y).filter(|(p, q)| !p.is_nan() && !q.is_nan()).count();
-            let t = paired_t_test(&x, &y).ok();
-            let w = wilcoxon_signed_rank(&x, &y).ok();
-            rows.push((
-                metric.to_string(),
-                j,
-                other.summary(c).value,
-                base.summary(c).value,
-                n_pairs,
-                t.map(|r| r.statistic),
-                t.map(|r| r.p_value),
-                w.map(|r| r.statistic),
-                w.map(|r| r.p_value),
-            ));
-        }
+        let series: Vec<Vec<f64>> =
+            values.iter().map(|run| kept.iter().map(|&u| run[c][u]).collect()).collect();
+        systems.push(series);
     }
-    Ok(rows)
+    let metric_values: Vec<MetricValues<'_>> = metric_names
+        .iter()
+        .zip(&systems)
+        .map(|(metric, systems)| MetricValues { metric, systems })
+        .collect();
+    let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let result = py
+        .detach(|| family::compare(&metric_values, &name_refs, pairs, &family_settings))
+        .map_err(stats_error)?;
+    warnings.extend(result.warnings.iter().cloned());
+    let out = PyDict::new(py);
+    out.set_item("columns", result.columns())?;
+    let metric_refs: Vec<&str> = metric_names.iter().map(String::as_str).collect();
+    let rows = PyList::empty(py);
+    for c in &result.comparisons {
+        let row = PyList::empty(py);
+        for cell in result.row(c, &metric_refs, &name_refs) {
+            match cell {
+                Cell::Text(text) => row.append(text)?,
+                Cell::Count(n) => row.append(n)?,
+                Cell::Number(x) => row.append(x)?,
+                Cell::Missing => row.append(py.None())?,
+            }
+        }
+        rows.append(row)?;
+    }
+    out.set_item("rows", rows)?;
+    out.set_item("family", result.describe())?;
+    out.set_item("marks", result.marks.key())?;
+    out.set_item("missing", missing_users)?;
+    out.set_item("warnings", warnings)?;
+    Ok(out)
 }
 
 /// The serialised form of an accumulator.

@@ -114,18 +114,23 @@ def test_compare_gives_paired_p_values():
     qrels = recs.Qrels.from_df(qrels_frame)
     good = recs.Run.from_df(run_frame)
     noisy = recs.Run.from_df(run_frame.assign(score=rng.random(len(run_frame)).astype(np.float32)))
-    table = recs.compare(qrels, {"a": good, "b": noisy, "c": good}, "ndcg@10,map")
-    assert list(table.columns) == ["metric", "run", "baseline", "mean", "mean_baseline", "n_pairs", "statistic", "p_value"]
+    table = recs.compare(qrels, {"a": good, "b": noisy, "c": good}, "ndcg@10,map", test="t", pairs="baseline")
+    assert list(table.columns) == [
+        "metric", "run_a", "run_b", "n_users", "mean_a", "mean_b", "difference", "difference_lower", "difference_upper",
+        "d_z", "d_z_lower", "d_z_upper", "t_statistic", "t_p", "t_p_adjusted", "adjustment", "better",
+    ]
     assert len(table) == 4
-    same = table[table.run == "c"]
-    # Identical runs: every difference is 0, the t statistic is undefined.
-    assert (same["mean"] == same["mean_baseline"]).all()
-    assert same.p_value.isna().all()
-    other = table[table.run == "b"]
-    assert ((other.p_value > 0) & (other.p_value <= 1)).all()
+    assert (table.run_b == "a").all()
+    same = table[table.run_a == "c"]
+    # Identical runs: every difference is 0, t = 0 and p = 1.
+    assert (same["mean_a"] == same["mean_b"]).all()
+    assert (same.t_p == 1).all() and same.better.isna().all()
+    other = table[table.run_a == "b"]
+    assert ((other.t_p > 0) & (other.t_p <= 1)).all()
+    assert (other.t_p_adjusted >= other.t_p).all()
     wilcoxon = recs.compare(qrels, {"a": good, "b": noisy}, "map", test="wilcoxon")
-    assert 0 < wilcoxon.p_value.iloc[0] <= 1
-    assert wilcoxon.p_value.iloc[0] != other[other.metric == "map"].p_value.iloc[0]
+    assert 0 < wilcoxon.wilcoxon_p.iloc[0] <= 1
+    assert wilcoxon.wilcoxon_p.iloc[0] != other[other.metric == "map"].t_p.iloc[0]
 
 
 def test_qrels_pickle_round_trip():

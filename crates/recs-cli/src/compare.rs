@@ -2,8 +2,9 @@
 //! paired over users, every comparison of the family adjusted, effects with intervals.
 //!
 //! The runs are read and their per-user metrics computed exactly as `recs eval` does
-//! (`values`); the statistics all come from `recs-stats` (`family`); `render` writes the
-//! report. Definitions: `docs/statistics.md`; usage: `docs/cli.md`.
+//! (`values`); the family of comparisons and all its statistics come from
+//! `recs_stats::family` (`family` maps the flags onto it); `render` writes the report.
+//! Definitions: `docs/statistics.md`; usage: `docs/cli.md`.
 
 mod family;
 mod render;
@@ -18,7 +19,8 @@ use recs_metrics::{Metric, TieBreak, ZeroPolicy};
 
 use crate::candidates::Policy;
 use crate::reading::{Reading, USER_MEANS, is_user_mean};
-use family::{Adjust, Pairs, Settings, Test};
+use family::{Adjust, Test};
+use recs_stats::family::{MetricValues, Pairs, Settings};
 use render::{OutputFormat, Report};
 use values::{MissingRule, NamedRun, Request};
 
@@ -151,7 +153,7 @@ fn check(args: &Args) -> anyhow::Result<()> {
     }
     for (i, test) in args.tests.iter().enumerate() {
         if args.tests[..i].contains(test) {
-            anyhow::bail!("--tests names {} twice", test.key());
+            anyhow::bail!("--tests names {} twice", recs_stats::family::Test::from(*test));
         }
     }
     if args.permutations == 0 {
@@ -227,8 +229,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         missing: args.missing,
     })?;
     let settings = Settings {
-        tests: args.tests.clone(),
-        adjust: args.adjust,
+        tests: args.tests.iter().map(|&t| t.into()).collect(),
+        adjustment: args.adjust.adjustment(),
         permutations: args.permutations,
         resamples: args.resamples,
         seed: args.seed,
@@ -237,7 +239,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let pairs = baseline.map_or(Pairs::All, Pairs::Baseline);
     let names: Vec<&str> = args.runs.iter().map(|r| r.name.as_str()).collect();
-    let family = family::compare(&paired.metrics, &names, pairs, &settings)?;
+    let metric_names: Vec<String> = paired.metrics.iter().map(|v| v.metric.to_string()).collect();
+    let values: Vec<MetricValues<'_>> = paired
+        .metrics
+        .iter()
+        .zip(&metric_names)
+        .map(|(v, name)| MetricValues { metric: name, systems: &v.systems })
+        .collect();
+    let family = recs_stats::family::compare(&values, &names, pairs, &settings)?;
     for warning in paired.warnings.iter().chain(&family.warnings) {
         eprintln!("warning: {warning}");
     }

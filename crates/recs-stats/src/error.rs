@@ -85,6 +85,46 @@ pub enum StatsError {
         /// The largest number the exact distribution is computed for.
         max: usize,
     },
+    /// A name that is not one of those known (a test, an adjustment).
+    #[error("unknown {what} `{name}` (allowed: {allowed})")]
+    UnknownName {
+        /// What was named (`"test"`, `"adjustment"`).
+        what: &'static str,
+        /// The name given.
+        name: String,
+        /// The names known.
+        allowed: &'static str,
+    },
+    /// Settings or inputs of a family of comparisons that cannot be used
+    /// ([`family::compare`](crate::family::compare)): no test, a test twice, no draws, a
+    /// level of significance outside `(0, 1)`, fewer than two systems.
+    #[error("{reason}")]
+    InvalidFamily {
+        /// What is wrong, naming the setting.
+        reason: String,
+    },
+    /// A statistic of one comparison of a family failed; the source says why.
+    #[error("{metric}, {a} − {b}")]
+    InComparison {
+        /// The metric compared.
+        metric: String,
+        /// The first system of the pair.
+        a: String,
+        /// The second system of the pair.
+        b: String,
+        /// The error of the statistic.
+        #[source]
+        source: Box<StatsError>,
+    },
+    /// The randomised Tukey HSD of one metric of a family failed; the source says why.
+    #[error("{metric}: the randomised Tukey HSD")]
+    InTukeyHsd {
+        /// The metric.
+        metric: String,
+        /// The error of the Tukey HSD.
+        #[source]
+        source: Box<StatsError>,
+    },
     /// The statistic is not defined for this input.
     #[error("{what} is undefined: {reason}")]
     Undefined {

@@ -12,7 +12,12 @@
 //!   interval of the mean of one system's values ([`mean_interval`]);
 //! - adjustments of a family of p-values ([`adjust_p_values`]: Bonferroni, Holm,
 //!   Benjamini–Hochberg) and the randomised Tukey HSD over all pairs of `k` systems
-//!   ([`randomised_tukey_hsd`]).
+//!   ([`randomised_tukey_hsd`]);
+//! - a whole family of comparisons at once ([`family::compare`]): several systems on
+//!   several metrics, every pair or each against a baseline, the tests asked for, effect
+//!   sizes with intervals, each test's p-values adjusted over the family, and which system
+//!   of each comparison is significantly better — what `recs compare` and the Python
+//!   package's `recs.compare` report.
 //!
 //! The design choice that shapes it: **the randomised statistics stream**. Permutations
 //! and resamples are drawn in fixed blocks, each block from its own stream derived from
@@ -54,6 +59,7 @@ mod distributions;
 mod draws;
 mod effect;
 mod error;
+pub mod family;
 mod input;
 mod paired;
 mod randomised;

@@ -11,9 +11,12 @@ use std::path::Path;
 use recs_metrics::Options;
 use serde_json::{Map, Value, json};
 
-use super::family::{Adjust, Comparison, Detail, Family, LEVEL, Marks, Outcome, Settings, Test};
 use super::values::{MissingRule, NamedRun, Paired};
 use crate::candidates::Policy;
+use recs_stats::family::{
+    Cell, Comparison, Detail, Family, LEVEL, Marks, Outcome, Settings, Test, adjustment_key,
+    adjustment_title,
+};
 
 /// The version of the JSON report's layout.
 const SCHEMA: u32 = 1;
@@ -100,9 +103,9 @@ fn marks_sentence(report: &Report<'_>) -> String {
     let alpha = report.settings.alpha;
     match report.family.marks {
         Marks::Test(test) => {
-            let adjusted = match report.family.adjust {
-                Adjust::None => "unadjusted".to_string(),
-                _ => format!("adjusted over the family ({})", report.family.describe()),
+            let adjusted = match report.family.adjustment {
+                None => "unadjusted".to_string(),
+                Some(_) => format!("adjusted over the family ({})", report.family.describe()),
             };
             format!(
                 "A superscript names each run that the row's run beats at p < {alpha} by {}, \
@@ -114,7 +117,7 @@ fn marks_sentence(report: &Report<'_>) -> String {
             "A superscript names each run that the row's run beats at p < {alpha} by the \
              randomised Tukey HSD ({} permutations; {}).",
             report.settings.permutations,
-            report.family.describe_tukey(report.runs.len())
+            report.family.describe_tukey()
         ),
     }
 }
@@ -185,12 +188,12 @@ fn notes(report: &Report<'_>) -> Vec<String> {
 
 /// The headers of the comparison table's test columns.
 fn test_headers(report: &Report<'_>) -> Vec<String> {
-    let adjust = report.family.adjust;
+    let adjustment = report.family.adjustment;
     let mut headers = Vec::new();
     for test in &report.settings.tests {
         headers.push(format!("{} p", test.key()));
-        if adjust != Adjust::None {
-            headers.push(format!("{} p ({})", test.key(), adjust.title()));
+        if adjustment.is_some() {
+            headers.push(format!("{} p ({})", test.key(), adjustment_title(adjustment)));
         }
         if *test == Test::Bootstrap {
             headers.push(format!("bootstrap {:.0}% CI", LEVEL * 100.0));
@@ -216,7 +219,7 @@ fn comparison_cells(report: &Report<'_>, c: &Comparison) -> Vec<String> {
     ];
     for outcome in &c.tests {
         cells.push(p_text(outcome.p_value));
-        if report.family.adjust != Adjust::None {
+        if report.family.adjustment.is_some() {
             cells.push(p_text(outcome.p_adjusted));
         }
         if let Detail::Bootstrap { lower, upper, .. } = outcome.detail {
@@ -364,71 +367,24 @@ fn full(x: f64) -> String {
     format!("{x}")
 }
 
-fn optional(x: Option<f64>) -> String {
-    x.map_or_else(String::new, full)
-}
-
 fn csv(report: &Report<'_>) -> String {
-    let mut header: Vec<String> = [
-        "metric",
-        "run_a",
-        "run_b",
-        "n_users",
-        "mean_a",
-        "mean_b",
-        "difference",
-        "difference_lower",
-        "difference_upper",
-        "d_z",
-        "d_z_lower",
-        "d_z_upper",
-    ]
-    .map(String::from)
-    .to_vec();
-    for test in &report.settings.tests {
-        let key = test.key();
-        header.extend([
-            format!("{key}_statistic"),
-            format!("{key}_p"),
-            format!("{key}_p_adjusted"),
-        ]);
-        if *test == Test::Bootstrap {
-            header.extend(["bootstrap_lower".to_string(), "bootstrap_upper".to_string()]);
-        }
-    }
-    if report.settings.tukey {
-        header.push("tukey_p".to_string());
-    }
-    header.extend(["adjustment".to_string(), "better".to_string()]);
-    let mut out = header.join(",");
+    let family = report.family;
+    let mut out = family.columns().join(",");
     out.push('\n');
-    for c in &report.family.comparisons {
-        let d = &c.difference;
-        let mut row = vec![
-            csv_field(&report.paired.metrics[c.metric].metric.to_string()),
-            csv_field(&report.runs[c.a].name),
-            csv_field(&report.runs[c.b].name),
-            c.n_users.to_string(),
-            full(c.mean_a),
-            full(c.mean_b),
-            full(d.mean),
-            full(d.lower),
-            full(d.upper),
-            optional(c.dz.map(|z| z.d_z)),
-            optional(c.dz.map(|z| z.lower)),
-            optional(c.dz.map(|z| z.upper)),
-        ];
-        for outcome in &c.tests {
-            row.extend([full(outcome.statistic), full(outcome.p_value), full(outcome.p_adjusted)]);
-            if let Detail::Bootstrap { lower, upper, .. } = outcome.detail {
-                row.extend([full(lower), full(upper)]);
-            }
-        }
-        if report.settings.tukey {
-            row.push(optional(c.tukey));
-        }
-        row.push(report.family.adjust.key().to_string());
-        row.push(c.better.map_or_else(String::new, |s| csv_field(&report.runs[s].name)));
+    let metrics: Vec<String> = report.paired.metrics.iter().map(|v| v.metric.to_string()).collect();
+    let metrics: Vec<&str> = metrics.iter().map(String::as_str).collect();
+    let names: Vec<&str> = report.runs.iter().map(|r| r.name.as_str()).collect();
+    for c in &family.comparisons {
+        let row: Vec<String> = family
+            .row(c, &metrics, &names)
+            .into_iter()
+            .map(|cell| match cell {
+                Cell::Text(text) => csv_field(text),
+                Cell::Count(n) => n.to_string(),
+                Cell::Number(x) => full(x),
+                Cell::Missing => String::new(),
+            })
+            .collect();
         out.push_str(&row.join(","));
         out.push('\n');
     }
@@ -463,6 +419,7 @@ fn outcome_json(outcome: &Outcome) -> Value {
             map.insert("upper".into(), number(upper));
             map.insert("resamples".into(), json!(resamples));
         }
+        _ => {}
     }
     Value::Object(map)
 }
@@ -546,10 +503,7 @@ fn json_value(report: &Report<'_>) -> Value {
             })
         })
         .collect();
-    let marks = match report.family.marks {
-        Marks::Test(test) => test.key(),
-        Marks::Tukey => "tukey",
-    };
+    let marks = report.family.marks.key();
     let mut warnings = report.paired.warnings.clone();
     warnings.extend(report.family.warnings.iter().cloned());
     json!({
@@ -570,7 +524,7 @@ fn json_value(report: &Report<'_>) -> Value {
             "n_comparisons": report.family.comparisons.len(),
             "n_pairs": report.family.n_pairs,
             "n_metrics": report.family.n_metrics,
-            "adjustment": report.family.adjust.key(),
+            "adjustment": adjustment_key(report.family.adjustment),
             "description": report.family.describe(),
         },
         "tukey": settings.tukey,

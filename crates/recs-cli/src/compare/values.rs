@@ -56,8 +56,7 @@ impl MetricValues {
     /// The mean of run `s` over the paired users, summed in user order (as `recs eval`
     /// sums a per-user mean).
     pub(crate) fn mean(&self, s: usize) -> f64 {
-        let values = &self.systems[s];
-        values.iter().sum::<f64>() / values.len() as f64
+        recs_stats::family::mean(&self.systems[s])
     }
 }
 
