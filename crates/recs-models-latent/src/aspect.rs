@@ -682,10 +682,16 @@ fn fit_counts(params: &AspectParams, counts: &Counts, seed: u64) -> (Parameters,
 
 /// Folding-in (schein2005 §4.2.3, eqs. 7–8): EM over `P(z|new)` for a new object seen with
 /// columns `cols` (counts `counts`) of the fitted `P(x|z)`, everything else fixed. The
-/// start is `P(z)`, so an object without evidence gets the class prior.
-fn fold_in(parameters: &Parameters, given_class: &[f64], cols: &[u32], counts: &[f64]) -> Vec<f64> {
+/// start is `P(z)`, so an object without evidence gets the class prior. At most
+/// `iterations` EM steps; it stops sooner once no class probability moves by 10⁻¹³.
+fn fold_in(
+    parameters: &Parameters,
+    given_class: &[f64],
+    cols: &[u32],
+    counts: &[f64],
+    iterations: usize,
+) -> Vec<f64> {
     const FLOOR: f64 = 1e-12;
-    const ITERATIONS: usize = 500;
     let k = parameters.k;
     let mut current = parameters.class.clone();
     let total: f64 = counts.iter().sum();
@@ -694,7 +700,7 @@ fn fold_in(parameters: &Parameters, given_class: &[f64], cols: &[u32], counts: &
     }
     let mut next = vec![0.0f64; k];
     let mut posterior = vec![0.0f64; k];
-    for _ in 0..ITERATIONS {
+    for _ in 0..iterations {
         next.fill(0.0);
         for (&c, &n) in cols.iter().zip(counts) {
             let col = &given_class[c as usize * k..(c as usize + 1) * k];
@@ -794,7 +800,13 @@ impl Aspect {
         for &p in persons {
             check_index("person", p as usize, self.n_users())?;
         }
-        Ok(fold_in(&self.parameters, &self.parameters.row_given_class, persons, counts))
+        Ok(fold_in(
+            &self.parameters,
+            &self.parameters.row_given_class,
+            persons,
+            counts,
+            FOLD_IN_ITERATIONS,
+        ))
     }
 }
 
@@ -832,8 +844,13 @@ impl FoldInUser for Aspect {
         check_history(history.items, history.values, self.n_items())?;
         let counts: Vec<f64> =
             history.values.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
-        let given =
-            fold_in(&self.parameters, &self.parameters.col_given_class, history.items, &counts);
+        let given = fold_in(
+            &self.parameters,
+            &self.parameters.col_given_class,
+            history.items,
+            &counts,
+            FOLD_IN_ITERATIONS,
+        );
         let prior = counts.iter().sum::<f64>() / self.n_events;
         let k = self.parameters.k;
         for (o, &item) in out.iter_mut().zip(items) {
@@ -849,14 +866,38 @@ impl FoldInUser for Aspect {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AspectAttrParams {
     aspect: AspectParams,
+    fold_in_iterations: usize,
 }
 
 impl AspectAttrParams {
-    /// The person/attribute model with the given aspect-model parameters.
+    /// The person/attribute model with the given aspect-model parameters; items are
+    /// folded in for at most [`FOLD_IN_ITERATIONS`] EM steps (to convergence).
     pub fn new(aspect: AspectParams) -> Self {
-        AspectAttrParams { aspect }
+        AspectAttrParams { aspect, fold_in_iterations: FOLD_IN_ITERATIONS }
+    }
+
+    /// At most `iterations` EM steps when an item is folded in from its attributes
+    /// (schein2005 eqs. 7–8 do not say how long they run); 1 is a single step from the
+    /// class prior.
+    ///
+    /// # Errors
+    /// [`RecsError::InvalidParameter`] for 0 iterations.
+    pub fn with_fold_in_iterations(mut self, iterations: usize) -> Result<Self> {
+        if iterations == 0 {
+            return Err(RecsError::invalid_parameter(
+                "fold_in_iterations",
+                iterations,
+                "at least one EM step",
+            ));
+        }
+        self.fold_in_iterations = iterations;
+        Ok(self)
     }
 }
+
+/// The most EM steps of a folding-in (it stops sooner once no class probability moves by
+/// 10⁻¹³): enough to reach the fixed point eqs. 7–8 define.
+pub const FOLD_IN_ITERATIONS: usize = 500;
 
 /// A fitted person/attribute aspect model. Scores are `P(p|m) = Σ_z P(p|z) P(z|m)`
 /// (schein2005 eq. 9), comparable across persons; items unseen in training are scored
@@ -865,6 +906,8 @@ impl AspectAttrParams {
 pub struct AspectAttr {
     parameters: Parameters,
     n_items: usize,
+    /// The most EM steps of a folding-in.
+    fold_in_iterations: usize,
     /// `P(z|m)` of every training item, folded in from its attributes (`items × K`).
     item_classes: Vec<f64>,
     /// The attribute table the items were folded in from: new items read from this same
@@ -892,16 +935,34 @@ impl recs_core::Fit for AspectAttrParams {
         let n_items = data.interactions.n_items();
         let mut item_classes = Vec::with_capacity(n_items * parameters.k);
         for item in 0..n_items as u32 {
-            item_classes.extend(fold_in_attributes(&parameters, attributes, item));
+            item_classes.extend(fold_in_attributes(
+                &parameters,
+                attributes,
+                item,
+                self.fold_in_iterations,
+            ));
         }
-        Ok(AspectAttr { parameters, n_items, item_classes, attributes: attributes.clone(), report })
+        Ok(AspectAttr {
+            parameters,
+            n_items,
+            fold_in_iterations: self.fold_in_iterations,
+            item_classes,
+            attributes: attributes.clone(),
+            report,
+        })
     }
 }
 
-fn fold_in_attributes(parameters: &Parameters, attributes: &ItemAttributes, row: u32) -> Vec<f64> {
+fn fold_in_attributes(
+    parameters: &Parameters,
+    attributes: &ItemAttributes,
+    row: u32,
+    iterations: usize,
+) -> Vec<f64> {
     let counts: Vec<f64> =
         attributes.item_weights(row).iter().map(|&w| f64::from(w.max(0.0))).collect();
-    fold_in(parameters, &parameters.col_given_class, attributes.item_attributes(row), &counts)
+    let cols = attributes.item_attributes(row);
+    fold_in(parameters, &parameters.col_given_class, cols, &counts, iterations)
 }
 
 impl AspectAttr {
@@ -976,8 +1037,10 @@ impl ScoreNewItems for AspectAttr {
             // The same fold-in, already done once per item at fit.
             self.score_placed(user, rows, out);
         } else {
-            let fold_in =
-                |j: usize| Cow::Owned(fold_in_attributes(&self.parameters, attributes, rows[j]));
+            let iterations = self.fold_in_iterations;
+            let fold_in = |j: usize| {
+                Cow::Owned(fold_in_attributes(&self.parameters, attributes, rows[j], iterations))
+            };
             self.score_with(user, fold_in, out);
         }
         Ok(())

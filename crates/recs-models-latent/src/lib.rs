@@ -70,7 +70,10 @@ mod sparse;
 
 #[cfg(feature = "fits")]
 pub use als::{Als, AlsLoss, AlsParams, AlsReport};
-pub use aspect::{Aspect, AspectAttr, AspectAttrParams, AspectForm, AspectParams, AspectReport};
+pub use aspect::{
+    Aspect, AspectAttr, AspectAttrParams, AspectForm, AspectParams, AspectReport,
+    FOLD_IN_ITERATIONS,
+};
 #[cfg(feature = "fits")]
 pub use catalog::catalog;
 pub use given::FactorModel;
