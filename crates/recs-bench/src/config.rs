@@ -4,9 +4,10 @@
 //! cross-checked. [`Config::check`] parses and checks it into a [`Plan`], the only thing
 //! the runner runs. A configuration names a dataset, a protocol (with repetitions), a test
 //! mode, metrics and models (fixed parameters or a grid chosen by validation), plus
-//! optional claims checked on the results. Every key is documented in `docs/runner.md`;
-//! unknown keys and bad values are errors that name the key path (`models[2].params.rank`)
-//! and, where the values are a closed set, the allowed ones.
+//! optional claims checked on the results and paired comparisons of the models. Every key
+//! is documented in `docs/runner.md`; unknown keys and bad values are errors that name the
+//! key path (`models[2].params.rank`) and, where the values are a closed set, the allowed
+//! ones.
 //!
 //! ```
 //! let plan = recs_bench::Config::from_toml(
@@ -33,12 +34,13 @@ use std::path::{Path, PathBuf};
 use recs_core::ParamValues;
 use recs_metrics::Metric;
 use recs_split::{GradeScale, JudgedUsers, JudgmentOptions, Protocol};
+use recs_stats::family::{Pairs, Settings, Test, adjustment_key, parse_adjustment};
 use serde::{Deserialize, Deserializer};
 
 use crate::error::{BenchError, Result};
 use crate::plan::{
-    AttributeSource, ClaimPlan, DatasetSource, EvalDevice, GroupBy, ModelPlan, Plan,
-    ProtocolChoice, RankBy, SampledCandidates, Selection, Synthetic, metric_keys, mib_bytes,
+    AttributeSource, ClaimPlan, ComparisonPlan, DatasetSource, EvalDevice, GroupBy, ModelPlan,
+    Plan, ProtocolChoice, RankBy, SampledCandidates, Selection, Synthetic, metric_keys, mib_bytes,
     per_user_metrics,
 };
 
@@ -77,6 +79,9 @@ pub struct Config {
     /// Statements checked on the results.
     #[serde(default)]
     pub claims: Vec<ClaimConfig>,
+    /// Paired comparisons of the models over users, as `recs compare` makes them.
+    #[serde(default)]
+    pub comparison: Option<ComparisonConfig>,
     /// Folder against which relative paths are resolved (the configuration's folder).
     #[serde(skip)]
     pub base_dir: PathBuf,
@@ -511,6 +516,209 @@ pub struct ClaimConfig {
     pub margin: f64,
 }
 
+/// Paired comparisons of the models over the users of each split: the family of
+/// `recs compare` (`recs_stats::family`), its keys and defaults those of `recs compare`'s
+/// flags (`docs/runner.md`, `[comparison]`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ComparisonConfig {
+    /// The paired tests, as `recs compare --tests` names them: `t`, `wilcoxon`, `sign`,
+    /// `fisher`, `bootstrap`. The first marks significance (unless `tukey`).
+    #[serde(default = "default_tests")]
+    pub tests: Vec<String>,
+    /// The adjustment of each test's p-values over the whole family: `holm`,
+    /// `bonferroni`, `bh` (Benjamini–Hochberg) or `none`.
+    #[serde(default = "default_adjust")]
+    pub adjust: String,
+    /// A model label: every other model against it, instead of all pairs.
+    pub baseline: Option<String>,
+    /// The randomised Tukey HSD of each metric on each split (all pairs only); it then
+    /// marks significance.
+    #[serde(default)]
+    pub tukey: bool,
+    /// Sign-flip permutations of Fisher's randomisation test and of the Tukey HSD.
+    #[serde(default = "default_permutations")]
+    pub permutations: usize,
+    /// Resamples of the paired bootstrap.
+    #[serde(default = "default_resamples")]
+    pub resamples: usize,
+    /// Seed of every randomised statistic (default: derived from the run's seed).
+    pub seed: Option<u64>,
+    /// Significance level of the `better` column.
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// The per-user metrics compared (default: every per-user mean of
+    /// `evaluation.metrics`, in its order).
+    pub metrics: Option<Vec<String>>,
+}
+
+fn default_tests() -> Vec<String> {
+    Settings::default().tests.iter().map(|t| t.key().to_string()).collect()
+}
+
+fn default_adjust() -> String {
+    adjustment_key(Settings::default().adjustment).to_string()
+}
+
+fn default_permutations() -> usize {
+    Settings::default().permutations
+}
+
+fn default_resamples() -> usize {
+    Settings::default().resamples
+}
+
+fn default_alpha() -> f64 {
+    Settings::default().alpha
+}
+
+impl Default for ComparisonConfig {
+    /// `recs compare`'s defaults: the t-test and Fisher's randomisation test, Holm, all
+    /// pairs, 10,000 permutations and resamples, no Tukey HSD, `alpha = 0.05`, the seed
+    /// derived from the run's, every per-user metric.
+    fn default() -> Self {
+        ComparisonConfig {
+            tests: default_tests(),
+            adjust: default_adjust(),
+            baseline: None,
+            tukey: false,
+            permutations: default_permutations(),
+            resamples: default_resamples(),
+            seed: None,
+            alpha: default_alpha(),
+            metrics: None,
+        }
+    }
+}
+
+impl ComparisonConfig {
+    /// The checked comparison among the models labelled `labels`, on the per-user means of
+    /// `metrics` (the evaluation's), or the offending key and what it allows.
+    fn check(
+        &self,
+        metrics: &[Metric],
+        labels: &[&str],
+    ) -> Result<ComparisonPlan, (String, String)> {
+        let at = |key: &str, message: String| Err((format!("comparison{key}"), message));
+        if labels.len() < 2 {
+            return at("", format!("at least 2 models to compare, found {}", labels.len()));
+        }
+        if self.tests.is_empty() {
+            let allowed: Vec<&str> = Test::ALL.iter().map(|t| t.key()).collect();
+            return at(".tests", format!("at least one test: {}", allowed.join(", ")));
+        }
+        let mut tests: Vec<Test> = Vec::with_capacity(self.tests.len());
+        for (i, name) in self.tests.iter().enumerate() {
+            let test: Test = match name.parse() {
+                Ok(test) => test,
+                Err(e) => return at(&format!(".tests[{i}]"), e.to_string()),
+            };
+            if tests.contains(&test) {
+                return at(&format!(".tests[{i}]"), format!("the test {test} is named twice"));
+            }
+            tests.push(test);
+        }
+        let adjustment = match parse_adjustment(&self.adjust) {
+            Ok(adjustment) => adjustment,
+            Err(e) => return at(".adjust", e.to_string()),
+        };
+        let pairs = match &self.baseline {
+            None => Pairs::All,
+            Some(label) => match labels.iter().position(|l| l == label) {
+                Some(b) => Pairs::Baseline(b),
+                None => {
+                    return at(
+                        ".baseline",
+                        format!("`{label}` is not a model label: {}", labels.join(", ")),
+                    );
+                }
+            },
+        };
+        if self.tukey && pairs != Pairs::All {
+            return at(
+                ".tukey",
+                "the randomised Tukey HSD compares all pairs: drop `baseline`, or set \
+                 `tukey = false`"
+                    .into(),
+            );
+        }
+        if self.permutations == 0 {
+            return at(".permutations", "at least 1".into());
+        }
+        if self.resamples == 0 {
+            return at(".resamples", "at least 1".into());
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return at(".alpha", format!("a level strictly between 0 and 1, not {}", self.alpha));
+        }
+        let computed: Vec<Metric> = metrics.iter().copied().filter(Metric::is_user_mean).collect();
+        let names: Vec<String> = computed.iter().map(Metric::to_string).collect();
+        let compared = match &self.metrics {
+            None if computed.is_empty() => {
+                return at(
+                    ".metrics",
+                    format!(
+                        "evaluation.metrics has no per-user metric ({}) to compare",
+                        Metric::USER_MEANS
+                    ),
+                );
+            }
+            None => computed,
+            Some(list) if list.is_empty() => {
+                return at(".metrics", format!("at least one of {}", names.join(", ")));
+            }
+            Some(list) => {
+                let mut compared: Vec<Metric> = Vec::with_capacity(list.len());
+                for (i, name) in list.iter().enumerate() {
+                    let key = format!(".metrics[{i}]");
+                    let metric: Metric = match name.parse() {
+                        Ok(metric) => metric,
+                        Err(e) => return at(&key, e.to_string()),
+                    };
+                    let which = if names.is_empty() {
+                        format!("none is a per-user metric ({})", Metric::USER_MEANS)
+                    } else {
+                        format!("the per-user ones are {}", names.join(", "))
+                    };
+                    if !metric.is_user_mean() {
+                        return at(
+                            &key,
+                            format!(
+                                "{metric} is not a mean of per-user values, so it has no paired \
+                                 test; of evaluation.metrics, {which}"
+                            ),
+                        );
+                    }
+                    if !computed.contains(&metric) {
+                        return at(
+                            &key,
+                            format!("{metric} is not in evaluation.metrics; of those, {which}"),
+                        );
+                    }
+                    if compared.contains(&metric) {
+                        return at(&key, format!("{metric} is named twice"));
+                    }
+                    compared.push(metric);
+                }
+                compared
+            }
+        };
+        let settings = Settings {
+            tests,
+            adjustment,
+            permutations: self.permutations,
+            resamples: self.resamples,
+            seed: self.seed.unwrap_or(0),
+            tukey: self.tukey,
+            alpha: self.alpha,
+        };
+        if let Err(e) = settings.check(pairs) {
+            return at("", e.to_string());
+        }
+        Ok(ComparisonPlan { settings, seed: self.seed, pairs, metrics: compared })
+    }
+}
+
 impl Config {
     /// Reads a configuration file; relative paths in it are resolved against its folder.
     ///
@@ -676,6 +884,7 @@ impl Config {
             claims: Vec::with_capacity(self.claims.len()),
             measures: Vec::new(),
             keep_judgments: false,
+            comparison: None,
         };
         let keys = plan.keys();
         if self.models.is_empty() {
@@ -768,6 +977,13 @@ impl Config {
                 worse,
                 margin: claim.margin,
             });
+        }
+        if let Some(comparison) = &self.comparison {
+            let labels = plan.model_labels();
+            let checked = comparison
+                .check(&plan.metrics, &labels)
+                .map_err(|(key, message)| err(&key, message))?;
+            plan.comparison = Some(checked);
         }
         Ok(plan)
     }
@@ -1206,6 +1422,115 @@ mod tests {
         assert_eq!(error_of(&dup).0, "models[1]");
     }
 
+    /// Two models, for comparisons.
+    fn two_models() -> String {
+        format!("{BASE}\n[[models]]\nname = \"random\"\n")
+    }
+
+    #[test]
+    fn a_comparison_takes_the_defaults_of_recs_compare() {
+        assert!(parse(&two_models()).unwrap().comparison.is_none());
+        let plan = parse(&format!("{}[comparison]\n", two_models())).unwrap();
+        let c = plan.comparison.unwrap();
+        assert_eq!(c.settings(7), Settings { seed: 7, ..Settings::default() });
+        assert_eq!((c.seed, c.pairs), (None, Pairs::All));
+        // Every per-user mean of the default metrics, in their order; roc and croc are
+        // pooled.
+        let metrics: Vec<String> = c.metrics.iter().map(Metric::to_string).collect();
+        assert_eq!(metrics, ["p@10", "r@10", "ndcg@10", "map", "mrr"]);
+        assert_eq!(Config::from_toml(BASE, "t").unwrap().comparison, None);
+        let defaults = Config::from_toml(&format!("{BASE}[comparison]\n"), "t").unwrap();
+        assert_eq!(defaults.comparison, Some(ComparisonConfig::default()));
+    }
+
+    #[test]
+    fn every_comparison_key_is_read() {
+        let text = format!(
+            "{}[comparison]\ntests = [\"wilcoxon\", \"student\", \"bootstrap\"]\n\
+             adjust = \"bh\"\nbaseline = \"random\"\npermutations = 500\nresamples = 200\n\
+             seed = 3\nalpha = 0.01\nmetrics = [\"mrr\", \"ndcg@10\"]\n",
+            two_models()
+        );
+        let c = parse(&text).unwrap().comparison.unwrap();
+        let want = Settings {
+            tests: vec![Test::Wilcoxon, Test::T, Test::Bootstrap],
+            adjustment: Some(recs_stats::Adjustment::BenjaminiHochberg),
+            permutations: 500,
+            resamples: 200,
+            seed: 3,
+            tukey: false,
+            alpha: 0.01,
+        };
+        assert_eq!(c.settings(99), want, "a given seed is kept");
+        assert_eq!((c.seed, c.pairs), (Some(3), Pairs::Baseline(1)));
+        assert_eq!(c.metrics, [Metric::Mrr, Metric::Ndcg(10)]);
+        let tukey =
+            parse(&format!("{}[comparison]\ntukey = true\nadjust = \"none\"\n", two_models()));
+        let tukey = tukey.unwrap().comparison.unwrap();
+        assert!(tukey.settings.tukey && tukey.settings.adjustment.is_none());
+    }
+
+    #[test]
+    fn comparison_refusals_name_the_key_and_what_is_allowed() {
+        let with = |section: &str| format!("{}[comparison]\n{section}\n", two_models());
+        let refused = [
+            (
+                "tests = [\"welch\"]",
+                "comparison.tests[0]",
+                "allowed: t, wilcoxon, sign, fisher, bootstrap",
+            ),
+            ("tests = []", "comparison.tests", "at least one test: t, wilcoxon"),
+            ("tests = [\"t\", \"student\"]", "comparison.tests[1]", "the test t is named twice"),
+            ("adjust = \"fdr\"", "comparison.adjust", "allowed: holm, bonferroni, bh, none"),
+            (
+                "baseline = \"pop\"",
+                "comparison.baseline",
+                "`pop` is not a model label: item-pop, random",
+            ),
+            ("baseline = \"random\"\ntukey = true", "comparison.tukey", "compares all pairs"),
+            ("permutations = 0", "comparison.permutations", "at least 1"),
+            ("resamples = 0", "comparison.resamples", "at least 1"),
+            ("alpha = 1.0", "comparison.alpha", "strictly between 0 and 1"),
+            ("alpha = 0.0", "comparison.alpha", "strictly between 0 and 1"),
+            (
+                "metrics = [\"roc\"]",
+                "comparison.metrics[0]",
+                "roc is not a mean of per-user values",
+            ),
+            ("metrics = [\"user_auc\"]", "comparison.metrics[0]", "no paired test"),
+            (
+                "metrics = [\"ndcg@5\"]",
+                "comparison.metrics[0]",
+                "ndcg@5 is not in evaluation.metrics",
+            ),
+            ("metrics = [\"ndgc@10\"]", "comparison.metrics[0]", "ndgc@10"),
+            ("metrics = [\"map\", \"map\"]", "comparison.metrics[1]", "map is named twice"),
+            ("metrics = []", "comparison.metrics", "at least one of p@10, r@10, ndcg@10, map, mrr"),
+            ("adjustment = \"holm\"", "comparison.adjustment", "unknown field `adjustment`"),
+            ("seed = -1", "comparison.seed", ""),
+            ("permutations = \"many\"", "comparison.permutations", ""),
+        ];
+        for (section, key, words) in refused {
+            let (got, message) = error_of(&with(section));
+            assert_eq!(got, key, "{section}: {message}");
+            assert!(message.contains(words), "{section}: {message}");
+        }
+        // A listed metric that is pooled names the per-user ones there are.
+        let (_, message) = error_of(&with("metrics = [\"croc\"]"));
+        assert!(
+            message.contains("the per-user ones are p@10, r@10, ndcg@10, map, mrr"),
+            "{message}"
+        );
+        // Nothing to compare: one model, or no per-user metric.
+        let (key, message) = error_of(&format!("{BASE}[comparison]\n"));
+        assert_eq!(key, "comparison");
+        assert!(message.contains("at least 2 models to compare, found 1"), "{message}");
+        let pooled = format!("{}[evaluation]\nmetrics = [\"roc\"]\n[comparison]\n", two_models());
+        let (key, message) = error_of(&pooled);
+        assert_eq!(key, "comparison.metrics");
+        assert!(message.contains("no per-user metric (p, r, f1, hit, ndcg"), "{message}");
+    }
+
     #[test]
     fn syntax_errors_give_the_line() {
         match parse("name = \"t\"\n[dataset\n") {
@@ -1312,6 +1637,13 @@ mod tests {
             margin: 0.0,
         });
         assert_eq!(key_of(c), "claims[0].worse");
+        let mut c = base();
+        c.models.push(ModelConfig { name: "random".into(), ..c.models[0].clone() });
+        c.comparison = Some(ComparisonConfig { tests: Vec::new(), ..ComparisonConfig::default() });
+        assert_eq!(key_of(c), "comparison.tests");
+        let mut c = base();
+        c.comparison = Some(ComparisonConfig::default());
+        assert_eq!(key_of(c), "comparison");
     }
 
     proptest::proptest! {

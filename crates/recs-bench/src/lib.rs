@@ -43,6 +43,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod comparisons;
 mod config;
 mod curves;
 mod error;
@@ -57,8 +58,8 @@ mod scoring;
 pub mod verdict;
 
 pub use config::{
-    ClaimConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems, JudgmentsConfig,
-    ModelConfig, SelectionConfig,
+    ClaimConfig, ComparisonConfig, Config, DatasetConfig, EvaluationConfig, JudgedItems,
+    JudgmentsConfig, ModelConfig, SelectionConfig,
 };
 pub use curves::{ModelCurve, THIN_TOLERANCE};
 pub use error::{BenchError, Result};
@@ -73,6 +74,6 @@ pub use recs_metrics::io::ModelRows;
 pub use registry::models;
 pub use runner::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, ExperimentRun, ModelResults, Outcome,
-    Progress, Results, RunOptions, Session, Silent, Timing, catalog_block_users, catalog_workers,
-    dataset_entry, evaluate_catalog, run,
+    Progress, Results, RunOptions, Session, Silent, Timing, UserValues, catalog_block_users,
+    catalog_workers, dataset_entry, evaluate_catalog, run,
 };

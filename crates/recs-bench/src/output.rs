@@ -1,6 +1,7 @@
 //! Writing a report folder: `report.json`, `report.md`, one SVG per figure and one CSV per
-//! table. Every file is written atomically (a temporary file renamed into place), so an
-//! interrupted run never leaves a half-written file.
+//! table and per family of paired comparisons. Every file is written atomically (a
+//! temporary file renamed into place), so an interrupted run never leaves a half-written
+//! file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -130,6 +131,10 @@ pub fn write_report(dir: &Path, report: &Report, extras: &Extras) -> Result<Vec<
             put(&name, &table_csv(table)?)?;
         }
     }
+    for comparison in &report.comparisons {
+        let name = format!("tables/{}-comparisons.csv", comparison.experiment);
+        put(&name, &rows_csv(&name, &comparison.columns, &comparison.rows)?)?;
+    }
     for (relative, contents) in &extras.files {
         put(relative, contents.as_bytes())?;
     }
@@ -147,10 +152,15 @@ pub fn write_report(dir: &Path, report: &Report, extras: &Extras) -> Result<Vec<
 /// # Errors
 /// Only if the CSV writer fails in memory.
 pub(crate) fn table_csv(table: &Table) -> Result<Vec<u8>> {
-    let to_io = |e: csv::Error| BenchError::io(format!("<{}>", table.name), e.into());
+    rows_csv(&format!("<{}>", table.name), &table.columns, &table.rows)
+}
+
+/// `columns` and `rows` as CSV, as [`table_csv`]; `name` names them in errors.
+fn rows_csv(name: &str, columns: &[String], rows: &[Vec<serde_json::Value>]) -> Result<Vec<u8>> {
+    let to_io = |e: csv::Error| BenchError::io(name, e.into());
     let mut writer = csv::Writer::from_writer(Vec::new());
-    writer.write_record(&table.columns).map_err(to_io)?;
-    for row in &table.rows {
+    writer.write_record(columns).map_err(to_io)?;
+    for row in rows {
         let cells = row.iter().map(|cell| match cell {
             serde_json::Value::String(s) => s.clone(),
             serde_json::Value::Null => String::new(),
@@ -158,7 +168,7 @@ pub(crate) fn table_csv(table: &Table) -> Result<Vec<u8>> {
         });
         writer.write_record(cells).map_err(to_io)?;
     }
-    writer.into_inner().map_err(|e| BenchError::io(format!("<{}>", table.name), e.into_error()))
+    writer.into_inner().map_err(|e| BenchError::io(name, e.into_error()))
 }
 
 /// A file-name fragment: lower-case ASCII letters and digits, words joined by `-`, whole

@@ -18,6 +18,7 @@ use recs_core::{Judgments, Recommender};
 use recs_data::DelimitedFormat;
 use recs_metrics::{Metric, Options};
 use recs_split::{Given, JudgmentOptions, Protocol, Split};
+use recs_stats::family::{Pairs, Settings};
 
 use crate::error::{BenchError, Result};
 
@@ -121,6 +122,29 @@ pub(crate) struct ClaimPlan {
     pub(crate) better: usize,
     pub(crate) worse: usize,
     pub(crate) margin: f64,
+}
+
+/// The paired comparisons of a plan (`[comparison]`): what
+/// [`recs_stats::family::compare`] is asked, on every split's per-user values.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ComparisonPlan {
+    /// Tests, adjustment, draws, Tukey HSD and level; the seed a run uses is
+    /// [`ComparisonPlan::settings`]'s.
+    pub(crate) settings: Settings,
+    /// The seed the configuration gives (`None`: derived from the run's seed).
+    pub(crate) seed: Option<u64>,
+    /// All pairs of models, or every model against one.
+    pub(crate) pairs: Pairs,
+    /// The per-user metrics compared, in order (each one of the plan's metrics).
+    pub(crate) metrics: Vec<Metric>,
+}
+
+impl ComparisonPlan {
+    /// The settings of a run whose derived comparison seed is `derived`: the
+    /// configuration's seed when it gives one.
+    pub(crate) fn settings(&self, derived: u64) -> Settings {
+        Settings { seed: self.seed.unwrap_or(derived), ..self.settings.clone() }
+    }
 }
 
 /// The signature of a [`Measure`]'s computation.
@@ -251,6 +275,8 @@ pub struct Plan {
     pub(crate) claims: Vec<ClaimPlan>,
     pub(crate) measures: Vec<Measure>,
     pub(crate) keep_judgments: bool,
+    /// Paired comparisons of the models over users (`[comparison]`).
+    pub(crate) comparison: Option<ComparisonPlan>,
 }
 
 /// Where a streamed full-catalog evaluation counts its candidates.

@@ -13,6 +13,7 @@ use std::path::Path;
 use recs_metrics::{partial_trapezoid, trapezoid};
 use serde::{Deserialize, Serialize};
 
+pub use crate::comparisons::ComparisonFamily;
 pub use crate::provenance::{
     Choice, ChoiceKind, End, Placebo, Sensitivity, Source, Spread, TOLERANCE, tolerance_choice,
 };
@@ -44,6 +45,11 @@ pub struct Report {
     pub experiments: Vec<Experiment>,
     /// The paper's claims, each evaluated on our results.
     pub claims: Vec<Claim>,
+    /// Paired comparisons of an experiment's models over users (a configuration's
+    /// `[comparison]`), each filed under its experiment's id; absent when none was asked
+    /// for, so reports without them read and write as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub comparisons: Vec<ComparisonFamily>,
 }
 
 /// A dataset as used by a report.
@@ -770,6 +776,7 @@ impl Report {
             datasets: Vec::new(),
             experiments: Vec::new(),
             claims: Vec::new(),
+            comparisons: Vec::new(),
         }
     }
 
@@ -831,6 +838,10 @@ impl Report {
         }
         for claim in &self.claims {
             problems.extend(claim.problems());
+        }
+        let ids: Vec<&str> = self.experiments.iter().map(|e| e.id.as_str()).collect();
+        for comparison in &self.comparisons {
+            problems.extend(comparison.problems(&ids));
         }
         problems
     }
@@ -913,6 +924,9 @@ impl Report {
                     let cells: Vec<String> = row.iter().map(render_cell).collect();
                     let _ = writeln!(md, "| {} |", cells.join(" | "));
                 }
+            }
+            for comparison in self.comparisons.iter().filter(|c| c.experiment == e.id) {
+                md.push_str(&comparison.to_markdown());
             }
             for file in figures.get(&e.id).into_iter().flatten() {
                 let _ = writeln!(md, "\n![{}]({file})", e.id);

@@ -18,7 +18,7 @@ use recs_metrics::io::RunFormat;
 use recs_metrics::{Metric, TieBreak, ZeroPolicy};
 
 use crate::candidates::Policy;
-use crate::reading::{Reading, USER_MEANS, is_user_mean};
+use crate::reading::Reading;
 use family::{Adjust, Test};
 use recs_stats::family::{MetricValues, Pairs, Settings};
 use render::{OutputFormat, Report};
@@ -120,10 +120,11 @@ fn parse_metrics(text: &str) -> anyhow::Result<Vec<Metric>> {
         anyhow::bail!("--metrics names no metric");
     }
     for (i, metric) in metrics.iter().enumerate() {
-        if !is_user_mean(metric) {
+        if !metric.is_user_mean() {
             anyhow::bail!(
                 "--metrics: {metric} is not a mean of per-user values, so it has no paired \
-                 test; recs compare takes the per-user metrics ({USER_MEANS})"
+                 test; recs compare takes the per-user metrics ({})",
+                Metric::USER_MEANS
             );
         }
         if metrics[..i].contains(metric) {

@@ -14,7 +14,7 @@ use recs_metrics::{
 use serde_json::{Map, Value, json};
 
 use crate::candidates::Policy;
-use crate::reading::{Reading, is_user_mean};
+use crate::reading::Reading;
 
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
 #[derive(Debug, clap::Args)]
@@ -215,7 +215,7 @@ fn parse_metrics(text: &str) -> anyhow::Result<(Vec<Metric>, Vec<Cremonesi>)> {
 
 /// The columns of `values` whose metric is a per-user mean.
 fn user_mean_columns(values: &PerUser) -> impl Iterator<Item = usize> + '_ {
-    (0..values.metrics().len()).filter(|&c| is_user_mean(&values.metrics()[c]))
+    (0..values.metrics().len()).filter(|&c| values.metrics()[c].is_user_mean())
 }
 
 impl Args {
@@ -421,7 +421,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     report.warnings.append(&mut extra_warnings);
     report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
 
-    let has_user_means = metrics.iter().any(is_user_mean);
+    let has_user_means = metrics.iter().any(Metric::is_user_mean);
     let wants_per_user = args.intervals || args.compare.is_some();
     if wants_per_user && !has_user_means {
         report.warnings.push(

@@ -5,33 +5,12 @@
 
 use std::path::Path;
 
-use recs_metrics::Metric;
 use recs_metrics::io::{
     Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, read_run,
     read_run_candidates, run_warnings,
 };
 
 use crate::candidates::Policy;
-
-/// The per-user metrics, as `recs eval --help` and refusals name them.
-pub(crate) const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr";
-
-/// Metrics reported as a mean of per-user values, to which intervals and paired tests
-/// apply (half-life utility and coverage are pooled; user_auc has its own route).
-pub(crate) fn is_user_mean(metric: &Metric) -> bool {
-    matches!(
-        metric,
-        Metric::Precision(_)
-            | Metric::Recall(_)
-            | Metric::F1(_)
-            | Metric::Hit(_)
-            | Metric::Ndcg(_)
-            | Metric::NdcgExp(_)
-            | Metric::Ap(_)
-            | Metric::Map
-            | Metric::Mrr
-    )
-}
 
 /// The options that say how a run is read against the qrels.
 pub(crate) struct Reading<'a> {

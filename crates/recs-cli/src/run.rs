@@ -14,9 +14,11 @@ use recs_bench::{Config, Progress, RunOptions, Silent};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "\
 Writes to --out (default `recs-runs/<name>`): report.json (the report contract), report.md \
-(tables, figures, claims), one SVG per figure, tables/*.csv, timings.json (wall times of \
-every fit and evaluation, kept out of the byte-identical report), and with \
-`evaluation.save_scores = true`, scores/qrels.tsv and scores/<model>.tsv for `recs eval`.
+(tables, paired comparisons, figures, claims), one SVG per figure, tables/*.csv, \
+timings.json (wall times of every fit and evaluation, kept out of the byte-identical \
+report), and with `evaluation.save_scores = true`, scores/qrels.tsv and scores/<model>.tsv \
+for `recs eval`. With a `[comparison]` section, the paired comparisons are printed after \
+the results table.
 
 Every file is written atomically; an interrupted run leaves the previous files intact.")]
 pub(crate) struct Args {
@@ -134,6 +136,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
     }
     print_results(&outcome.report);
+    for comparison in &outcome.report.comparisons {
+        print!("{}", comparison.to_markdown());
+    }
     Ok(())
 }
 

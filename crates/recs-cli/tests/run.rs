@@ -124,7 +124,8 @@ fn check_contract(name: &str, dir: &Path) -> Report {
         }
     }
     let csvs = std::fs::read_dir(dir.join("tables")).unwrap().count();
-    assert_eq!(csvs, experiment.tables.len(), "{name}: one CSV per table");
+    let families = report.comparisons.iter().filter(|c| c.experiment == experiment.id).count();
+    assert_eq!(csvs, experiment.tables.len() + families, "{name}: one CSV per table");
     let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.starts_with(&format!("# {name} — report")), "{name}: report.md");
     report
@@ -280,6 +281,64 @@ fn configuration_errors_name_the_file_and_key() {
     assert!(stderr.contains("dataset.format") && stderr.contains("delimiter"), "{stderr}");
     let stderr = failing_run(&format!("{GOOD}\n[judgments]\nmode = \"ratings:4\"\n"));
     assert!(stderr.contains("judgments.mode") && stderr.contains("conditional:T"), "{stderr}");
+    // A comparison is checked with the rest, before any data is read or model fitted.
+    let two = format!("{GOOD}[[models]]\nname = \"random\"\n[comparison]\n");
+    let stderr = failing_run(&format!("{two}baseline = \"pop\"\n"));
+    assert!(
+        stderr.contains("`comparison.baseline`") && stderr.contains("puresvd, random"),
+        "{stderr}"
+    );
+    let stderr = failing_run(&format!("{two}tests = [\"t\", \"welch\"]\n"));
+    assert!(stderr.contains("`comparison.tests[1]`") && stderr.contains("wilcoxon"), "{stderr}");
+    let stderr = failing_run(&format!("{two}metrics = [\"roc\"]\n"));
+    assert!(stderr.contains("`comparison.metrics[0]`") && stderr.contains("no paired"), "{stderr}");
+}
+
+/// Three fast models, compared with item popularity over the users of each split.
+const COMPARED: &str = r#"
+name = "compared"
+[dataset]
+name = "ml-100k"
+[protocol]
+protocol = "leave-k-out"
+k = "20%"
+[evaluation]
+metrics = ["roc", "ndcg@10"]
+[[models]]
+name = "item-pop"
+[[models]]
+name = "item-knn"
+params = { k = 20, similarity = "cosine" }
+[[models]]
+name = "random"
+[comparison]
+baseline = "item-pop"
+permutations = 1000
+"#;
+
+#[test]
+fn a_comparison_is_printed_and_written_with_the_report() {
+    if real_data_dir().is_none() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("compared.toml");
+    std::fs::write(&config, COMPARED).unwrap();
+    let out = tmp.path().join("compared");
+    let output =
+        recs().arg("run").arg(&config).arg("--out").arg(&out).arg("--quiet").output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let heading = "**Paired comparisons over users: 2 comparisons: 2 pairs × 1 metric, Holm**";
+    assert!(stdout.contains(heading), "{stdout}");
+    assert!(stdout.contains("| 0/0 | ndcg@10 | random − item-pop |"), "{stdout}");
+    let report = check_contract("compared", &out);
+    let family = &report.comparisons[0];
+    assert_eq!((family.experiment.as_str(), family.rows.len()), ("compared", 2));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(md.contains(heading), "{md}");
+    let csv = std::fs::read_to_string(out.join("tables/compared-comparisons.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
 }
 
 #[test]

@@ -48,6 +48,36 @@ impl Metric {
     pub fn parse_list(text: &str) -> Result<Vec<Metric>, MetricsError> {
         text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse).collect()
     }
+
+    /// Whether the metric is reported as the mean of per-user values, to which intervals
+    /// and paired tests apply: `p@N`, `r@N`, `f1@N`, `hit@N`, `ndcg@K`, `ndcg_exp@K`,
+    /// `ap@K`, `map`, `mrr` ([`Metric::USER_MEANS`] names them). The others are pooled over users
+    /// (`roc`, `croc`, `half_life`, `coverage`) or have their own average (`user_auc`,
+    /// over users with both classes).
+    ///
+    /// ```
+    /// use recs_metrics::Metric;
+    /// assert!(Metric::Ndcg(10).is_user_mean() && Metric::Mrr.is_user_mean());
+    /// assert!(!Metric::Roc.is_user_mean() && !Metric::UserAuc.is_user_mean());
+    /// ```
+    pub fn is_user_mean(&self) -> bool {
+        matches!(
+            self,
+            Metric::Precision(_)
+                | Metric::Recall(_)
+                | Metric::F1(_)
+                | Metric::Hit(_)
+                | Metric::Ndcg(_)
+                | Metric::NdcgExp(_)
+                | Metric::Ap(_)
+                | Metric::Map
+                | Metric::Mrr
+        )
+    }
+
+    /// The metrics of [`Metric::is_user_mean`] by name, as help texts and refusals list
+    /// them.
+    pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr";
 }
 
 impl FromStr for Metric {
@@ -126,6 +156,20 @@ mod tests {
         }
         assert_eq!(Metric::HalfLife(5.0).to_string(), "half_life@5");
         assert_eq!("half_life".parse::<Metric>().unwrap(), Metric::HalfLife(5.0));
+    }
+
+    #[test]
+    fn per_user_means_are_the_ranking_metrics_of_one_user() {
+        let all = Metric::parse_list(
+            "roc,croc,user_auc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2",
+        )
+        .unwrap();
+        let means: Vec<String> =
+            all.iter().filter(|m| m.is_user_mean()).map(Metric::to_string).collect();
+        assert_eq!(
+            means,
+            ["p@5", "r@10", "f1@3", "hit@1", "ndcg@10", "ndcg_exp@4", "ap@7", "map", "mrr"]
+        );
     }
 
     #[test]

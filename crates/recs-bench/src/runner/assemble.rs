@@ -11,8 +11,8 @@ use crate::output::{Extras, Figure};
 use crate::plan::{Plan, ProtocolChoice};
 use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
 use crate::report::{
-    Choice, ChoiceKind, Claim, DatasetEntry, Effect, Experiment, FileEntry, Quote, Reading, Report,
-    Rule, Table, Test,
+    Choice, ChoiceKind, Claim, ComparisonFamily, DatasetEntry, Effect, Experiment, FileEntry,
+    Quote, Reading, Report, Rule, Table, Test,
 };
 
 /// Turns the splits of a run into its results, report entry, figures and claims.
@@ -28,6 +28,7 @@ pub(crate) fn experiment(
     let references = first.references.take();
     let qrels = first.qrels.take();
     let results = results(plan, &mut splits, judgments);
+    let comparison = super::compare::family(plan, &results)?;
     let view = View { plan, splits: &splits, results: &results };
     let mut tables = vec![view.results_table(), view.split_table(), view.per_split_table()];
     tables.extend(view.selection_table());
@@ -116,6 +117,7 @@ pub(crate) fn experiment(
         files,
         results,
         claims,
+        comparison,
     })
 }
 
@@ -138,6 +140,7 @@ fn results(
                 item_scoring: Vec::with_capacity(splits.len()),
                 timings: Vec::with_capacity(splits.len()),
                 groups: Vec::with_capacity(splits.len()),
+                user_values: Vec::with_capacity(splits.len()),
                 roc: None,
                 croc: None,
             };
@@ -149,6 +152,7 @@ fn results(
                 results.item_scoring.push(a.item_scoring);
                 results.timings.push(a.timing);
                 results.groups.push(std::mem::take(&mut a.groups));
+                results.user_values.extend(a.user_values.take());
                 if n == 0 {
                     results.roc = a.roc.take();
                     results.croc = a.croc.take();
@@ -193,8 +197,14 @@ pub(crate) fn report(
     let mut experiments = Vec::with_capacity(runs.len());
     let mut extras = Extras::default();
     let mut warnings: Vec<String> = Vec::new();
+    let mut comparisons = Vec::new();
     let single = runs.len() == 1;
     for run in runs {
+        if let Some(comparison) = run.comparison {
+            // Filed under the experiment's id as it stands now (a caller may rename it).
+            comparisons
+                .push(ComparisonFamily { experiment: run.experiment.id.clone(), ..comparison });
+        }
         if !datasets.iter().any(|d| d.name == run.dataset.name) {
             datasets.push(run.dataset);
         }
@@ -219,7 +229,8 @@ pub(crate) fn report(
         }
     }
     extras.notes.push_str(notes);
-    let report = Report { datasets, experiments, claims, ..Report::new(paper, seed, quick) };
+    let report =
+        Report { datasets, experiments, claims, comparisons, ..Report::new(paper, seed, quick) };
     let problems = report.validate();
     if !problems.is_empty() {
         return Err(BenchError::Contract(problems));

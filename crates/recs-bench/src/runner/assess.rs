@@ -7,8 +7,8 @@ use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommende
 use recs_metrics::Scored;
 use recs_split::{Split, SplitId};
 
-use super::Timing;
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
+use super::{Timing, UserValues};
 use crate::curves::{ModelCurve, References};
 use crate::error::{BenchError, Result};
 use crate::plan::{MeasureInput, ModelPlan, Params, Plan};
@@ -26,6 +26,8 @@ pub(crate) struct Assessment {
     pub(crate) validation: Vec<(Params, Vec<Option<f64>>)>,
     /// Per user group: (sum of the group metric, users counted).
     pub(crate) groups: Vec<(f64, usize)>,
+    /// The per-user values of the compared metrics, with `[comparison]`.
+    pub(crate) user_values: Option<UserValues>,
     /// How candidate items were scored.
     pub(crate) item_scoring: &'static str,
     /// ROC and CROC of the first split.
@@ -150,6 +152,12 @@ impl Scoring<'_, '_> {
             Some(per_user) => self.group_sums(per_user, &test.split)?,
             None => Vec::new(),
         };
+        let user_values = match &plan.comparison {
+            Some(comparison) => {
+                Some(UserValues::of(report.per_user.as_ref(), &comparison.metrics)?)
+            }
+            None => None,
+        };
         let [roc_step, croc_step] = plan.markers;
         let roc =
             report.roc.as_ref().map(|c| ModelCurve::new(CurveKind::Roc, &model.label, c, roc_step));
@@ -179,6 +187,7 @@ impl Scoring<'_, '_> {
             values,
             validation: validation_rows,
             groups,
+            user_values,
             item_scoring,
             roc,
             croc,

@@ -92,6 +92,7 @@ mod tests {
             item_scoring: vec![""; n],
             timings: Vec::new(),
             groups: vec![Vec::new(); n],
+            user_values: Vec::new(),
             roc: None,
             croc: None,
         }

@@ -19,6 +19,7 @@
 
 mod assemble;
 mod assess;
+mod compare;
 mod effects;
 mod load;
 mod select;
@@ -37,9 +38,10 @@ use crate::curves::ModelCurve;
 use crate::error::Result;
 use crate::output::{Extras, Figure};
 use crate::plan::{Params, Plan};
-use crate::report::{Claim, DatasetEntry, Experiment, Report};
+use crate::report::{Claim, ComparisonFamily, DatasetEntry, Experiment, Report};
 
 pub use assemble::dataset_entry;
+pub use compare::UserValues;
 // The streaming driver and its memory budget belong to `recs_metrics::stream`; they are
 // re-exported here because configurations and `recs run` speak of them.
 pub use recs_metrics::stream::{
@@ -126,6 +128,9 @@ pub struct ExperimentRun {
     pub results: Results,
     /// The plan's own claims, checked on the results.
     pub claims: Vec<Claim>,
+    /// The paired comparisons of the models (`[comparison]`), when the plan asks for them;
+    /// [`Session::report`] files them under the experiment's id.
+    pub comparison: Option<ComparisonFamily>,
 }
 
 /// Per-model numbers of a run.
@@ -155,6 +160,9 @@ pub struct ModelResults {
     timings: Vec<Timing>,
     /// Per split and user group: (sum of the group metric, users counted).
     groups: Vec<Vec<(f64, usize)>>,
+    /// Per split: the per-user values of the compared metrics (empty without
+    /// `[comparison]`).
+    user_values: Vec<UserValues>,
     roc: Option<ModelCurve>,
     croc: Option<ModelCurve>,
 }
@@ -250,6 +258,13 @@ impl ModelResults {
     /// a value, and their number. Empty without a breakdown.
     pub fn groups(&self) -> &[Vec<(f64, usize)>] {
         &self.groups
+    }
+
+    /// Per split, in [`Results::split_ids`] order: the model's per-user values of the
+    /// metrics `[comparison]` compares, which its paired tests take. Empty when the plan
+    /// compares nothing.
+    pub fn user_values(&self) -> &[UserValues] {
+        &self.user_values
     }
 
     /// The parameters used on the first split.

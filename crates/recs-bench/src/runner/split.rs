@@ -21,6 +21,9 @@ pub(crate) enum Purpose {
     Negatives = 3,
     /// Sampled negative candidates of the validation part.
     ValidationNegatives = 4,
+    /// The randomised statistics of the run's paired comparisons (`[comparison]`): one
+    /// seed for the whole family, split 0/0's.
+    Comparison = 5,
 }
 
 /// A seed for one purpose of one split, mixed so that nearby inputs give unrelated
