@@ -379,8 +379,14 @@ impl Reading {
             .iter()
             .filter(|s| s.flips(base))
             .map(|s| {
-                let ends: Vec<String> =
-                    s.ends.iter().map(|e| format!("{} {}", e.value, e.verdict)).collect();
+                // Only the ends that move the verdict: the rest agree with the run, and the
+                // evidence table lists every end.
+                let ends: Vec<String> = s
+                    .ends
+                    .iter()
+                    .filter(|e| e.verdict != base)
+                    .map(|e| format!("{}: {}", e.value, e.verdict))
+                    .collect();
                 let what = match s.spread {
                     Spread::Knob => "with",
                     Spread::Partition => "(noise) across",
@@ -1324,7 +1330,7 @@ mod tests {
                     vec![Test::new("d", Rule::above(0.01), interval(-0.2, -0.1))],
                 )],
             ));
-        assert!(both.reason().contains("; and with ties (first fails)"), "{}", both.reason());
+        assert!(both.reason().contains("; and with ties (first: fails)"), "{}", both.reason());
         // Far from the tolerance, nothing flips; without one there is nothing to vary.
         let clear = Reading::new("c", vec![Test::new("d", Rule::above(0.01), interval(0.1, 0.2))]);
         assert_eq!(clear.verdict, Verdict::Holds);
