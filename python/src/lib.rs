@@ -492,13 +492,6 @@ fn curves<'py>(
 }
 
 /// Metrics reported as a mean of per-user values, to which paired tests apply.
-fn is_user_mean(metric: &Metric) -> bool {
-    !matches!(
-        metric,
-        Metric::Roc | Metric::Croc | Metric::UserAuc | Metric::HalfLife(_) | Metric::Coverage(_)
-    )
-}
-
 /// A `recs-stats` error as a Python exception, with its chain of causes (`ndcg@10, a − b:
 /// b[3] is NaN: …`), as `recs compare` prints it.
 fn stats_error(e: StatsError) -> PyErr {
@@ -514,10 +507,11 @@ fn stats_error(e: StatsError) -> PyErr {
 /// The metrics of a comparison must be per-user means, each named once.
 fn check_compare_metrics(metrics: &[Metric]) -> PyResult<()> {
     for (i, metric) in metrics.iter().enumerate() {
-        if !is_user_mean(metric) {
+        if !metric.is_user_mean() {
             return Err(invalid(format!(
                 "compare: {metric} is not a mean of per-user values, so it has no paired test; \
-                 compare takes the per-user metrics (p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr)"
+                 compare takes the per-user metrics ({})",
+                Metric::USER_MEANS
             )));
         }
         if metrics[..i].contains(metric) {
