@@ -856,7 +856,7 @@ struct E3Models<'a> {
 }
 
 fn e3_tests(msweb: &Results, cold: &ColdStart<'_>, m: &E3Models<'_>) -> Result<Vec<Test>> {
-    let short = |label: &str| if label == REGRESSION { "regression" } else { label }.to_string();
+    let short = short_label;
     let rule = Rule::not_below(M3_TOLERANCE);
     let lpca_dims = msweb.model(LPCA).and_then(|m| m.param("dims")).unwrap_or("?");
     let lpca = if m.lpca_simple {
@@ -916,11 +916,10 @@ fn e3_reading(
     more: impl IntoIterator<Item = Choice>,
 ) -> Result<Reading> {
     let tests = |m: E3Models<'_>| e3_tests(msweb, cold, &m);
-    let placebo_tests = if base.lpca_simple {
-        tests(E3Models { simple: RANDOM, ..base })?[..1].to_vec()
-    } else {
-        tests(E3Models { simple: RANDOM, ..base })?[..2].to_vec()
-    };
+    // The tests that read the regression: the first, and LPCA's too when it is compared
+    // with the regression.
+    let read_simple = if base.lpca_simple { 1 } else { 2 };
+    let placebo_tests = tests(E3Models { simple: RANDOM, ..base })?[..read_simple].to_vec();
     Ok(Reading::new(name, tests(base)?)
         .with_choices([
             choices::same_people(),
@@ -1019,7 +1018,7 @@ fn conflict_tests(results: &Results, plot: &str, simple: &str, complex: &str) ->
 /// A model's label in a test's subject.
 fn short_label(label: &str) -> &str {
     match label {
-        ASPECT_ATTR => "person/actor aspect",
+        REGRESSION => "regression",
         NAIVE_BAYES => "naive Bayes",
         l => l,
     }
