@@ -1,6 +1,7 @@
 //! The comparison of a whole experiment: 20 systems × 6,040 users (MovieLens 1M's user
 //! count) on synthetic, seeded per-user values; the randomised Tukey HSD with 10,000
-//! permutations plus a paired t-test on each of the 190 pairs.
+//! permutations plus a paired t-test on each of the 190 pairs; and one pair's Fisher
+//! randomisation test with 10,000 permutations (a whole table runs it per pair and metric).
 //!
 //! `cargo bench -p recs-stats --bench compare`
 
@@ -49,6 +50,11 @@ fn compare(c: &mut Criterion) {
                 }
             }
             black_box((hsd, t_tests))
+        });
+    });
+    group.bench_function("fisher_6040_10000", |bench| {
+        bench.iter(|| {
+            black_box(recs_stats::fisher_randomisation(&systems[0], &systems[1], PERMUTATIONS, 7))
         });
     });
     group.finish();

@@ -59,13 +59,14 @@ pub fn fisher_randomisation(
     let observed: f64 = d.iter().sum();
     let magnitude: f64 = d.iter().map(|x| x.abs()).sum();
     let threshold = observed.abs() - rounding_slack(n, magnitude);
+    let sums = SignedSums::new(&d);
     let count = over_blocks(
         seed,
         permutations,
         || 0usize,
         |extreme, draws, count| {
             for _ in 0..count {
-                if flipped_sum(&d, draws).abs() >= threshold {
+                if sums.flipped_sum(draws).abs() >= threshold {
                     *extreme += 1;
                 }
             }
@@ -80,17 +81,51 @@ pub fn fisher_randomisation(
     })
 }
 
-/// `Σ ±dᵢ` with independent fair signs: one random bit per difference, applied to the
-/// sign bit (branch-free), summed in the order of `d`.
-fn flipped_sum(d: &[f64], draws: &mut Draws) -> f64 {
-    let mut sum = 0.0;
-    for chunk in d.chunks(64) {
-        let bits = draws.bits();
-        for (j, x) in chunk.iter().enumerate() {
-            sum += f64::from_bits(x.to_bits() ^ (((bits >> j) & 1) << 63));
+/// Users per entry of a [`SignedSums`] table: four random bits pick the entry.
+const GROUP: usize = 4;
+/// Entries per group: one per pattern of signs.
+const PATTERNS: usize = 1 << GROUP;
+
+/// The `2⁴` signed sums `Σ ±dᵢ` of each group of four consecutive differences, one per
+/// pattern of signs, so that a permutation's sum takes one look-up per four users instead
+/// of four additions (193 KB for 6,040 users, which stays in a core's cache; groups of
+/// eight, 1.5 MB, were slower). Twice as fast as adding every difference in one chain.
+struct SignedSums {
+    /// `table[g * 16 + b]`: group `g`'s sum with difference `4g + l` negated where bit `l`
+    /// of `b` is set (missing users of the last group count 0).
+    table: Vec<f64>,
+}
+
+impl SignedSums {
+    fn new(d: &[f64]) -> Self {
+        let mut table = Vec::with_capacity(d.len().div_ceil(GROUP) * PATTERNS);
+        for group in d.chunks(GROUP) {
+            for signs in 0..PATTERNS {
+                let mut sum = 0.0;
+                for (l, x) in group.iter().enumerate() {
+                    sum += if signs >> l & 1 == 1 { -x } else { *x };
+                }
+                table.push(sum);
+            }
         }
+        SignedSums { table }
     }
-    sum
+
+    /// `Σ ±dᵢ` with independent fair signs: bit `i mod 64` of the `⌊i / 64⌋`-th draw of
+    /// 64 bits negates difference `i`. Four accumulators take the groups in turn and are
+    /// added in a fixed order: the same bits give the same sum on every machine, and
+    /// another order of addition moves the sum by rounding only, which the test's slack
+    /// absorbs.
+    fn flipped_sum(&self, draws: &mut Draws) -> f64 {
+        let mut lanes = [0.0f64; 4];
+        for chunk in self.table.chunks(PATTERNS * 64 / GROUP) {
+            let bits = draws.bits();
+            for (g, group) in chunk.chunks_exact(PATTERNS).enumerate() {
+                lanes[g % 4] += group[(bits >> (g * GROUP)) as usize & (PATTERNS - 1)];
+            }
+        }
+        (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+    }
 }
 
 /// The result of the paired bootstrap.
@@ -210,6 +245,28 @@ fn resampled_sum(d: &[f64], draws: &mut Draws) -> f64 {
 mod tests {
     use super::*;
     use crate::error::StatsError;
+
+    #[test]
+    fn a_permutations_sum_from_the_table_is_the_sum_of_its_signed_differences() {
+        // 133 users: a last group of one and a last draw of 5 bits.
+        let d: Vec<f64> = (0..133).map(|i| ((i * 37 % 101) as f64 - 50.0) / 7.0).collect();
+        let sums = SignedSums::new(&d);
+        let (mut from_table, mut direct) = (Draws::for_block(9, 3), Draws::for_block(9, 3));
+        for _ in 0..50 {
+            let got = sums.flipped_sum(&mut from_table);
+            let mut want = 0.0;
+            for chunk in d.chunks(64) {
+                let bits = direct.bits();
+                for (j, x) in chunk.iter().enumerate() {
+                    want += if bits >> j & 1 == 1 { -x } else { *x };
+                }
+            }
+            let magnitude: f64 = d.iter().map(|x| x.abs()).sum();
+            assert!((got - want).abs() <= rounding_slack(d.len(), magnitude), "{got} {want}");
+        }
+        // Both consumed one 64-bit draw per 64 users: the streams are still in step.
+        assert_eq!(from_table.bits(), direct.bits());
+    }
 
     /// The same bootstrap with every resampled sum stored and sorted: the reference the
     /// streamed selection must reproduce exactly.

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use rayon::prelude::*;
 use recs_metrics::io::{Candidates, Qrels, read_qrels};
 use recs_metrics::{Metric, Options, Scored, per_user};
 
@@ -102,13 +103,25 @@ pub(crate) fn paired_values(request: &Request<'_>) -> anyhow::Result<Paired> {
     }
     let n_metrics = request.metrics.len();
     // `values[s][m][position]`, NaN where the run gives no value.
+    // Runs are read and scored side by side (a worker holds one run at a time), and their
+    // results, errors and warnings are taken in the order the runs were given.
+    let per_run: Vec<_> = request
+        .runs
+        .par_iter()
+        .map(|run| {
+            let mut table = vec![vec![f64::NAN; users.len()]; n_metrics];
+            let mut run_warnings = Vec::new();
+            run_values(request, run, &read, &position, &mut table, &mut run_warnings)
+                .map(|n_missing| (table, n_missing, run_warnings))
+        })
+        .collect();
     let mut values = Vec::with_capacity(request.runs.len());
     let mut missing = Vec::with_capacity(request.runs.len());
-    for run in request.runs {
-        let mut table = vec![vec![f64::NAN; users.len()]; n_metrics];
-        let n_missing = run_values(request, run, &read, &position, &mut table, &mut warnings)?;
+    for result in per_run {
+        let (table, n_missing, run_warnings) = result?;
         values.push(table);
         missing.push(n_missing);
+        warnings.extend(run_warnings);
     }
     let mut metrics = Vec::with_capacity(n_metrics);
     for (m, &metric) in request.metrics.iter().enumerate() {
