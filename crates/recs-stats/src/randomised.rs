@@ -89,7 +89,8 @@ const PATTERNS: usize = 1 << GROUP;
 /// The `2⁴` signed sums `Σ ±dᵢ` of each group of four consecutive differences, one per
 /// pattern of signs, so that a permutation's sum takes one look-up per four users instead
 /// of four additions (193 KB for 6,040 users, which stays in a core's cache; groups of
-/// eight, 1.5 MB, were slower). Twice as fast as adding every difference in one chain.
+/// eight, 1.5 MB, were slower). 12.5 ms for 6,040 users and 10,000 permutations, where
+/// adding every difference in one chain took 33 ms.
 struct SignedSums {
     /// `table[g * 16 + b]`: group `g`'s sum with difference `4g + l` negated where bit `l`
     /// of `b` is set (missing users of the last group count 0).
