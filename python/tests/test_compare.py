@@ -1,7 +1,7 @@
 """`recs.compare`: the numbers of `recs compare --format json` on the same files (the
 fixture of generated cases, and MovieLens 100K through `RECS_DATA_DIR`), and the
 deterministic statistics against scipy on the per-user values that `recs.evaluate`
-gives. The CLI tests need the `recs` binary (found as `test_cli.py` finds it)."""
+gives, and the t and Fisher tests against ranx's `compare` on MovieLens lists. The CLI tests need the `recs` binary (found as `test_cli.py` finds it)."""
 
 import io
 import json
@@ -314,6 +314,56 @@ def test_fisher_is_the_exact_randomisation_test_within_its_monte_carlo_error():
     exact = np.mean(means >= abs(d.mean()) - 1e-12)
     assert table.fisher_statistic[0] == pytest.approx(d.mean())
     assert abs(table.fisher_p[0] - exact) < 4 * math.sqrt(exact * (1 - exact) / 20_000) + 1e-4
+
+
+@needs_movielens
+def test_t_and_fisher_are_ranx_compares_on_movielens_lists():
+    """ranx's `compare` on the same lists: the same means and t-test p-values, and Fisher
+    p-values within the Monte Carlo error of both. (ranx's `tukey` is scipy's classical,
+    unpaired Tukey HSD, another test than the randomised one, so it is not compared.)"""
+    ranx = pytest.importorskip("ranx")
+    events = recs.datasets.load("ml-100k")
+    parts = recs.split(events, "leave-k-out", k=5, seed=0, timestamp_col="timestamp")
+    train, test = parts["train"], parts["test"]
+    popularity = train.groupby("item").size()
+    rng = np.random.default_rng(11)
+    items = popularity.index.to_numpy()
+
+    def lists(noise):
+        # 50 items per user by noisy popularity, scored 50 − rank: no tied scores.
+        rows = []
+        for user in test.user.unique():
+            keys = popularity.to_numpy() * np.exp(rng.normal(0, noise, len(items)))
+            top = items[np.argsort(-keys, kind="stable")[:50]]
+            rows += [(user, item, float(50 - rank)) for rank, item in enumerate(top)]
+        return pd.DataFrame(rows, columns=["user", "item", "score"])
+
+    frames = {"pop": lists(0.0), "near": lists(0.05), "noisy": lists(1.0)}
+    qrels_frame = test.assign(grade=1.0)[["user", "item", "grade"]]
+    table = recs.compare(recs.Qrels.from_df(qrels_frame), {n: recs.Run.from_df(f) for n, f in frames.items()}, "ndcg@10,r@10,mrr", tests="t,fisher", candidates="run", adjust="none", permutations=2_000)
+
+    def ids(frame):
+        # ranx wants object columns of strings.
+        return frame.assign(user=frame.user.astype(str).astype(object), item=frame.item.astype(str).astype(object))
+
+    q = ranx.Qrels.from_df(ids(qrels_frame).assign(grade=1), q_id_col="user", doc_id_col="item", score_col="grade")
+    runs = []
+    for name, frame in frames.items():
+        run = ranx.Run.from_df(ids(frame), q_id_col="user", doc_id_col="item", score_col="score")
+        run.name = name
+        runs.append(run)
+    names = {"ndcg@10": "ndcg@10", "r@10": "recall@10", "mrr": "mrr"}
+    theirs = {test: ranx.compare(q, runs, list(names.values()), stat_test=test, n_permutations=2_000, random_seed=42).to_dict() for test in ["student", "fisher"]}
+    for row in table.itertuples():
+        metric = names[row.metric]
+        assert row.mean_a == pytest.approx(theirs["student"][row.run_a]["scores"][metric], abs=1e-12)
+        assert row.mean_b == pytest.approx(theirs["student"][row.run_b]["scores"][metric], abs=1e-12)
+        assert row.t_p == pytest.approx(theirs["student"][row.run_a]["comparisons"][row.run_b][metric], rel=1e-9, abs=1e-300)
+        q_fisher = theirs["fisher"][row.run_a]["comparisons"][row.run_b][metric]
+        spread = math.sqrt(max(q_fisher, 1 / 2_000) * (1 - q_fisher) * 2 / 2_000)
+        assert abs(row.fisher_p - q_fisher) <= 4.5 * spread + 1 / 2_001, (row.run_a, row.run_b, metric)
+    # Not every pair is decided at once: the p-values compared are not all at their floor.
+    assert (table.fisher_p > 0.01).any() and (table.t_p > 0.01).any()
 
 
 def test_options_choose_the_pairs_the_tests_and_the_marks():
