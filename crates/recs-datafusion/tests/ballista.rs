@@ -105,7 +105,9 @@ async fn cluster() {
     executor.scheduler_host = "127.0.0.1".into();
     executor.scheduler_port = scheduler_port;
     executor.vcores = 2;
-    // Connection attempts for this long, not one that gives up the executor for good.
+    // Any non-zero value makes the executor retry its connection every 500 ms instead of
+    // giving up after one attempt (Ballista 55 measures the wait from `Instant::now()` on
+    // each pass, so it retries without a bound: CLUSTER_LIMIT is the bound).
     executor.scheduler_connect_timeout_seconds = 30;
     executor.work_dir = Some(dir.path().join("executor").to_str().unwrap().to_string());
     std::fs::create_dir(dir.path().join("executor")).unwrap();

@@ -102,7 +102,6 @@ pub(crate) fn paired_values(request: &Request<'_>) -> anyhow::Result<Paired> {
         position[user as usize] = at;
     }
     let n_metrics = request.metrics.len();
-    // `values[s][m][position]`, NaN where the run gives no value.
     // Runs are read and scored side by side (a worker holds one run at a time), and their
     // results, errors and warnings are taken in the order the runs were given.
     let per_run: Vec<_> = request
@@ -115,6 +114,7 @@ pub(crate) fn paired_values(request: &Request<'_>) -> anyhow::Result<Paired> {
                 .map(|n_missing| (table, n_missing, run_warnings))
         })
         .collect();
+    // `values[s][m][position]`, NaN where the run gives no value.
     let mut values = Vec::with_capacity(request.runs.len());
     let mut missing = Vec::with_capacity(request.runs.len());
     for result in per_run {
