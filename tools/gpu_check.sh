@@ -49,18 +49,26 @@ nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader \
     > "$out/gpu.txt" 2>&1 || true
 
 timed() { # timed NAME DEVICE OUTFILE COMMAND...: runs, records seconds and sha256
+    # (or FAILED, with the command's errors in OUTFILE.err) and goes on either way.
     local name=$1 device=$2 file=$3
     shift 3
-    local start end
+    local start end status=0
     start=$(date +%s.%N)
-    "$@" > "$file"
+    "$@" > "$file" 2> "$file.err" || status=$?
     end=$(date +%s.%N)
-    echo "$name,$device,$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'),$(sha256sum < "$file" | cut -c1-16)" \
+    local digest
+    digest=$(sha256sum < "$file" | cut -c1-16)
+    if [ "$status" != 0 ]; then
+        digest="FAILED($status)"
+        failed=1
+        tail -n 5 "$file.err"
+    fi
+    echo "$name,$device,$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'),$digest" \
         | tee -a "$csv"
 }
 
-same() { # same A B WHAT
-    if [ "$(sha256sum < "$1")" = "$(sha256sum < "$2")" ]; then
+same() { # same A B WHAT: both written, and byte for byte the same
+    if [ -s "$1" ] && [ -s "$2" ] && cmp -s "$1" "$2"; then
         echo "== identical: $3"
     else
         echo "== DIFFERENT: $3"
@@ -78,43 +86,70 @@ fi
 if [ -f "$bin_dir/_recs.abi3.so" ]; then
     echo "== Python package, GPU tests"
     cp "$bin_dir/_recs.abi3.so" "$root/python/recs/"
-    PYTHONPATH="$root/python" python3 -m pytest -q "$root/python/tests/test_factors.py" \
+    RECS_REQUIRE_GPU=1 PYTHONPATH="$root/python" python3 -m pytest -q -p no:cacheprovider "$root/python/tests/test_factors.py" \
         -k "gpu or cuda" 2>&1 | tee "$out/python-tests.txt" || failed=1
 fi
 
-echo "== MovieLens 100K factors"
-python3 - "$data_dir/ml-100k" "$out/ml100k" <<'PY'
+echo "== MovieLens 100K and MS Web factors"
+python3 - "$data_dir" "$out" <<'PY'
 import sys, numpy as np, os
 src, dst = sys.argv[1], sys.argv[2]
-os.makedirs(dst, exist_ok=True)
-rng = np.random.default_rng(1)
-# Rounded to a few values: tied scores occur.
-np.save(f"{dst}/U.npy", (rng.integers(-4, 5, (944, 32)) / 8).astype(np.float32))
-np.save(f"{dst}/V.npy", (rng.integers(-4, 5, (1683, 32)) / 8).astype(np.float32))
-# Each user's last fifth of ratings by time held out.
-a = np.loadtxt(f"{src}/u.data", dtype=np.int64)
+
+def write(case, train, test, n_users, n_items, rank, seed):
+    os.makedirs(f"{dst}/{case}", exist_ok=True)
+    rng = np.random.default_rng(seed)
+    # Rounded to a few values: tied scores occur.
+    np.save(f"{dst}/{case}/U.npy", (rng.integers(-4, 5, (n_users, rank)) / 8).astype(np.float32))
+    np.save(f"{dst}/{case}/V.npy", (rng.integers(-4, 5, (n_items, rank)) / 8).astype(np.float32))
+    np.savetxt(f"{dst}/{case}/train.tsv", train, fmt="%d", delimiter="\t")
+    np.savetxt(f"{dst}/{case}/test.tsv", test, fmt="%d", delimiter="\t")
+
+# MovieLens 100K: each user's last fifth of ratings by time held out (user, item, rating).
+a = np.loadtxt(f"{src}/ml-100k/u.data", dtype=np.int64)
 a = a[np.lexsort((a[:, 3], a[:, 0]))]
-users, starts, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
+_, starts, counts = np.unique(a[:, 0], return_index=True, return_counts=True)
 held = np.zeros(len(a), dtype=bool)
 for s, c in zip(starts, counts):
     held[s + c - c // 5 : s + c] = True
-np.savetxt(f"{dst}/train.tsv", a[~held][:, :3], fmt="%d", delimiter="\t")
-np.savetxt(f"{dst}/test.tsv", a[held][:, :3], fmt="%d", delimiter="\t")
+write("ml100k", a[~held][:, :2], a[held][:, :3], 944, 1683, 32, 1)
+
+# MS Web (the training file's visits): users and areas renumbered from 0 in order of
+# appearance; every fourth visit of each user held out, grade 1.
+pairs, user = [], None
+for line in open(f"{src}/msweb/anonymous-msweb.data", encoding="latin-1"):
+    fields = line.rstrip("\n").split(",")
+    if fields[0] == "C":
+        user = int(fields[2])
+    elif fields[0] == "V":
+        pairs.append((user, int(fields[1])))
+pairs = np.array(pairs, dtype=np.int64)
+_, pairs[:, 0] = np.unique(pairs[:, 0], return_inverse=True)
+_, pairs[:, 1] = np.unique(pairs[:, 1], return_inverse=True)
+position = np.zeros(len(pairs), dtype=np.int64)
+for k in range(1, len(pairs)):
+    position[k] = position[k - 1] + 1 if pairs[k, 0] == pairs[k - 1, 0] else 0
+held = position % 4 == 3
+test = np.column_stack([pairs[held], np.ones(held.sum(), dtype=np.int64)])
+write("msweb", pairs[~held], test, pairs[:, 0].max() + 1, pairs[:, 1].max() + 1, 16, 2)
 PY
-for device in "$first_device" "$second_device"; do
-    timed ml100k-factors "$device" "$out/ml100k/$device.json" "$recs" eval --quiet --json \
-        --user-factors "$out/ml100k/U.npy" --item-factors "$out/ml100k/V.npy" \
-        --train "$out/ml100k/train.tsv" --qrels "$out/ml100k/test.tsv" \
-        --metrics roc,croc,user_auc,ndcg@10,r@20,map,mrr --rel-threshold 4 --device "$device"
+for case in ml100k msweb; do
+    threshold=$([ "$case" = ml100k ] && echo 4 || echo 1)
+    metrics=roc,croc,user_auc,ndcg@10,r@20,map,mrr
+    for device in "$first_device" "$second_device"; do
+        timed "$case-factors" "$device" "$out/$case/$device.json" "$recs" eval --quiet --json \
+            --user-factors "$out/$case/U.npy" --item-factors "$out/$case/V.npy" \
+            --train "$out/$case/train.tsv" --qrels "$out/$case/test.tsv" \
+            --metrics "$metrics" --rel-threshold "$threshold" --device "$device"
+    done
+    same "$out/$case/$first_device.json" "$out/$case/$second_device.json" "$case factors"
 done
-same "$out/ml100k/$first_device.json" "$out/ml100k/$second_device.json" "MovieLens 100K factors"
 
 for example in msweb-croc ml100k-strong ml100k-ratings; do
     for k in 1 2; do
         device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
-        "$recs" run --quiet "$root/examples/$example.toml" --device "$device" \
-            --out "$out/$example-$k" > /dev/null
-        echo "$example,$device,,$(sha256sum < "$out/$example-$k/report.json" | cut -c1-16)" \
+        timed "$example" "$device" "$out/$example-$k.log" "$recs" run --quiet \
+            "$root/examples/$example.toml" --device "$device" --out "$out/$example-$k"
+        echo "$example-report,$device,,$(sha256sum < "$out/$example-$k/report.json" | cut -c1-16)" \
             | tee -a "$csv"
     done
     same "$out/$example-1/report.json" "$out/$example-2/report.json" "$example"
@@ -127,15 +162,20 @@ mkdir -p "$big"
     --events "$events" --seed 1 --out "$big/all.tsv"
 python3 - "$big" <<'PY'
 import sys, numpy as np, os
-import pandas as pd
+import pyarrow as pa, pyarrow.csv as csv
 d = sys.argv[1]
 if not os.path.exists(f"{d}/test.tsv"):
-    a = pd.read_csv(f"{d}/all.tsv", sep="\t", header=None, comment="#", usecols=[0, 1]).to_numpy()
+    options = csv.ReadOptions(column_names=["user", "item", "value"])
+    table = csv.read_csv(f"{d}/all.tsv", options, csv.ParseOptions(delimiter="\t"),
+                         csv.ConvertOptions(include_columns=["user", "item"]))
+    a = np.column_stack([table["user"].to_numpy(), table["item"].to_numpy()]).astype(np.int64)
     rng = np.random.default_rng(1)
     held = rng.random(len(a)) < 0.2
-    pd.DataFrame(a[~held]).to_csv(f"{d}/train.tsv", sep="\t", header=False, index=False)
-    test = pd.DataFrame(a[held]).assign(grade=1)
-    test.to_csv(f"{d}/test.tsv", sep="\t", header=False, index=False)
+    write = csv.WriteOptions(include_header=False, delimiter="\t", quoting_style="none")
+    csv.write_csv(pa.table({"user": a[~held, 0], "item": a[~held, 1]}), f"{d}/train.tsv", write)
+    grade = np.ones(held.sum(), dtype=np.int64)
+    csv.write_csv(pa.table({"user": a[held, 0], "item": a[held, 1], "grade": grade}),
+                  f"{d}/test.tsv", write)
     users, items = a[:, 0].max() + 1, a[:, 1].max() + 1
     rng = np.random.default_rng(2)
     np.save(f"{d}/U.npy", rng.standard_normal((users, 64)).astype(np.float32))
@@ -151,6 +191,12 @@ done
 same "$big/1.json" "$big/2.json" "MovieLens-20M shape factors"
 python3 "$root/tools/torch_peer.py" "$big" | tee "$out/torch_peer.txt" || true
 
+if [ -f "$bin_dir/_recs.abi3.so" ]; then
+    echo "== Python evaluate_factors and evaluate_scorer (torch on the GPU), three cases"
+    PYTHONPATH="$root/python" python3 "$root/tools/gpu_python.py" "$out/ml100k:4" \
+        "$out/msweb" "$big" 2>&1 | tee "$out/gpu-python.txt" || failed=1
+fi
+
 echo "== recs run, PureSVD rank 64, MovieLens-20M shape"
 sed -e "s|@NAME@|gpu-check-20m|" -e "s|@DATA@|$big/all.tsv|" \
     "$root/tools/puresvd-catalog.toml" > "$out/run.toml"
@@ -158,7 +204,7 @@ for k in 2 1; do
     device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
     RAYON_NUM_THREADS=16 timed 20m-run "$device" "$out/run-$k.log" "$recs" run --quiet \
         "$out/run.toml" --device "$device" --out "$out/run-$k"
-    cp "$out/run-$k/timings.json" "$out/timings-$device-$k.json"
+    cp "$out/run-$k/timings.json" "$out/timings-$device-$k.json" || true
     echo "20m-run-report,$device,,$(sha256sum < "$out/run-$k/report.json" | cut -c1-16)" \
         | tee -a "$csv"
 done

@@ -23,7 +23,11 @@
 #    count (same data generator and split as recs run's), with a checksum of the factors.
 #
 # Environment: THREADS, REPEATS, MEMORY_BUDGET_MIB (passed as --memory-budget-mib when
-# set), USERS, ITEMS, EVENTS (another shape).
+# set), USERS, ITEMS, EVENTS (another shape), DATA and NAME (a data file already written,
+# and the run's name: with tools/gpu_check.sh's `$OUT/20m/all.tsv` and `gpu-check-20m`
+# the reports are its 20m-run's), DEADLINE (a time in seconds since the epoch: a run
+# that would not end before it, judged from the last run's time and thread count, is
+# skipped and says so).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,7 +49,8 @@ fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-data="$out/synth-${users}x${items}-${events}.tsv"
+data=${DATA:-$out/synth-${users}x${items}-${events}.tsv}
+name=${NAME:-scaling-${users}x${items}}
 if [ ! -f "$data" ]; then
     echo "== generating $data"
     "$recs" data synth --users "$users" --items "$items" --events "$events" --seed 1 \
@@ -53,7 +58,7 @@ if [ ! -f "$data" ]; then
 fi
 
 config="$out/scaling.toml"
-sed -e "s|@NAME@|scaling-${users}x${items}|" -e "s|@DATA@|$data|" \
+sed -e "s|@NAME@|$name|" -e "s|@DATA@|$data|" \
     "$here/puresvd-catalog.toml" > "$config"
 
 extra=()
@@ -74,9 +79,19 @@ echo "threads,repeat,wall_seconds,fit_seconds,evaluation_seconds,peak_mib,report
 } > "$out/machine.txt"
 cat "$out/machine.txt"
 
+last_seconds=0 last_threads=0
 for t in $threads; do
     for r in $(seq 1 "$repeats"); do
         run="$out/run-t$t-r$r"
+        if [ -n "${DEADLINE:-}" ] && [ "$last_threads" != 0 ]; then
+            # Time shrinks at most in proportion to the threads; 20% spare.
+            expected=$(awk -v s="$last_seconds" -v a="$last_threads" -v b="$t" \
+                'BEGIN { f = a / b; if (f < 1) f = 1; printf "%d", s * f * 1.2 }')
+            if [ $(( $(date +%s) + expected )) -gt "$DEADLINE" ]; then
+                echo "== $t threads, repeat $r: skipped (about $expected s; the deadline is near)"
+                continue
+            fi
+        fi
         echo "== $t threads, repeat $r"
         start=$(date +%s.%N)
         if [ ${#time_v[@]} -gt 0 ]; then
@@ -86,6 +101,8 @@ for t in $threads; do
             RAYON_NUM_THREADS=$t "$recs" run "$config" --out "$run" --quiet "${extra[@]}" > /dev/null
         fi
         end=$(date +%s.%N)
+        last_seconds=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%d", b - a + 1 }')
+        last_threads=$t
         python3 - "$t" "$r" "$start" "$end" "$run" >> "$csv" <<'PY'
 import hashlib, json, os, sys
 t, r, start, end, run = sys.argv[1:]

@@ -16,6 +16,7 @@ import sys
 import time
 
 import numpy as np
+import pandas as pd
 import torch
 
 # The GPU when there is one; the CPU rehearses the script.
@@ -30,8 +31,11 @@ def synchronize():
 def load(d):
     U = torch.from_numpy(np.load(f"{d}/U.npy")).to(DEVICE)
     V = torch.from_numpy(np.load(f"{d}/V.npy")).to(DEVICE)
-    train = np.loadtxt(f"{d}/train.tsv", dtype=np.int64, usecols=(0, 1))
-    test = np.loadtxt(f"{d}/test.tsv", dtype=np.int64, usecols=(0, 1))
+    train, test = (
+        pd.read_csv(f"{d}/{name}.tsv", sep="\t", header=None, usecols=[0, 1], dtype=np.int64)
+        .to_numpy()
+        for name in ["train", "test"]
+    )
     return U, V, torch.from_numpy(train).to(DEVICE), torch.from_numpy(test).to(DEVICE)
 
 
@@ -47,6 +51,21 @@ def block_pairs(offsets, pairs, u0, u1):
     """(row within the block, item) of the users u0..u1."""
     part = pairs[offsets[u0]:offsets[u1]]
     return part[:, 0] - u0, part[:, 1]
+
+
+def places(scores, rows, positives, budget=1 << 30):
+    """For each positive (a score of row `rows[k]`), how many candidates of its row score
+    higher, and how many others tie with it; in chunks of pairs whose rows together hold
+    about `budget` bytes (a block's users can have millions of positives between them)."""
+    chunk = max(1, budget // (4 * scores.shape[1]))
+    above = torch.empty(len(positives), dtype=torch.float64, device=scores.device)
+    tied = torch.empty_like(above)
+    for s in range(0, len(positives), chunk):
+        these = scores[rows[s:s + chunk]]
+        p = positives[s:s + chunk, None]
+        above[s:s + chunk] = (these > p).sum(1)
+        tied[s:s + chunk] = (these == p).sum(1) - 1
+    return above, tied
 
 
 def evaluate(U, V, train, test, full, batch=4096):
@@ -74,8 +93,7 @@ def evaluate(U, V, train, test, full, batch=4096):
         recall += (hits.sum(1)[judged].double() / n_rel[judged].double()).sum().item()
         if full:
             ps = scores[trows, tcols]
-            above = (scores[trows] > ps[:, None]).sum(1).double()
-            tied = (scores[trows] == ps[:, None]).sum(1).double() - 1
+            above, tied = places(scores, trows, ps)
             rank = above + tied / 2 + 1  # expected rank under random tie order
             order = torch.argsort(trows.double() * 1e9 + rank)
             first = te_off[u0:u1] - te_off[u0]

@@ -291,6 +291,9 @@ struct DeviceCallback<'a> {
     n_items: usize,
     /// Per column of the catalog, the item row it comes from.
     item_rows: &'a [u32],
+    /// Per position of the catalog (a judged user), the user row the scorer is asked
+    /// for: positions count judged users only, rows every user.
+    user_rows: Vec<u32>,
 }
 
 impl recs_cuda::DeviceScores for DeviceCallback<'_> {
@@ -302,7 +305,8 @@ impl recs_cuda::DeviceScores for DeviceCallback<'_> {
 
     fn score_on_device(&self, positions: &[usize]) -> Result<recs_cuda::DeviceBlock, Failure> {
         Python::attach(|py| -> PyResult<recs_cuda::DeviceBlock> {
-            let rows: Vec<u8> = positions.iter().flat_map(|&p| (p as u32).to_le_bytes()).collect();
+            let rows: Vec<u8> =
+                positions.iter().flat_map(|&p| self.user_rows[p].to_le_bytes()).collect();
             let block = self.score_block.call1(py, (PyBytes::new(py, &rows),))?;
             let (addr, keep): (u64, Py<PyAny>) = block.extract(py)?;
             Ok(recs_cuda::DeviceBlock { addr, keep: Box::new(keep) })
@@ -345,8 +349,14 @@ pub(crate) fn evaluate_scorer<'py>(
             item_rows: None,
             block_users,
         };
-        let scorer =
-            DeviceCallback { score_block: &score_block, n_items: item_ids.len(), item_rows };
+        let user_rows =
+            (0..streamed.catalog.n_users()).map(|p| streamed.catalog.user_row(p)).collect();
+        let scorer = DeviceCallback {
+            score_block: &score_block,
+            n_items: item_ids.len(),
+            item_rows,
+            user_rows,
+        };
         let device = recs_cuda::DeviceSettings {
             memory_budget: device_memory_mib.saturating_mul(1 << 20),
             block_users,

@@ -229,7 +229,9 @@ def test_device_cuda_gives_the_cpu_result_or_says_why_not():
     try:
         got = recs.evaluate_factors(U, V, train, qrels, METRICS, details=True, device="cuda")
     except recs.RecsError as e:
-        # No GPU here: the error names the device and the reason.
+        # No GPU here: the error names the device and the reason (a failure where
+        # RECS_REQUIRE_GPU=1 says there is one).
+        assert os.environ.get("RECS_REQUIRE_GPU") != "1", str(e)
         assert 'device="cuda"' in str(e) and "CUDA" in str(e), str(e)
     else:
         assert got == reference
@@ -247,6 +249,7 @@ def test_scores_on_the_gpu_give_the_cpu_result_or_say_why_not():
         on_gpu = torch.cuda.is_available()
     except ImportError:
         torch, on_gpu = None, False
+    assert on_gpu or os.environ.get("RECS_REQUIRE_GPU") != "1", "RECS_REQUIRE_GPU=1 and torch sees no GPU"
     if on_gpu:
         on_device = torch.from_numpy(scores).cuda()
         for block in [7, None]:
@@ -293,3 +296,31 @@ def test_the_emulated_gpu_path_gives_the_cpu_result():
     bad[0, 2] = np.inf
     with pytest.raises(recs.RecsError, match="is not a finite score"):
         recs.evaluate_scorer(lambda rows: bad[rows], len(U), train, qrels, METRICS, n_items=len(V), device="cuda-emulator")
+
+
+def test_the_gpu_path_asks_the_scorer_for_user_rows_when_some_users_are_not_judged():
+    """Users without test items are not judged, so the evaluation's judged users and the
+    scorer's user rows are numbered apart: the GPU path (here with its kernels compiled
+    for the CPU) must ask the scorer for rows, as the CPU path does. Every judged user
+    gets their own row's scores, each user's scores differ, and every third row has no
+    test item (row 0 among them), nor any event at all for row 1."""
+    train, qrels, U, V = _small()
+    train = train[train["user"] != 1]
+    qrels = qrels[(qrels["user"] % 3 != 0) & (qrels["user"] != 1)]
+    scores = _kernel_scores(U, V)
+    asked = []
+
+    def score_block(rows):
+        asked.extend(int(r) for r in rows)
+        return scores[rows]
+
+    cpu = recs.evaluate_scorer(score_block, len(U), train, qrels, METRICS, n_items=len(V), details=True)
+    assert sorted(set(asked)) == sorted(set(qrels["user"]))
+    for block in [4, None]:
+        asked.clear()
+        emulated = recs.evaluate_scorer(
+            score_block, len(U), train, qrels, METRICS, n_items=len(V), block_users=block, details=True,
+            device="cuda-emulator",
+        )
+        assert sorted(set(asked)) == sorted(set(qrels["user"])), block
+        assert emulated == cpu, block
