@@ -132,21 +132,49 @@ pub enum IntervalKind {
     /// The central 95% of independent draws: where a single draw falls, not where their
     /// mean lies.
     Range,
+    /// Student t over independent repetitions, one of a family of `family` intervals that
+    /// hold together with 95% confidence (Bonferroni: each at level `1 − 0.05 / family`):
+    /// for a claim that some member of a family holds, chosen after the fact among them.
+    Simultaneous {
+        /// The number of intervals of the family.
+        family: usize,
+    },
 }
 
 impl IntervalKind {
     /// The kind in words, for a page.
-    pub fn describe(self) -> &'static str {
+    pub fn describe(self) -> String {
         match self {
-            IntervalKind::Exact => "exact (deterministic on fixed data)",
-            IntervalKind::Single => "one draw, no interval",
-            IntervalKind::Independent => "95% t over independent repetitions",
+            IntervalKind::Exact => "exact (deterministic on fixed data)".into(),
+            IntervalKind::Single => "one draw, no interval".into(),
+            IntervalKind::Independent => "95% t over independent repetitions".into(),
             IntervalKind::Dependent => {
-                "95% t over the folds of one partition (not over partitions)"
+                "95% t over the folds of one partition (not over partitions)".into()
             }
-            IntervalKind::Range => "central 95% of independent draws",
+            IntervalKind::Range => "central 95% of independent draws".into(),
+            IntervalKind::Simultaneous { family } => format!(
+                "t over independent repetitions, simultaneous 95% over {family} intervals \
+                 (each at {})",
+                simultaneous_level_text(family)
+            ),
         }
     }
+
+    /// The confidence level of one interval of this kind: `1 − 0.05 / family` for a
+    /// simultaneous family, 0.95 otherwise.
+    pub fn level(self) -> f64 {
+        match self {
+            IntervalKind::Simultaneous { family } => 1.0 - 0.05 / family.max(1) as f64,
+            _ => 0.95,
+        }
+    }
+}
+
+/// `1 − 0.05 / family` as a percentage for a page (`99.5%` for a family of 10).
+fn simultaneous_level_text(family: usize) -> String {
+    let percent = 100.0 * IntervalKind::Simultaneous { family }.level();
+    let text = format!("{percent:.4}");
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
 /// A measured effect: its estimate, its 95% interval and what stands behind it. An effect
@@ -219,6 +247,32 @@ impl Effect {
                 },
                 Err(_) => Effect::exact(many[0]),
             },
+        }
+    }
+
+    /// The mean of `values`, independent repetitions, with its Student t interval as one of
+    /// a family of `family` that hold together with 95% confidence
+    /// ([`IntervalKind::Simultaneous`]); fewer than two values are treated as by
+    /// [`Effect::mean_of`].
+    ///
+    /// # Panics
+    /// If `family` is 0.
+    pub fn mean_of_simultaneous(values: &[f64], family: usize) -> Effect {
+        assert!(family >= 1, "a family holds at least one interval");
+        let finite: Vec<f64> = values.iter().copied().filter(|v| !v.is_nan()).collect();
+        if finite.len() < 2 {
+            return Effect::mean_of(&finite, true, false);
+        }
+        let kind = IntervalKind::Simultaneous { family };
+        match recs_stats::mean_interval(&finite, kind.level()) {
+            Ok(i) => Effect {
+                estimate: i.mean,
+                low: i.lower,
+                high: i.upper,
+                repetitions: i.n,
+                interval: kind,
+            },
+            Err(_) => Effect::exact(finite[0]),
         }
     }
 
@@ -322,6 +376,7 @@ impl Effect {
             IntervalKind::Independent | IntervalKind::Dependent | IntervalKind::Range => {
                 self.repetitions >= 2
             }
+            IntervalKind::Simultaneous { family } => self.repetitions >= 2 && family >= 1,
         };
         if !fits {
             out.push(format!(
@@ -670,6 +725,38 @@ pub(crate) mod tests {
         let back: Test = serde_json::from_str(&serde_json::to_string(&reversed).unwrap()).unwrap();
         assert_eq!(back, reversed);
         assert!(!serde_json::to_string(&croc(0.0, 0.1)).unwrap().contains("given"));
+    }
+
+    #[test]
+    fn a_simultaneous_interval_is_the_t_interval_at_the_bonferroni_level() {
+        // scipy.stats.t.ppf((1 + level) / 2, 4) around the mean, level 0.95 and 0.995.
+        let values = [0.012, 0.018, 0.009, 0.021, 0.015];
+        let one = Effect::mean_of(&values, true, false);
+        let of_ten = Effect::mean_of_simultaneous(&values, 10);
+        for (effect, low, high) in [
+            (one, 0.009110270515567329, 0.02088972948443267),
+            (of_ten, 0.003125764348456829, 0.02687423565154317),
+        ] {
+            assert!((effect.low - low).abs() < 1e-12 && (effect.high - high).abs() < 1e-12);
+            assert!((effect.estimate - 0.015).abs() < 1e-15 && effect.repetitions == 5);
+        }
+        assert_eq!(of_ten.interval, IntervalKind::Simultaneous { family: 10 });
+        assert!(of_ten.problems().is_empty());
+        // The wider interval no longer clears a tolerance the single one clears.
+        assert_eq!(Rule::above(0.005).decide(&one), Verdict::Holds);
+        assert_eq!(Rule::above(0.005).decide(&of_ten), Verdict::Inconclusive);
+        assert_eq!(
+            of_ten.interval.describe(),
+            "t over independent repetitions, simultaneous 95% over 10 intervals (each at 99.5%)"
+        );
+        // A family of one is the single interval; fewer than two values are one draw.
+        let alone = Effect::mean_of_simultaneous(&values, 1);
+        assert!((alone.low - one.low).abs() < 1e-15 && (alone.high - one.high).abs() < 1e-15);
+        assert_eq!(Effect::mean_of_simultaneous(&[0.5], 3).interval, IntervalKind::Single);
+        // Written and read back in a report.
+        let json = serde_json::to_string(&of_ten).unwrap();
+        assert!(json.contains(r#""interval":{"simultaneous":{"family":10}}"#), "{json}");
+        assert_eq!(serde_json::from_str::<Effect>(&json).unwrap(), of_ten);
     }
 
     #[test]
