@@ -24,12 +24,22 @@
 #    cpu and cuda: report.json identical (the GPU counts; the host scores).
 #
 # Environment: USERS, ITEMS, EVENTS (another shape for step 3 and 4), DEVICES (default
-# "cpu cuda"; "cpu cpu" rehearses the script on a machine without a GPU).
+# "cpu cuda"; "cpu cpu" rehearses the script on a machine without a GPU), STEPS (the
+# steps to run, comma-separated, default all: tests, python, factors, examples, 20m-eval,
+# torch, gpu-python, 20m-run; the data a step needs is prepared whenever it runs).
 set -euo pipefail
 users=${USERS:-138493}
 items=${ITEMS:-26744}
 events=${EVENTS:-20000263}
 read -r first_device second_device <<< "${DEVICES:-cpu cuda}"
+steps=",${STEPS:-tests,python,factors,examples,20m-eval,torch,gpu-python,20m-run},"
+want() { # want STEP...: whether any of the steps is asked for
+    local step
+    for step in "$@"; do
+        [[ "$steps" == *",$step,"* ]] && return 0
+    done
+    return 1
+}
 
 bin_dir=$(cd "${1:?usage: tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]}" && pwd)
 data_dir=$(cd "${2:?usage: tools/gpu_check.sh BIN_DIR DATA_DIR [OUT_DIR]}" && pwd)
@@ -77,19 +87,20 @@ same() { # same A B WHAT: both written, and byte for byte the same
 }
 failed=0
 
-if [ -x "$bin_dir/gpu-tests" ]; then
+if want tests && [ -x "$bin_dir/gpu-tests" ]; then
     echo "== recs-cuda GPU tests"
     RECS_REQUIRE_GPU=1 "$bin_dir/gpu-tests" --test-threads 1 2>&1 | tee "$out/gpu-tests.txt" \
         || failed=1
 fi
 
-if [ -f "$bin_dir/_recs.abi3.so" ]; then
+if want python && [ -f "$bin_dir/_recs.abi3.so" ]; then
     echo "== Python package, GPU tests"
     cp "$bin_dir/_recs.abi3.so" "$root/python/recs/"
     RECS_REQUIRE_GPU=1 PYTHONPATH="$root/python" python3 -m pytest -q -p no:cacheprovider "$root/python/tests/test_factors.py" \
         -k "gpu or cuda" 2>&1 | tee "$out/python-tests.txt" || failed=1
 fi
 
+if want factors gpu-python; then
 echo "== MovieLens 100K and MS Web factors"
 python3 - "$data_dir" "$out" <<'PY'
 import sys, numpy as np, os
@@ -132,7 +143,9 @@ held = position % 4 == 3
 test = np.column_stack([pairs[held], np.ones(held.sum(), dtype=np.int64)])
 write("msweb", pairs[~held], test, pairs[:, 0].max() + 1, pairs[:, 1].max() + 1, 16, 2)
 PY
+fi
 for case in ml100k msweb; do
+    want factors || break
     threshold=$([ "$case" = ml100k ] && echo 4 || echo 1)
     metrics=roc,croc,user_auc,ndcg@10,r@20,map,mrr
     for device in "$first_device" "$second_device"; do
@@ -145,6 +158,7 @@ for case in ml100k msweb; do
 done
 
 for example in msweb-croc ml100k-strong ml100k-ratings; do
+    want examples || break
     for k in 1 2; do
         device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
         timed "$example" "$device" "$out/$example-$k.log" "$recs" run --quiet \
@@ -155,8 +169,9 @@ for example in msweb-croc ml100k-strong ml100k-ratings; do
     same "$out/$example-1/report.json" "$out/$example-2/report.json" "$example"
 done
 
-echo "== MovieLens-20M shape"
 big="$out/20m"
+if want 20m-eval torch gpu-python 20m-run; then
+echo "== MovieLens-20M shape"
 mkdir -p "$big"
 [ -f "$big/all.tsv" ] || "$recs" data synth --users "$users" --items "$items" \
     --events "$events" --seed 1 --out "$big/all.tsv"
@@ -181,22 +196,29 @@ if not os.path.exists(f"{d}/test.tsv"):
     np.save(f"{d}/U.npy", rng.standard_normal((users, 64)).astype(np.float32))
     np.save(f"{d}/V.npy", rng.standard_normal((items, 64)).astype(np.float32))
 PY
+fi
 for k in 2 1; do
+    want 20m-eval || break
     device=$([ "$k" = 1 ] && echo "$first_device" || echo "$second_device")
     RAYON_NUM_THREADS=16 timed 20m-factors "$device" "$big/$k.json" "$recs" eval --quiet \
         --json --user-factors "$big/U.npy" --item-factors "$big/V.npy" \
         --train "$big/train.tsv" --qrels "$big/test.tsv" \
         --metrics roc,croc,ndcg@10,r@20,map --device "$device"
 done
-same "$big/1.json" "$big/2.json" "MovieLens-20M shape factors"
-python3 "$root/tools/torch_peer.py" "$big" | tee "$out/torch_peer.txt" || true
+if want 20m-eval; then
+    same "$big/1.json" "$big/2.json" "MovieLens-20M shape factors"
+fi
+if want torch; then
+    python3 "$root/tools/torch_peer.py" "$big" | tee "$out/torch_peer.txt" || true
+fi
 
-if [ -f "$bin_dir/_recs.abi3.so" ]; then
+if want gpu-python && [ -f "$bin_dir/_recs.abi3.so" ]; then
     echo "== Python evaluate_factors and evaluate_scorer (torch on the GPU), three cases"
     PYTHONPATH="$root/python" python3 "$root/tools/gpu_python.py" "$out/ml100k:4" \
         "$out/msweb" "$big" 2>&1 | tee "$out/gpu-python.txt" || failed=1
 fi
 
+if want 20m-run; then
 echo "== recs run, PureSVD rank 64, MovieLens-20M shape"
 sed -e "s|@NAME@|gpu-check-20m|" -e "s|@DATA@|$big/all.tsv|" \
     "$root/tools/puresvd-catalog.toml" > "$out/run.toml"
@@ -209,5 +231,6 @@ for k in 2 1; do
         | tee -a "$csv"
 done
 same "$out/run-1/report.json" "$out/run-2/report.json" "recs run at MovieLens-20M shape"
+fi
 cat "$csv"
 exit "$failed"
