@@ -497,6 +497,58 @@ pub(crate) mod choices {
         )
     }
 
+    /// Who a curve's points come from: test users drawn and kept out of training, folded
+    /// in from their history's ratings.
+    pub(crate) fn fold_in_from_test_users() -> [Choice; 2] {
+        [history_ratings(), test_users()]
+    }
+
+    /// F4's rule on fresh draws: fixed ranges of L, whose expected gap is not zero where
+    /// the curves cross between them.
+    pub(crate) fn fresh_swap(window: (f64, f64)) -> Choice {
+        Choice::ours(
+            ChoiceKind::Comparison,
+            "what crossing is",
+            format!(
+                "some pair of the models run swaps order between two fixed ranges of L: one \
+                 model ahead at L = 1, the other ahead on average over L = {}..{}",
+                window.0, window.1
+            ),
+            "the rule that tests the order at the crossover L itself, where the expected gap \
+             is zero, was seen on `more-is-better`'s five draws to be decided by the draw; \
+             this rule, written then and before the fresh draws were run, tests two ranges \
+             fixed in advance, whose expected gap is away from zero whenever two curves cross \
+             between them; the range ends where every test user still has a target, so the \
+             users are the same at every L of it",
+        )
+    }
+
+    /// The draws F4's rule on fixed ranges is judged on.
+    pub(crate) fn fresh_draws(repetitions: usize) -> Choice {
+        Choice::ours(
+            ChoiceKind::Population,
+            "draws of the test users",
+            format!(
+                "{repetitions} new draws of 300 test users (`more-is-better-fresh`, a seed \
+                 stream of its own), none of them seen when the rule was written"
+            ),
+            "a rule written after results judges only draws it was not written on; twenty, so \
+             that simultaneous intervals over every pair of models can clear the tolerance",
+        )
+    }
+
+    /// Simultaneous intervals over `pairs` (of models).
+    pub(crate) fn simultaneous(pairs: &str) -> Choice {
+        Choice::ours(
+            ChoiceKind::Threshold,
+            "confidence over the pairs",
+            format!("simultaneous 95% over {pairs} (Bonferroni)"),
+            "the claim holds when some pair swaps, and the pair shown is the one the results \
+             pick: each pair's intervals are at 1 − 0.05 / pairs, so that a pair that does not \
+             swap is declared swapped with probability at most 5% over the whole family",
+        )
+    }
+
     /// F5's protocol, in the post's words.
     pub(crate) fn weak_strong() -> Choice {
         Choice::text(
@@ -587,6 +639,20 @@ impl Splits {
     /// `a − b` of `key`, paired split by split ([`paired`]).
     fn difference(&self, a: &str, b: &str, key: &str) -> Effect {
         paired(self.values(a, key), self.values(b, key), 1.0, self.independent)
+    }
+
+    /// [`Splits::difference`] as one of `family` simultaneous intervals
+    /// ([`Effect::mean_of_simultaneous`]) when the splits are independent draws; folds of
+    /// one split keep their plain interval (a family over them would still not hold the
+    /// partition's variation).
+    fn difference_among(&self, a: &str, b: &str, key: &str, family: usize) -> Effect {
+        match (self.values(a, key), self.values(b, key)) {
+            (Some(x), Some(y)) if self.independent && x.len() == y.len() => {
+                let d: Vec<f64> = x.iter().zip(y).map(|(p, q)| p - q).collect();
+                Effect::mean_of_simultaneous(&d, family)
+            }
+            _ => self.difference(a, b, key),
+        }
     }
 
     /// How the splits stand behind an interval, for `measured`.
@@ -900,10 +966,13 @@ pub(crate) fn f2_reversal(held_out: &Splits, all_items: &Splits) -> Claim {
             "a reversal between rating predictors, which the post does not claim: some pair, \
              each ranked by its predicted rating and neither giving every candidate of a user \
              one score, has the lower RMSE and the lower all-items NDCG@10 (shown: the first \
-             pair with the best verdict)",
+             pair with the best verdict; intervals simultaneous over the pairs judged)",
             tests,
         )
-        .with_choices([choices::reversal()])
+        .with_choices([
+            choices::reversal(),
+            choices::simultaneous("every pair of rating predictors judged"),
+        ])
         .with_ends(choices::RATING_PREDICTORS, ends),
     )
 }
@@ -920,11 +989,20 @@ fn reversal_tests(
     all_items: &Splits,
     rated: &[(&str, f64, Option<f64>)],
 ) -> (Vec<Test>, String, Vec<String>) {
+    let judged = |x: &str, y: &str| ![x, y].iter().any(|l| ONE_SCORE_PER_USER.contains(l));
+    // The claim holds when some pair is reversed, and the pair shown is the one the
+    // results pick: each interval is one of a family over every pair judged.
+    let family = rated
+        .iter()
+        .enumerate()
+        .map(|(i, x)| rated[i + 1..].iter().filter(|y| judged(x.0, y.0)).count())
+        .sum::<usize>()
+        .max(1);
     let mut pairs = Vec::new();
     let mut by_construction = Vec::new();
     for (i, x) in rated.iter().enumerate() {
         for y in &rated[i + 1..] {
-            if [x.0, y.0].iter().any(|l| ONE_SCORE_PER_USER.contains(l)) {
+            if !judged(x.0, y.0) {
                 by_construction.push(format!("{} / {}", x.0, y.0));
                 continue;
             }
@@ -935,7 +1013,7 @@ fn reversal_tests(
                     Test::new(
                         format!("{name}: {a} − {b}"),
                         Rule::below(NOISE),
-                        run.difference(a, b, key),
+                        run.difference_among(a, b, key, family),
                     )
                 })
                 .to_vec();
@@ -1299,6 +1377,21 @@ fn swap_tests(
     tests
 }
 
+/// The best pair of personalised models among F4's `pairs`, with its verdict, in words:
+/// with item popularity among the curves a swap is close to guaranteed (a personalised
+/// model given one rating starts below it and overtakes it), so the pairs without it are
+/// also judged alone.
+fn best_personal_pair(pairs: &[(String, Vec<Test>)]) -> String {
+    let personal: Vec<(String, Vec<Test>)> =
+        pairs.iter().filter(|(name, _)| !name.contains(POPULARITY)).cloned().collect();
+    match witness(personal) {
+        (Some((name, tests)), _) => {
+            format!("{name} {}", Verdict::all(tests.iter().map(|t| t.verdict)))
+        }
+        (None, _) => "no pair".into(),
+    }
+}
+
 /// F4: the crossover L of every pair of curves, and each curve's mean over L
 /// ([`curve_mean`]) over every L of the curves and over `L = 1..complete`, the L at which
 /// every test user still has a target: only there is it the post's MANDCG.
@@ -1324,17 +1417,7 @@ pub(crate) fn f4(models: &[(String, Draws)], complete: f64) -> Claim {
             pairs.push((format!("{a} / {b}"), tests));
         }
     }
-    // With item popularity among the curves a swap is close to guaranteed (a personalised
-    // model given one rating starts below it and overtakes it), so the pairs of
-    // personalised models are also judged alone.
-    let personal: Vec<(String, Vec<Test>)> =
-        pairs.iter().filter(|(name, _)| !name.contains(POPULARITY)).cloned().collect();
-    let personal = match witness(personal) {
-        (Some((name, tests)), _) => {
-            format!("{name} {}", Verdict::all(tests.iter().map(|t| t.verdict)))
-        }
-        (None, _) => "no pair".into(),
-    };
+    let personal = best_personal_pair(&pairs);
     let (witness, each) = witness(pairs);
     let tests = witness.map_or_else(|| vec![nothing("no pair of curves".into())], |w| w.1);
     let scores = |up_to: f64| -> String {
@@ -1352,14 +1435,7 @@ pub(crate) fn f4(models: &[(String, Draws)], complete: f64) -> Claim {
     Claim::new(
         "F4",
         "Some curves of NDCG@50 against L cross: the crossover L is the switch point of a hybrid",
-        Quote {
-            section: "The more, the better".into(),
-            words: "Either one is better than the other across the board, or at some point the \
-                    curves intersect. The intersection offers a possibility of using the \
-                    combination of the two systems. Initially we employ the first; after \
-                    acquiring more feedback than the threshold, we switch to the other."
-                .into(),
-        },
+        f4_quote(),
         format!(
             "crossover L of the means: {}; pairs: {each}; best pair without {POPULARITY}: \
              {personal}; mean of the curve over L = 1..{last} (not the post's MANDCG: a point \
@@ -1391,11 +1467,131 @@ pub(crate) fn f4(models: &[(String, Draws)], complete: f64) -> Claim {
             ]),
         ],
     )
-    .without_placebo(
-        "a crossing is a property of two curves, and no model run is built so that its curve \
-         cannot cross another's; item popularity's, which ignores the history, is among the \
-         pairs, and the best pair without it is in the measured text",
+    .without_placebo(F4_NO_PLACEBO)
+}
+
+/// The mean over the Ls of `window` (both ends included) of each draw's value, when every
+/// L of the window is there with one value per draw.
+fn window_means(draws: &Draws, window: (f64, f64)) -> Option<Vec<f64>> {
+    let rows: Vec<&[f64]> = draws
+        .iter()
+        .filter(|(l, _)| *l >= window.0 && *l <= window.1)
+        .map(|(_, v)| v.as_slice())
+        .collect();
+    let width = (window.1 - window.0).floor() as usize + 1;
+    let n = rows.first()?.len();
+    if rows.len() != width || rows.iter().any(|r| r.len() != n) {
+        return None;
+    }
+    Some((0..n).map(|k| rows.iter().map(|r| r[k]).sum::<f64>() / width as f64).collect())
+}
+
+/// The mean of the draws at `l`, if there are any.
+fn mean_at(draws: &Draws, l: f64) -> Option<f64> {
+    let values = at(draws, l)?;
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+}
+
+/// F4's tests of one pair on fixed ranges: the model ahead at L = 1 (by the means) is ahead
+/// there beyond the tolerance, and the other is ahead on average over `window`; each
+/// interval one of `family` simultaneous ones.
+fn fixed_range_tests(
+    a: &(String, Draws),
+    b: &(String, Draws),
+    window: (f64, f64),
+    family: usize,
+) -> Vec<Test> {
+    let (Some(ma), Some(mb)) = (mean_at(&a.1, 1.0), mean_at(&b.1, 1.0)) else {
+        return vec![nothing(format!("NDCG@50 at L = 1: {} / {} without values", a.0, b.0))];
+    };
+    let (lead, trail) = if ma >= mb { (a, b) } else { (b, a) };
+    let difference = |x: Option<Vec<f64>>, y: Option<Vec<f64>>| match (x, y) {
+        (Some(x), Some(y)) if x.len() == y.len() => {
+            let d: Vec<f64> = x.iter().zip(&y).map(|(p, q)| p - q).collect();
+            Effect::mean_of_simultaneous(&d, family)
+        }
+        _ => Effect::mean_of(&[], true, false),
+    };
+    let values = |d: &Draws| at(d, 1.0).map(<[f64]>::to_vec);
+    vec![
+        Test::new(
+            format!("NDCG@50 at L = 1: {} − {}", lead.0, trail.0),
+            Rule::above(NOISE),
+            difference(values(&lead.1), values(&trail.1)),
+        ),
+        Test::new(
+            format!("NDCG@50, mean over L = {}..{}: {} − {}", window.0, window.1, trail.0, lead.0),
+            Rule::above(NOISE),
+            difference(window_means(&trail.1, window), window_means(&lead.1, window)),
+        ),
+    ]
+}
+
+/// F4 on fresh draws (`more-is-better-fresh`): some pair of curves swaps order between L = 1
+/// and the range `window`, with simultaneous intervals over every pair.
+pub(crate) fn f4_fresh(models: &[(String, Draws)], window: (f64, f64)) -> Claim {
+    let family = (models.len() * models.len().saturating_sub(1) / 2).max(1);
+    let mut pairs = Vec::new();
+    for (i, a) in models.iter().enumerate() {
+        for b in &models[i + 1..] {
+            pairs.push((format!("{} / {}", a.0, b.0), fixed_range_tests(a, b, window, family)));
+        }
+    }
+    let personal = best_personal_pair(&pairs);
+    let (witness, each) = witness(pairs);
+    let tests = witness.map_or_else(|| vec![nothing("no pair of curves".into())], |w| w.1);
+    let repetitions = models.first().and_then(|(_, d)| d.first()).map_or(0, |(_, v)| v.len());
+    Claim::new(
+        "F4",
+        "Some curves of NDCG@50 against L cross: the crossover L is the switch point of a hybrid",
+        f4_quote(),
+        format!(
+            "{repetitions} fresh draws, L = 1 against the mean over L = {}..{}, simultaneous \
+             over {family} pairs; pairs: {each}; best pair without {POPULARITY}: {personal}",
+            window.0, window.1
+        ),
+        vec![
+            Reading::new(
+                format!(
+                    "some pair of curves swaps order between fixed ranges of L: one model ahead \
+                     at L = 1 and the other ahead on average over L = {}..{}, on draws the rule \
+                     was not written on (shown: the first pair with the best verdict; item \
+                     popularity, which ignores the history, is among the pairs, and the best \
+                     pair without it is in the measured text)",
+                    window.0, window.1
+                ),
+                tests,
+            )
+            .with_choices([choices::given_l(), choices::curve_measure()])
+            .with_choices(choices::fold_in_from_test_users())
+            .with_choices([
+                choices::fresh_draws(repetitions),
+                choices::fresh_swap(window),
+                choices::simultaneous(&format!("the {family} pairs")),
+                choices::als_fit(),
+                choices::ials_fit(),
+            ]),
+        ],
     )
+    .without_placebo(F4_NO_PLACEBO)
+}
+
+/// Why F4 runs no placebo.
+const F4_NO_PLACEBO: &str = "a crossing is a property of two curves, and no model run is \
+                             built so that its curve cannot cross another's; item \
+                             popularity's, which ignores the history, is among the pairs, and \
+                             the best pair without it is in the measured text";
+
+/// F4's words.
+fn f4_quote() -> Quote {
+    Quote {
+        section: "The more, the better".into(),
+        words: "Either one is better than the other across the board, or at some point the \
+                curves intersect. The intersection offers a possibility of using the \
+                combination of the two systems. Initially we employ the first; after \
+                acquiring more feedback than the threshold, we switch to the other."
+            .into(),
+    }
 }
 
 /// Why item popularity cannot carry F5's signal.
@@ -1558,8 +1754,9 @@ pub(crate) fn f6(models: &[(String, Draws)]) -> Claim {
             .with_choices([
                 choices::given_l(),
                 choices::curve_measure(),
-                choices::history_ratings(),
-                choices::test_users(),
+            ])
+            .with_choices(choices::fold_in_from_test_users())
+            .with_choices([
                 choices::als_fit(),
                 choices::ials_fit(),
                 choices::hope(),
@@ -1698,6 +1895,9 @@ mod tests {
         let claim = f2_reversal(&held, &all);
         assert!(claim.measured.contains("a / b holds, a / c fails"), "{}", claim.measured);
         assert_eq!(claim.readings[0].tests[0].subject, "RMSE: a − b");
+        // The pair shown is picked among three: each interval is one of three.
+        let effect = claim.readings[0].tests[0].effect;
+        assert_eq!(effect.interval, IntervalKind::Simultaneous { family: 3 });
     }
 
     /// Three repetitions at each L of `means`, spread by `spread` × (−1, 0, 1).
@@ -1974,6 +2174,42 @@ mod tests {
         let barely = ("b".to_string(), vec![(1.0, vec![0.1; 3]), (2.0, vec![0.29, 0.31, 0.33])]);
         let two = ("a".to_string(), draws(&[0.3, 0.3], 0.0));
         assert_eq!(f4(&[two, barely], 2.0).verdict, Inconclusive);
+    }
+
+    /// F4 on fresh draws: the order at L = 1 and the opposite order over a fixed range of L,
+    /// each interval simultaneous over every pair; the crossover itself is never tested.
+    #[test]
+    fn f4_on_fixed_ranges_tests_l_1_and_the_range_with_simultaneous_intervals() {
+        // Over L = 1..4, the range L = 3..4; b crosses a at L = 2, where the gap is zero.
+        let a = ("a".to_string(), draws(&[0.3, 0.3, 0.3, 0.3], 0.01));
+        let b = ("b".to_string(), draws(&[0.1, 0.3, 0.4, 0.5], 0.02));
+        let c = ("c".to_string(), draws(&[0.0, 0.0, 0.0, 0.0], 0.01));
+        let claim = f4_fresh(&[a.clone(), b.clone(), c.clone()], (3.0, 4.0));
+        assert_eq!(claim.verdict, Holds);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+        let tests = &claim.readings[0].tests;
+        let subjects: Vec<&str> = tests.iter().map(|t| t.subject.as_str()).collect();
+        assert_eq!(subjects, ["NDCG@50 at L = 1: a − b", "NDCG@50, mean over L = 3..4: b − a"]);
+        // Three models, three pairs: each interval is one of three simultaneous ones.
+        for t in tests {
+            assert_eq!(t.effect.interval, IntervalKind::Simultaneous { family: 3 });
+        }
+        assert!((tests[1].effect.estimate - 0.15).abs() < 1e-12);
+        // The same draws judged alone (one pair) give narrower intervals.
+        let alone = f4_fresh(&[a.clone(), b.clone()], (3.0, 4.0));
+        let width = |t: &Test| t.effect.high - t.effect.low;
+        assert!(width(&alone.readings[0].tests[1]) < width(&tests[1]));
+        // The models' order in the input changes nothing but the names.
+        assert_eq!(f4_fresh(&[c.clone(), b.clone(), a.clone()], (3.0, 4.0)).verdict, Holds);
+        // No swap: a stays ahead of c on the range, and the pair fails.
+        assert_eq!(f4_fresh(&[a.clone(), c], (3.0, 4.0)).verdict, Fails);
+        // A swap within the draws' spread over the range is inconclusive: its interval
+        // straddles the tolerance.
+        let barely = ("b".to_string(), vec![(1.0, vec![0.1; 3]), (2.0, vec![0.29, 0.31, 0.33])]);
+        let two = ("a".to_string(), draws(&[0.3, 0.3], 0.0));
+        assert_eq!(f4_fresh(&[two.clone(), barely], (2.0, 2.0)).verdict, Inconclusive);
+        // A range the curves do not reach is not measured: inconclusive, not a failure.
+        assert_eq!(f4_fresh(&[a, b], (3.0, 9.0)).verdict, Inconclusive);
     }
 
     /// ALS with a plain penalty, run as the end of ALS's fit: F1 flips to depends on

@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 
 use anyhow::{Context, Result, bail, ensure};
 use recs_bench::report::Table;
-use recs_bench::{Config, ExperimentRun, Figure, ProtocolChoice, Results, Session};
+use recs_bench::{Config, ExperimentRun, Figure, Plan, ProtocolChoice, Results, Session};
 use recs_split::{Amount, Protocol};
 use serde_json::{Value, json};
 
@@ -35,10 +35,11 @@ use super::{Lines, Options, finish};
 const PAPER: &str = "fastml2015";
 /// The experiment ids of the report, in order: the post's code first, then the same
 /// experiments with gain = rating.
-const EXPERIMENTS: [&str; 7] = [
+const EXPERIMENTS: [&str; 8] = [
     "rmse-vs-ranking",
     "weak-vs-strong",
     "more-is-better",
+    "more-is-better-fresh",
     "rmse-vs-ranking-gain-rating",
     "weak-vs-strong-gain-rating",
     "more-is-better-gain-rating",
@@ -46,6 +47,12 @@ const EXPERIMENTS: [&str; 7] = [
 ];
 /// The claim ids of the report.
 const CLAIMS: [&str; 6] = ["F1", "F2", "F3", "F4", "F5", "F6"];
+/// Mixed into the run's seed for `more-is-better-fresh`, whose draws of the test users must
+/// not be `more-is-better`'s (every experiment is otherwise given the run's seed).
+const FRESH_STREAM: u64 = 0xF4F4_F4F4_0000_0F4F;
+/// The range of L over which F4's rule on fresh draws averages the order after the swap:
+/// the second half of L = 1..19, where every test user has a target.
+const FRESH_WINDOW: (f64, f64) = (10.0, 19.0);
 /// `more-is-better` in a `--quick` run: repetitions, largest L, test users.
 const QUICK_GIVEN_L: (u32, usize, usize) = (3, 3, 100);
 /// The metric of `more-is-better`.
@@ -63,11 +70,7 @@ const GAIN_RATING: &str = "gain = rating";
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
     let session = options.session();
-    let run = |session: &Session, name: &str, config: Option<Config>| -> Result<ExperimentRun> {
-        let plan = match config {
-            Some(config) => options.checked(&config, name)?,
-            None => options.plan(PAPER, name)?,
-        };
+    let run_plan = |session: &Session, name: &str, plan: Plan| -> Result<ExperimentRun> {
         lines.say(format!("{name}: running"));
         let run = session.run(&plan, &lines)?;
         for model in run.results.models() {
@@ -80,6 +83,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             lines.say(format!("{name}: {}: {}", model.label(), values.join(", ")));
         }
         Ok(run)
+    };
+    let run = |session: &Session, name: &str, config: Option<Config>| -> Result<ExperimentRun> {
+        let plan = match config {
+            Some(config) => options.checked(&config, name)?,
+            None => options.plan(PAPER, name)?,
+        };
+        run_plan(session, name, plan)
     };
     // Implicit ALS's α is chosen by validation inside the training parts of the post's
     // all-items run; every other experiment uses the value chosen most often there.
@@ -113,6 +123,12 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     // A quick run shortens `more-is-better` itself and runs every split of that.
     let whole = options.session_with(false);
     let mut more = run(&whole, "more-is-better", with_alpha("more-is-better")?)?;
+    // F4's rule on fixed ranges of L, judged on draws of its own.
+    let fresh_config = with_alpha("more-is-better-fresh")?.context("more-is-better-fresh")?;
+    let fresh_plan = fresh_config
+        .check("more-is-better-fresh")?
+        .with_seed(recs_core::mix64(options.seed ^ FRESH_STREAM));
+    let mut fresh = run_plan(&whole, "more-is-better-fresh", fresh_plan)?;
     let mut more_rating =
         run(&whole, "more-is-better-gain-rating", with_alpha("more-is-better-gain-rating")?)?;
     let mut binary = run(&session, "relevance-binary", with_alpha("relevance-binary")?)?;
@@ -142,13 +158,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let mut post_models = curve_models(&more.results, &[0, 1, 2], MIN_USERS);
     post_models.retain(|(label, _)| label != claims::ALS_IDS);
     let dropped = dropped_points(&more.results, MIN_USERS);
-    let rating_models: Vec<(String, Draws)> = labels_of(&more_rating.results)
-        .into_iter()
-        .map(|l| {
-            let d = curves::draws(&more_rating.results, &l, CURVE_KEY);
-            (l, d)
-        })
-        .collect();
+    let rating_models = every_user_draws(&more_rating.results);
+    let fresh_models = every_user_draws(&fresh.results);
     let splits = |r: &ExperimentRun| splits_of(&r.results);
     let (h, a) = (splits(&held_out)?, splits(&all_items)?);
     let (hr, ar) = (splits(&held_out_rating)?, splits(&all_items_rating)?);
@@ -210,10 +221,16 @@ pub(crate) fn run(options: &Options) -> Result<()> {
                 "{POST}; L up to the last (at most 199) and points of fewer than {MIN_USERS} \
                  users dropped, as in its code"
             ),
-            vec![(
-                "gain = rating, L = 1..50",
-                claims::resting_on(claims::f4(&rating_models, complete), &rating_l),
-            )],
+            vec![
+                (
+                    "gain = rating, L = 1..50",
+                    claims::resting_on(claims::f4(&rating_models, complete), &rating_l),
+                ),
+                (
+                    "NDCG as in the post's code, fresh draws",
+                    claims::resting_on(claims::f4_fresh(&fresh_models, FRESH_WINDOW), &post_ndcg),
+                ),
+            ],
         ),
         claims::with_readings(
             post(claims::f5(&w, &st)),
@@ -250,6 +267,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let relevance = relevance_table(&binary.results, &all_items_rating.results);
     merge(&mut binary, "binary-vs-graded", all_items_rating, "Graded relevance", relevance);
     more.experiment.tables.insert(0, curve_table(&post_curves));
+    let fresh_curves: Vec<(String, Curve)> =
+        fresh_models.iter().map(|(l, d)| (l.clone(), curves::curve(d))).collect();
+    fresh.experiment.tables.insert(0, curve_table(&fresh_curves));
     more.experiment.tables.insert(1, population_table(&populations));
     more.figures = vec![curve_figure("more-is-better", &post_curves)];
     more_rating.experiment.tables.insert(0, curve_table(&rating_curves));
@@ -279,7 +299,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             dropped.iter().map(|l| format!("L = {l}")).collect::<Vec<_>>().join(", ")
         },
     );
-    let runs = vec![held_out, weak, more, held_out_rating, weak_rating, more_rating, binary];
+    let runs = vec![held_out, weak, more, fresh, held_out_rating, weak_rating, more_rating, binary];
     let (report, extras) = session.report(PAPER, options.seed, runs, claims, &notes)?;
     finish(options, &report, &extras, &check(&report), &lines)
 }
@@ -357,6 +377,17 @@ fn curve_models(results: &Results, groups: &[usize], min_users: usize) -> Vec<(S
         .models()
         .iter()
         .map(|m| (m.label().to_string(), curves::group_draws(results, m, groups, min_users)))
+        .collect()
+}
+
+/// Each model's draws of the curve over every test user, in file order.
+fn every_user_draws(results: &Results) -> Vec<(String, Draws)> {
+    labels_of(results)
+        .into_iter()
+        .map(|l| {
+            let d = curves::draws(results, &l, CURVE_KEY);
+            (l, d)
+        })
         .collect()
 }
 
