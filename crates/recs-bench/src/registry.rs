@@ -52,6 +52,7 @@ model_crates! {
     bayes => recs_models_bayes,
     knn => recs_models_knn,
     latent => recs_models_latent,
+    strong => recs_models_strong,
 }
 
 /// Models that are references rather than contenders and cannot be built from text
