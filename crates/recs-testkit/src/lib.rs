@@ -9,9 +9,16 @@
 //! - every score is finite, for every user and item;
 //! - the same seed gives bit-identical scores;
 //! - scoring a subset of items in any order equals scoring all items and picking;
+//! - [`Recommender::score_catalog`] equals `score` on every item, bit for bit, for every
+//!   user;
+//! - fitting and scoring in a one-thread and in a three-thread rayon pool give the same
+//!   bits for every user and item;
 //! - bad input (empty training data, a user or item out of range, a buffer of the wrong
 //!   length) gives `Err`, never a panic;
-//! - the optional capabilities, when offered, obey the same rules.
+//! - the optional capabilities, when offered, obey the same rules; a [`FoldInUser`]
+//!   folding in a training user from that user's own training row gives its `score`,
+//!   bit for bit unless the model declares a tolerance or an exemption with its reason
+//!   ([`Options`], [`FoldInPromise`]).
 //!
 //! `Send + Sync` is checked at compile time by the bounds of [`check_model`].
 //!
@@ -46,8 +53,8 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use recs_core::{
-    DuplicatePolicy, Event, FitDyn, IdMap, Interactions, ItemAttributes, ModelEntry, NewItems,
-    ParamValues, Recommender, Result, TrainData,
+    DuplicatePolicy, Event, FitDyn, FoldInUser, IdMap, Interactions, ItemAttributes, ModelEntry,
+    NewItems, ParamValues, Recommender, Result, TrainData,
 };
 
 /// Number of users in the synthetic training data.
@@ -211,14 +218,74 @@ fn all_scores(model: &dyn Recommender, failures: &mut Vec<String>) -> Option<Vec
     Some(all)
 }
 
-/// Runs the whole suite against `params`, returning every failed check.
-///
-/// The model is fitted with seed 7 on [`synthetic_data`] (attributes attached), twice to
-/// test determinism, and once on data without events, which must be refused.
+/// What a model declares about a promise of the suite that it keeps only in part, each
+/// departure with its reason. The default holds the model to every promise exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Options {
+    /// How folding in a training user from its own row compares with its scores.
+    pub fold_in: FoldInPromise,
+}
+
+impl Options {
+    /// Folded-in training users' scores within `tolerance` of their trained scores (see
+    /// [`FoldInPromise::Within`]), for the stated `reason`.
+    pub const fn fold_in_within(tolerance: f64, reason: &'static str) -> Self {
+        Options { fold_in: FoldInPromise::Within { tolerance, reason } }
+    }
+
+    /// Folding in training users is not compared with their scores, for the stated
+    /// `reason`.
+    pub const fn fold_in_exempt(reason: &'static str) -> Self {
+        Options { fold_in: FoldInPromise::Exempt { reason } }
+    }
+}
+
+/// What [`FoldInUser::score_history`] of a training user's own training row (its items
+/// and values) promises against [`Recommender::score`] of that user, for every item.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum FoldInPromise {
+    /// The same bits: folding in computes what training computed.
+    #[default]
+    Exact,
+    /// `|fold-in − score| ≤ tolerance × m` for every item, `m` the largest `|score|` of
+    /// that user: for a fold-in that re-solves what training solved, and so rounds
+    /// differently or stops at another iterate. Relative to the user's largest score so
+    /// that a score near zero is not held to its own tiny magnitude.
+    Within {
+        /// The relative tolerance.
+        tolerance: f64,
+        /// Why the model cannot give the same bits.
+        reason: &'static str,
+    },
+    /// Not compared: for a model whose fold-in deliberately differs from training.
+    Exempt {
+        /// Why the scores differ by design.
+        reason: &'static str,
+    },
+}
+
+/// Runs the whole suite against `params` with every promise held exactly, returning every
+/// failed check: [`check_model_with`] and the default [`Options`].
 ///
 /// # Errors
 /// [`Failures`] listing every check that failed.
 pub fn check_model(params: &dyn FitDyn) -> std::result::Result<(), Failures> {
+    check_model_with(params, &Options::default())
+}
+
+/// Runs the whole suite against `params`, returning every failed check; `options` loosens
+/// the promises the model declares it keeps only in part.
+///
+/// The model is fitted with seed 7 on [`synthetic_data`] (attributes attached), twice to
+/// test determinism, once more in a one-thread and in a three-thread pool, and once on
+/// data without events, which must be refused.
+///
+/// # Errors
+/// [`Failures`] listing every check that failed.
+pub fn check_model_with(
+    params: &dyn FitDyn,
+    options: &Options,
+) -> std::result::Result<(), Failures> {
     let mut failures = Vec::new();
     let (interactions, attributes) = synthetic_data();
     let data = TrainData::new(&interactions, 7).with_attributes(&attributes).expect("same items");
@@ -260,7 +327,17 @@ pub fn check_model(params: &dyn FitDyn) -> std::result::Result<(), Failures> {
         }
         check_subsets(model, &scores, &mut failures);
         check_catalog_blocks(model, &scores, &mut failures);
+        if let Some(fold_in) = model.as_user_fold_in() {
+            check_fold_in_of_training_users(
+                fold_in,
+                &interactions,
+                &scores,
+                options.fold_in,
+                &mut failures,
+            );
+        }
     }
+    check_thread_counts(params, &data, &mut failures);
 
     let items = [0u32, 1];
     let mut out = [0.0f32; 2];
@@ -283,7 +360,121 @@ pub fn check_model(params: &dyn FitDyn) -> std::result::Result<(), Failures> {
     if failures.is_empty() { Ok(()) } else { Err(Failures(failures)) }
 }
 
-/// Scoring every item for a block of users (scrambled, one repeated) must equal `score`.
+/// Fitting and scoring every user and item in a one-thread and in a three-thread rayon
+/// pool must give the same bits: a model's parallel sums may not depend on how the work
+/// is split.
+fn check_thread_counts(params: &dyn FitDyn, data: &TrainData<'_>, failures: &mut Vec<String>) {
+    let (one, three) = on_one_and_three_threads(|| {
+        let mut lines = Vec::new();
+        let scores = match guarded("fit", &mut lines, || params.fit_dyn(data)) {
+            Some(Ok(model)) => all_scores(model.as_ref(), &mut lines),
+            Some(Err(e)) => {
+                lines.push(format!("fit on synthetic data failed: {e}"));
+                None
+            }
+            None => None,
+        };
+        scores.ok_or(lines)
+    });
+    match (one, three) {
+        (Ok(one), Ok(three)) => {
+            if let Some(k) = (0..one.len()).find(|&k| one[k].to_bits() != three[k].to_bits()) {
+                failures.push(format!(
+                    "scores depend on the number of threads: user {} item {}: {} on one \
+                     thread, {} on three",
+                    k / N_ITEMS,
+                    k % N_ITEMS,
+                    one[k],
+                    three[k]
+                ));
+            }
+        }
+        (one, three) => {
+            for (threads, lines) in [("one", one.err()), ("three", three.err())] {
+                for line in lines.into_iter().flatten() {
+                    failures.push(format!("on {threads} thread(s): {line}"));
+                }
+            }
+        }
+    }
+}
+
+/// Folding in each training user from that user's own training row must give the user's
+/// scores, as `promise` states.
+fn check_fold_in_of_training_users(
+    fold_in: &dyn FoldInUser,
+    interactions: &Interactions,
+    scores: &[f32],
+    promise: FoldInPromise,
+    failures: &mut Vec<String>,
+) {
+    let tolerance = match promise {
+        FoldInPromise::Exact => None,
+        FoldInPromise::Within { tolerance, reason } => {
+            if reason.trim().is_empty() || !(tolerance.is_finite() && tolerance >= 0.0) {
+                failures.push(format!(
+                    "fold-in tolerance {tolerance} needs a finite value ≥ 0 and a reason"
+                ));
+                return;
+            }
+            Some(tolerance)
+        }
+        FoldInPromise::Exempt { reason } => {
+            if reason.trim().is_empty() {
+                failures.push("a fold-in exemption needs a reason".to_string());
+            }
+            return;
+        }
+    };
+    let items: Vec<u32> = (0..N_ITEMS as u32).collect();
+    let mut out = vec![0.0f32; N_ITEMS];
+    // The first item out of line, and the largest relative difference over all users.
+    let mut first = None;
+    let mut largest = 0.0f64;
+    for user in 0..N_USERS as u32 {
+        let row = interactions.user_row(user);
+        match guarded("fold-in of a training user", failures, || {
+            fold_in.score_history(row, &items, &mut out)
+        }) {
+            Some(Ok(())) => {}
+            Some(Err(e)) => {
+                failures.push(format!("fold-in of training user {user} failed: {e}"));
+                return;
+            }
+            None => return,
+        }
+        let trained = &scores[user as usize * N_ITEMS..][..N_ITEMS];
+        let scale = trained.iter().fold(0.0f64, |m, &s| m.max(f64::from(s).abs()));
+        for (item, (&folded, &score)) in out.iter().zip(trained).enumerate() {
+            let difference = (f64::from(folded) - f64::from(score)).abs();
+            let relative = if difference == 0.0 { 0.0 } else { difference / scale };
+            let within = match tolerance {
+                None => folded.to_bits() == score.to_bits(),
+                Some(tolerance) => relative <= tolerance,
+            };
+            // A NaN difference is the largest there is (`f64::max` would drop it).
+            largest = if largest.is_nan() || relative.is_nan() {
+                f64::NAN
+            } else {
+                largest.max(relative)
+            };
+            if !within && first.is_none() {
+                first = Some((user, item, folded, score));
+            }
+        }
+    }
+    if let Some((user, item, folded, score)) = first {
+        let allowed = tolerance.map_or("the same bits".to_string(), |t| format!("within {t:e}"));
+        failures.push(format!(
+            "fold-in of training user {user} from its own row: item {item} scores {folded}, \
+             score gives {score} (expected {allowed}; largest difference relative to the \
+             user's largest score, over all users: {largest:e})"
+        ));
+    }
+}
+
+/// Scoring every item for a block of users (all of them, scrambled, one repeated) must
+/// equal `score` on every item, bit for bit.
 fn check_catalog_blocks(model: &dyn Recommender, scores: &[f32], failures: &mut Vec<String>) {
     let users: Vec<u32> = (0..N_USERS as u32).rev().chain([0]).collect();
     let mut out = vec![f32::NAN; users.len() * N_ITEMS];
@@ -291,8 +482,12 @@ fn check_catalog_blocks(model: &dyn Recommender, scores: &[f32], failures: &mut 
         Some(Ok(())) => {
             for (row, &user) in out.chunks(N_ITEMS).zip(&users) {
                 let full = &scores[user as usize * N_ITEMS..][..N_ITEMS];
-                if row.iter().zip(full).any(|(a, b)| a.to_bits() != b.to_bits()) {
-                    failures.push(format!("score_catalog row of user {user} differs from score"));
+                if let Some(item) = (0..N_ITEMS).find(|&i| row[i].to_bits() != full[i].to_bits()) {
+                    failures.push(format!(
+                        "score_catalog differs from score: user {user} item {item}: \
+                         score_catalog gives {}, score gives {}",
+                        row[item], full[item]
+                    ));
                     return;
                 }
             }
@@ -434,7 +629,25 @@ fn check_factors(
 /// # Errors
 /// [`Failures`] listing every failed check, each line starting with the model's name.
 pub fn check_catalog(entries: &[ModelEntry]) -> std::result::Result<(), Failures> {
-    let mut failures = Vec::new();
+    check_catalog_with(entries, &[])
+}
+
+/// [`check_catalog`], each model named in `options` checked with its [`Options`] instead
+/// of the defaults.
+///
+/// # Errors
+/// [`Failures`] listing every failed check, each line starting with the model's name; a
+/// name in `options` that the catalog does not have is a failure too, so that a loosened
+/// promise cannot outlive its model.
+pub fn check_catalog_with(
+    entries: &[ModelEntry],
+    options: &[(&str, Options)],
+) -> std::result::Result<(), Failures> {
+    let mut failures: Vec<String> = options
+        .iter()
+        .filter(|(name, _)| !entries.iter().any(|e| e.name == *name))
+        .map(|(name, _)| format!("{name}: given options, but the catalog has no such model"))
+        .collect();
     let (interactions, attributes) = synthetic_data();
     let data = TrainData::new(&interactions, 7).with_attributes(&attributes).expect("same items");
     for entry in entries {
@@ -446,7 +659,9 @@ pub fn check_catalog(entries: &[ModelEntry]) -> std::result::Result<(), Failures
                 continue;
             }
         };
-        if let Err(Failures(lines)) = check_model(implicit.as_ref()) {
+        let model_options =
+            options.iter().find(|(n, _)| *n == name).map_or_else(Options::default, |(_, o)| *o);
+        if let Err(Failures(lines)) = check_model_with(implicit.as_ref(), &model_options) {
             failures.extend(lines.into_iter().map(|l| format!("{name}: {l}")));
             continue;
         }
@@ -486,10 +701,14 @@ pub fn expect_conformance(outcome: std::result::Result<(), Failures>) {
 
 /// Generates a `#[test]` named `$name` that runs [`check_catalog`] on `$catalog` (a
 /// crate's `catalog()`): every catalogued model conforms, and its documented defaults are
-/// the ones it applies.
+/// the ones it applies. Models that keep a promise only in part are listed after it with
+/// their [`Options`] ([`check_catalog_with`]).
 ///
 /// ```text
 /// recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_baseline::catalog());
+/// recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_foo::catalog(), [
+///     "foo-als" => recs_testkit::Options::fold_in_within(1e-5, "re-solves the user's factors"),
+/// ]);
 /// ```
 #[macro_export]
 macro_rules! catalog_conformance_test {
@@ -499,13 +718,28 @@ macro_rules! catalog_conformance_test {
             $crate::expect_conformance($crate::check_catalog(&$catalog));
         }
     };
+    ($name:ident, $catalog:expr, [$($model:literal => $options:expr),* $(,)?]) => {
+        #[test]
+        fn $name() {
+            $crate::expect_conformance($crate::check_catalog_with(
+                &$catalog,
+                &[$(($model, $options)),*],
+            ));
+        }
+    };
 }
 
 /// Generates a `#[test]` named `$name` that runs [`check_model`] on `$params` and fails
-/// with the list of failed checks.
+/// with the list of failed checks; with a third argument, [`check_model_with`] and those
+/// [`Options`].
 ///
 /// ```text
 /// recs_testkit::conformance_test!(item_popularity_conforms, ItemPopularityParams::new());
+/// recs_testkit::conformance_test!(
+///     als_conforms,
+///     AlsParams::new(),
+///     recs_testkit::Options::fold_in_within(1e-5, "re-solves the user's factors")
+/// );
 /// ```
 #[macro_export]
 macro_rules! conformance_test {
@@ -513,6 +747,12 @@ macro_rules! conformance_test {
         #[test]
         fn $name() {
             $crate::expect_conformance($crate::check_model(&$params));
+        }
+    };
+    ($name:ident, $params:expr, $options:expr $(,)?) => {
+        #[test]
+        fn $name() {
+            $crate::expect_conformance($crate::check_model_with(&$params, &$options));
         }
     };
 }
