@@ -647,12 +647,10 @@ impl Splits {
     /// one split keep their plain interval (a family over them would still not hold the
     /// partition's variation).
     fn difference_among(&self, a: &str, b: &str, key: &str, family: usize) -> Effect {
-        match (self.values(a, key), self.values(b, key)) {
-            (Some(x), Some(y)) if self.independent && x.len() == y.len() => {
-                let d: Vec<f64> = x.iter().zip(y).map(|(p, q)| p - q).collect();
-                Effect::mean_of_simultaneous(&d, family)
-            }
-            _ => self.difference(a, b, key),
+        if self.independent {
+            paired_among(self.values(a, key), self.values(b, key), family)
+        } else {
+            self.difference(a, b, key)
         }
     }
 
@@ -689,6 +687,11 @@ fn paired(a: Option<&[f64]>, b: Option<&[f64]>, factor: f64, independent: bool) 
         }
         _ => Effect::mean_of(&[], independent, false),
     }
+}
+
+/// The number of pairs among `n` models, at least 1: the size of a family over every pair.
+fn pairs_of(n: usize) -> usize {
+    (n * n.saturating_sub(1) / 2).max(1)
 }
 
 /// `a − b`, paired index by index over independent draws, as one of `family` simultaneous
@@ -1413,7 +1416,7 @@ fn best_personal_pair(pairs: &[(String, Vec<Test>)]) -> String {
 /// every test user still has a target: only there is it the post's MANDCG.
 pub(crate) fn f4(models: &[(String, Draws)], complete: f64) -> Claim {
     let curves: Vec<_> = models.iter().map(|(l, d)| (l, curve(d))).collect();
-    let family = (models.len() * models.len().saturating_sub(1) / 2).max(1);
+    let family = pairs_of(models.len());
     let mut crossings = Vec::new();
     let mut pairs = Vec::new();
     for (i, (a, ca)) in curves.iter().enumerate() {
@@ -1525,19 +1528,20 @@ fn fixed_range_tests(
         return vec![nothing(format!("NDCG@50 at L = 1: {} / {} without values", a.0, b.0))];
     };
     let (lead, trail) = if ma >= mb { (a, b) } else { (b, a) };
-    let difference =
-        |x: Option<Vec<f64>>, y: Option<Vec<f64>>| paired_among(x.as_deref(), y.as_deref(), family);
-    let values = |d: &Draws| at(d, 1.0).map(<[f64]>::to_vec);
     vec![
         Test::new(
             format!("NDCG@50 at L = 1: {} − {}", lead.0, trail.0),
             Rule::above(NOISE),
-            difference(values(&lead.1), values(&trail.1)),
+            paired_among(at(&lead.1, 1.0), at(&trail.1, 1.0), family),
         ),
         Test::new(
             format!("NDCG@50, mean over L = {}..{}: {} − {}", window.0, window.1, trail.0, lead.0),
             Rule::above(NOISE),
-            difference(window_means(&trail.1, window), window_means(&lead.1, window)),
+            paired_among(
+                window_means(&trail.1, window).as_deref(),
+                window_means(&lead.1, window).as_deref(),
+                family,
+            ),
         ),
     ]
 }
@@ -1545,7 +1549,7 @@ fn fixed_range_tests(
 /// F4 on fresh draws (`more-is-better-fresh`): some pair of curves swaps order between L = 1
 /// and the range `window`, with simultaneous intervals over every pair.
 pub(crate) fn f4_fresh(models: &[(String, Draws)], window: (f64, f64)) -> Claim {
-    let family = (models.len() * models.len().saturating_sub(1) / 2).max(1);
+    let family = pairs_of(models.len());
     let mut pairs = Vec::new();
     for (i, a) in models.iter().enumerate() {
         for b in &models[i + 1..] {
