@@ -379,23 +379,27 @@ impl Reading {
             .iter()
             .filter(|s| s.flips(base))
             .map(|s| {
-                // Only the ends that move the verdict: the rest agree with the run, and the
-                // evidence table lists every end.
-                let ends: Vec<String> = s
-                    .ends
-                    .iter()
-                    .filter(|e| e.verdict != base)
-                    .map(|e| format!("{}: {}", e.value, e.verdict))
-                    .collect();
+                // One line: how many ends move the verdict and to what; the evidence table
+                // names every end with its verdict.
+                let mut moved: Vec<Verdict> = Vec::new();
+                let mut count = 0;
+                for e in s.ends.iter().filter(|e| e.verdict != base) {
+                    count += 1;
+                    if !moved.contains(&e.verdict) {
+                        moved.push(e.verdict);
+                    }
+                }
                 let what = match s.spread {
-                    Spread::Knob => "with",
-                    Spread::Partition => "(noise) across",
+                    Spread::Knob => "",
+                    Spread::Partition => "(noise) ",
                 };
-                format!("{what} {} ({})", s.knob, ends.join(", "))
+                let to: Vec<String> = moved.iter().map(ToString::to_string).collect();
+                let ends = if s.ends.len() == 1 { "end" } else { "ends" };
+                format!("{what}{} ({count} of {} {ends}: {})", s.knob, s.ends.len(), to.join(", "))
             })
             .collect();
         if !flips.is_empty() {
-            return format!("{base} as run, but flips {}", flips.join("; and "));
+            return format!("{base} as run, but flips with {}", flips.join("; "));
         }
         match self.decisive_test() {
             Some(t) => t.reason(),
@@ -1319,7 +1323,10 @@ mod tests {
         assert_eq!(ends, [Verdict::Holds, Verdict::Inconclusive]);
         assert_eq!(r.verdict, Verdict::DependsOnReading);
         assert_eq!(r.flipping_knobs(), [TOLERANCE]);
-        assert!(r.reason().contains("flips with the rule's tolerance"), "{}", r.reason());
+        assert_eq!(
+            r.reason(),
+            "holds as run, but flips with the rule's tolerance (1 of 2 ends: inconclusive)"
+        );
         let both = r
             .clone()
             .with_choices([Choice::ours(ChoiceKind::TieOrder, "ties", "half", "w")])
@@ -1330,7 +1337,11 @@ mod tests {
                     vec![Test::new("d", Rule::above(0.01), interval(-0.2, -0.1))],
                 )],
             ));
-        assert!(both.reason().contains("; and with ties (first: fails)"), "{}", both.reason());
+        assert_eq!(
+            both.reason(),
+            "holds as run, but flips with the rule's tolerance (1 of 2 ends: inconclusive); \
+             ties (1 of 1 end: fails)"
+        );
         // Far from the tolerance, nothing flips; without one there is nothing to vary.
         let clear = Reading::new("c", vec![Test::new("d", Rule::above(0.01), interval(0.1, 0.2))]);
         assert_eq!(clear.verdict, Verdict::Holds);

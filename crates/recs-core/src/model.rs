@@ -253,6 +253,14 @@ pub trait Recommender: Send + Sync {
     fn score_scale(&self) -> ScoreScale {
         ScoreScale::Unstated
     }
+
+    /// Numbers that say how the fit went (iterations run, what the fit gained over its
+    /// start), as (name, value) pairs in a fixed order, for a run's report: a fit that
+    /// stopped near its start shows it here rather than only in its scores. The default:
+    /// none.
+    fn fit_facts(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
 }
 
 /// How a model's scores read as the probability the model states for a candidate, for

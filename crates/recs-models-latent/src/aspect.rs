@@ -191,9 +191,54 @@ pub struct AspectReport {
     pub heldout_log_likelihood: Vec<f64>,
     /// Number of held-out cells used by the schedule search.
     pub heldout_cells: usize,
+    /// Events (the sum of the counts) in those held-out cells.
+    pub heldout_events: f64,
+    /// Held-out log-likelihood of the independence model `P(p) P(x)` with the marginals
+    /// of the cells the search fitted on (`None` without a held-out share): a fit whose
+    /// best held-out likelihood is not above it has learnt nothing its start did not know.
+    pub heldout_independence_log_likelihood: Option<f64>,
+    /// Events (the sum of the counts) the final fit was trained on.
+    pub events: f64,
+    /// Training log-likelihood of the independence model `P(p) P(x)` (training
+    /// marginals): [`log_likelihood`](Self::log_likelihood)'s last value minus this,
+    /// divided by [`events`](Self::events), is what the classes add, in nats per event.
+    pub independence_log_likelihood: f64,
     /// True when the final fit stopped because the likelihood gain fell below the
     /// tolerance (plain EM) or replayed a schedule whose every phase stopped early.
     pub converged: bool,
+}
+
+impl AspectReport {
+    /// What the classes add to the independence model `P(p) P(x)` on the training cells,
+    /// in nats per event: near 0 for a fit that stayed near its start.
+    pub fn gain_over_independence(&self) -> Option<f64> {
+        let last = *self.log_likelihood.last()?;
+        (self.events > 0.0).then(|| (last - self.independence_log_likelihood) / self.events)
+    }
+
+    /// The schedule search's best held-out log-likelihood minus the independence model's,
+    /// in nats per held-out event (`None` without held-out cells): at most 0 when the
+    /// classes never predicted the held-out cells better than the marginals alone.
+    pub fn heldout_gain_over_independence(&self) -> Option<f64> {
+        let independence = self.heldout_independence_log_likelihood?;
+        let best = self.heldout_log_likelihood.iter().copied().reduce(f64::max)?;
+        (self.heldout_events > 0.0).then(|| (best - independence) / self.heldout_events)
+    }
+
+    /// The fit's facts for a run's report (see [`recs_core::Recommender::fit_facts`]).
+    pub fn facts(&self) -> Vec<(&'static str, f64)> {
+        let mut facts = vec![("EM iterations", self.betas.len() as f64)];
+        if let Some(&beta) = self.betas.last() {
+            facts.push(("final β", beta));
+        }
+        if let Some(gain) = self.gain_over_independence() {
+            facts.push(("training gain over independence (nats per event)", gain));
+        }
+        if let Some(gain) = self.heldout_gain_over_independence() {
+            facts.push(("held-out gain over independence (nats per event)", gain));
+        }
+        facts
+    }
 }
 
 /// Rows per chunk of the parallel EM passes: fixed, so the order in which partial sums are
@@ -267,6 +312,32 @@ impl Counts {
 
     fn row_totals(&self) -> Vec<f64> {
         self.indptr.windows(2).map(|w| self.values[w[0]..w[1]].iter().sum()).collect()
+    }
+
+    fn col_totals(&self) -> Vec<f64> {
+        let mut totals = vec![0.0; self.cols];
+        for (&c, &v) in self.indices.iter().zip(&self.values) {
+            totals[c as usize] += v;
+        }
+        totals
+    }
+
+    /// `Σ n log P(p) P(x)` over the cells of `cells`, with the marginals `P(p)`, `P(x)` of
+    /// `self`: the likelihood of the independence model, which every aspect model starts
+    /// near and which its classes have to beat. A cell whose person or column `self` never
+    /// saw gets the floor the aspect model's likelihood uses (10⁻³⁰⁰), as the aspect model
+    /// gives it.
+    fn independence_log_likelihood(&self, cells: &Counts) -> f64 {
+        let total = self.total().max(f64::MIN_POSITIVE);
+        let (rows, cols) = (self.row_totals(), self.col_totals());
+        let mut sum = 0.0;
+        for r in 0..cells.rows {
+            for j in cells.indptr[r]..cells.indptr[r + 1] {
+                let p = rows[r] / total * (cols[cells.indices[j] as usize] / total);
+                sum += cells.values[j] * p.max(1e-300).ln();
+            }
+        }
+        sum
     }
 
     /// Splits off a share of the cells, keeping at least one cell in every row and column.
@@ -622,13 +693,16 @@ fn fit_counts(params: &AspectParams, counts: &Counts, seed: u64) -> (Parameters,
     let tolerance = params.tolerance;
     let gained = |new: f64, old: f64| new - old > tolerance * old.abs();
     let mut heldout_history = Vec::new();
-    let mut heldout_cells = 0;
+    let (mut heldout_cells, mut heldout_events) = (0, 0.0);
+    let mut heldout_independence_log_likelihood = None;
     let mut converged = true;
     let schedule: Option<Vec<f64>> = (params.holdout > 0.0)
         .then(|| counts.split(params.holdout, seed))
         .filter(|(_, held)| !held.indices.is_empty())
         .map(|(fit_part, held)| {
             heldout_cells = held.indices.len();
+            heldout_events = held.total();
+            heldout_independence_log_likelihood = Some(fit_part.independence_log_likelihood(&held));
             let search = search_schedule(params, &fit_part, &held, seed);
             heldout_history = search.history;
             converged = search.converged;
@@ -675,6 +749,10 @@ fn fit_counts(params: &AspectParams, counts: &Counts, seed: u64) -> (Parameters,
         log_likelihood,
         heldout_log_likelihood: heldout_history,
         heldout_cells,
+        heldout_events,
+        heldout_independence_log_likelihood,
+        events: counts.total(),
+        independence_log_likelihood: counts.independence_log_likelihood(counts),
         converged,
     };
     (state.into_parameters(), report)
@@ -811,6 +889,10 @@ impl Aspect {
 }
 
 impl Recommender for Aspect {
+    fn fit_facts(&self) -> Vec<(&'static str, f64)> {
+        self.report.facts()
+    }
+
     fn shape(&self) -> Shape {
         Shape::new(
             self.parameters.row_given_class.len() / self.parameters.k,
@@ -1014,6 +1096,10 @@ impl AspectAttr {
 }
 
 impl Recommender for AspectAttr {
+    fn fit_facts(&self) -> Vec<(&'static str, f64)> {
+        self.report.facts()
+    }
+
     fn shape(&self) -> Shape {
         Shape::new(self.parameters.row_given_class.len() / self.parameters.k, self.n_items)
     }
@@ -1152,6 +1238,41 @@ mod tests {
             let expected = f64::from(count) / f64::from(total);
             assert!((model.item_given_class()[m] - expected).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn one_class_is_the_independence_model_and_two_classes_gain_on_it() {
+        let train = blocks();
+        let data = TrainData::new(&train, 1);
+        let one = plain(1, AspectForm::Symmetric).fit(&data).unwrap();
+        let gain = one.report().gain_over_independence().unwrap();
+        assert!(gain.abs() < 1e-9, "one class gains {gain} nats per event");
+        // Two blocks of 20 persons × 8 items with about 11% of the events across blocks:
+        // knowing an event's block is worth ln 2 − H(0.11) ≈ 0.35 nats, at most ln 2.
+        let two = plain(2, AspectForm::Symmetric).fit(&data).unwrap();
+        let gain = two.report().gain_over_independence().unwrap();
+        assert!(gain > 0.3 && gain < std::f64::consts::LN_2, "two classes gain {gain}");
+        assert_eq!(two.report().heldout_gain_over_independence(), None);
+        let names: Vec<&str> = two.fit_facts().iter().map(|(name, _)| *name).collect();
+        assert_eq!(names[..2], ["EM iterations", "final β"]);
+        assert_eq!(names.len(), 3, "no held-out fact without held-out cells: {names:?}");
+    }
+
+    #[test]
+    fn the_schedule_search_reports_its_held_out_gain_over_independence() {
+        let train = blocks();
+        let data = TrainData::new(&train, 4);
+        let model = AspectParams::new(2).unwrap().fit(&data).unwrap();
+        let report = model.report();
+        assert!(report.heldout_events > 0.0 && report.heldout_cells > 0);
+        let gain = report.heldout_gain_over_independence().unwrap();
+        assert!(gain > 0.1, "held-out gain {gain}");
+        // One EM iteration from the random start stays near independence.
+        let early = AspectParams::new(2).unwrap().with_iterations(1, 0.0).unwrap();
+        let early = early.with_beta_schedule(0.95, 1.0).unwrap().fit(&data).unwrap();
+        let first = early.report().heldout_gain_over_independence().unwrap();
+        assert!(first < gain / 4.0, "one iteration gains {first}, the search {gain}");
+        assert_eq!(model.fit_facts().len(), 4);
     }
 
     #[test]

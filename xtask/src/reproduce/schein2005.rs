@@ -44,6 +44,7 @@ use serde_json::json;
 use super::{Lines, Options, finish, unevaluated_claims};
 
 mod claims;
+mod fits;
 mod ids;
 mod random;
 mod side;
@@ -179,6 +180,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         "fig4-aspect-classes ran other splits than fig4-ml-implicit"
     );
     fig4.experiment.tables.push(class_count_table(&fig4.results, &classes.results)?);
+    fig3.experiment.tables.push(fits::table("fig3-msweb", &fig3.results));
+    fig4.experiment.tables.push(fits::table("fig4-ml-implicit", &fig4.results));
     add_paper_tables(&mut fig5, &[]);
     add_paper_tables(&mut sparse, &[]);
     ensure!(

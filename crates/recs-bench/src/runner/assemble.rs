@@ -32,6 +32,7 @@ pub(crate) fn experiment(
     let view = View { plan, splits: &splits, results: &results };
     let mut tables = vec![view.results_table(), view.split_table(), view.per_split_table()];
     tables.extend(view.selection_table());
+    tables.extend(view.fit_table());
     tables.extend(view.groups_table());
     let mut curves = Vec::new();
     // Models that only check another (`figure = false`) keep their curves out of the
@@ -139,6 +140,7 @@ fn results(
                 validation: Vec::with_capacity(splits.len()),
                 item_scoring: Vec::with_capacity(splits.len()),
                 timings: Vec::with_capacity(splits.len()),
+                fit_facts: Vec::with_capacity(splits.len()),
                 groups: Vec::with_capacity(splits.len()),
                 user_values: Vec::with_capacity(splits.len()),
                 roc: None,
@@ -151,6 +153,7 @@ fn results(
                 results.validation.push(std::mem::take(&mut a.validation));
                 results.item_scoring.push(a.item_scoring);
                 results.timings.push(a.timing);
+                results.fit_facts.push(std::mem::take(&mut a.fit_facts));
                 results.groups.push(std::mem::take(&mut a.groups));
                 results.user_values.extend(a.user_values.take());
                 if n == 0 {
@@ -327,6 +330,30 @@ impl View<'_> {
             }
         }
         Table { name: "Per split".to_string(), columns, rows }
+    }
+
+    /// What each fitted model said of its fit ([`recs_core::Recommender::fit_facts`]), one
+    /// row per model, split and fact; `None` when no model says anything.
+    fn fit_table(&self) -> Option<Table> {
+        let mut rows = Vec::new();
+        for model in &self.results.models {
+            for (n, split) in self.splits.iter().enumerate() {
+                for (fact, value) in &model.fit_facts[n] {
+                    rows.push(vec![
+                        json!(model.label),
+                        json!(split.id.repetition),
+                        json!(split.id.fold),
+                        json!(fact),
+                        cell(Some(*value)),
+                    ]);
+                }
+            }
+        }
+        (!rows.is_empty()).then(|| Table {
+            name: "How the fits went".to_string(),
+            columns: ["model", "repetition", "fold", "fact", "value"].map(String::from).to_vec(),
+            rows,
+        })
     }
 
     fn selection_table(&self) -> Option<Table> {

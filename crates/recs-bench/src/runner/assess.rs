@@ -37,6 +37,8 @@ pub(crate) struct Assessment {
     /// `user<TAB>item<TAB>score` lines of the first split, when saving scores.
     pub(crate) saved: Option<String>,
     pub(crate) timing: Timing,
+    /// The fitted model's [`Recommender::fit_facts`].
+    pub(crate) fit_facts: Vec<(&'static str, f64)>,
 }
 
 /// What one split produced.
@@ -194,6 +196,7 @@ impl Scoring<'_, '_> {
             warnings: report.warnings,
             saved,
             timing,
+            fit_facts: fitted.fit_facts(),
         })
     }
 
@@ -401,5 +404,9 @@ impl Recommender for ByRating {
 
     fn as_rating_predictor(&self) -> Option<&dyn recs_core::PredictRating> {
         self.0.as_rating_predictor()
+    }
+
+    fn fit_facts(&self) -> Vec<(&'static str, f64)> {
+        self.0.fit_facts()
     }
 }

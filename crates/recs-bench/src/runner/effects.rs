@@ -91,6 +91,7 @@ mod tests {
             validation: vec![Vec::new(); n],
             item_scoring: vec![""; n],
             timings: Vec::new(),
+            fit_facts: Vec::new(),
             groups: vec![Vec::new(); n],
             user_values: Vec::new(),
             roc: None,

@@ -158,6 +158,8 @@ pub struct ModelResults {
     item_scoring: Vec<&'static str>,
     /// Per split: the wall times of the final fit and evaluation.
     timings: Vec<Timing>,
+    /// Per split: the fitted model's facts ([`recs_core::Recommender::fit_facts`]).
+    fit_facts: Vec<Vec<(&'static str, f64)>>,
     /// Per split and user group: (sum of the group metric, users counted).
     groups: Vec<Vec<(f64, usize)>>,
     /// Per split: the per-user values of the compared metrics (empty without
@@ -251,6 +253,13 @@ impl ModelResults {
     /// the evaluation (not in the report, which is byte-identical from run to run).
     pub fn timings(&self) -> &[Timing] {
         &self.timings
+    }
+
+    /// Per split, in [`Results::split_ids`] order: how the final fit went, as the fitted
+    /// model states it ([`recs_core::Recommender::fit_facts`]; empty for models that state nothing).
+    /// Deterministic, unlike the timings.
+    pub fn fit_facts(&self) -> &[Vec<(&'static str, f64)>] {
+        &self.fit_facts
     }
 
     /// Per split, in [`Results::split_ids`] order, and per user group of the plan
