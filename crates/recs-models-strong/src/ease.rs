@@ -251,6 +251,7 @@ impl FoldInUser for Ease {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_data::{all_scores, scattered};
     use recs_core::Fit;
     use recs_testkit::interactions_from_rows;
 
@@ -336,27 +337,6 @@ mod tests {
         assert!(model.score_history(row(&[3]), &[0, 1, 2], &mut out).is_err());
         assert!(model.score_history(row(&[]), &[0, 1, 2], &mut out).is_ok());
         assert_eq!(out, [0.0; 3]);
-    }
-
-    /// 240 users × 150 items, each pair present with probability about 1/8 by a hash:
-    /// larger than faer's block sizes, so the blocked factorisation and products run.
-    fn scattered() -> Interactions {
-        let rows: Vec<Vec<u32>> = (0..240u64)
-            .map(|u| {
-                (0..150u32)
-                    .filter(|&i| recs_core::mix64(u * 1000 + u64::from(i)).is_multiple_of(8))
-                    .collect()
-            })
-            .collect();
-        let rows: Vec<&[u32]> = rows.iter().map(Vec::as_slice).collect();
-        interactions_from_rows(&rows, 150, 1.0)
-    }
-
-    fn all_scores(model: &Ease) -> Vec<f32> {
-        let users: Vec<u32> = (0..model.n_users() as u32).collect();
-        let mut out = vec![0.0f32; users.len() * model.n_items()];
-        model.score_catalog(&users, &mut out).unwrap();
-        out
     }
 
     #[test]

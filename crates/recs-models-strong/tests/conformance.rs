@@ -1,8 +1,15 @@
 //! Every strong baseline passes the shared conformance suite of `recs-testkit`.
 
-use recs_models_strong::EaseParams;
+use recs_models_strong::{EaseParams, Rp3BetaParams};
 
 recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_strong::catalog());
 recs_testkit::conformance_test!(ease_conforms, EaseParams::default());
 // A small penalty on the 12 × 10 synthetic data: weights far from zero.
 recs_testkit::conformance_test!(ease_small_lambda_conforms, EaseParams::new(0.5).unwrap());
+recs_testkit::conformance_test!(rp3beta_conforms, Rp3BetaParams::default());
+// Three neighbours of the synthetic data's 10 items, so the cut drops weights; α ≠ 1 and
+// rows as computed, so the exponent and the unnormalised path are checked as well.
+recs_testkit::conformance_test!(
+    rp3beta_cut_unnormalised_conforms,
+    Rp3BetaParams::new(0.7, 0.8, 3, false).unwrap()
+);
