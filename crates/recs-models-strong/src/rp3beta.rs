@@ -74,10 +74,11 @@
 //! a selection per row; a score costs the history's length times the kept row length,
 //! plus `n_items` to clear its buffer.
 
+use crate::graph::{Graph, check_history, positive_items};
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, Recommender, RecsError, Result, Shape, TrainData, UserRow,
-    check_index, check_items, check_len, check_score_args,
+    check_items, check_score_args,
 };
 
 /// Validated parameters of [`Rp3Beta`].
@@ -181,60 +182,6 @@ pub struct Rp3Beta {
     kept_items: Vec<u32>,
     /// `W_ij`, aligned with `kept_items`.
     kept_weights: Vec<f64>,
-}
-
-/// The rows of `X`: users' items with a positive value, the users' offsets, and the
-/// columns of `X` (items' users in increasing order) with their offsets.
-struct Graph {
-    row_starts: Vec<usize>,
-    row_items: Vec<u32>,
-    col_starts: Vec<usize>,
-    col_users: Vec<u32>,
-}
-
-impl Graph {
-    fn new(train: &Interactions) -> Graph {
-        let (n_users, n_items) = (train.n_users(), train.n_items());
-        let mut row_starts = Vec::with_capacity(n_users + 1);
-        let mut row_items = Vec::with_capacity(train.n_events());
-        row_starts.push(0);
-        for user in 0..n_users as u32 {
-            let row = train.user_row(user);
-            row_items.extend(positive_items(row.items, row.values));
-            row_starts.push(row_items.len());
-        }
-        // Counting sort by item; users are visited in increasing order, so each column is
-        // in increasing order too.
-        let mut col_starts = vec![0usize; n_items + 1];
-        for &item in &row_items {
-            col_starts[item as usize + 1] += 1;
-        }
-        for i in 0..n_items {
-            col_starts[i + 1] += col_starts[i];
-        }
-        let mut next = col_starts.clone();
-        let mut col_users = vec![0u32; row_items.len()];
-        for user in 0..n_users {
-            for &item in &row_items[row_starts[user]..row_starts[user + 1]] {
-                col_users[next[item as usize]] = user as u32;
-                next[item as usize] += 1;
-            }
-        }
-        Graph { row_starts, row_items, col_starts, col_users }
-    }
-
-    fn items_of(&self, user: usize) -> &[u32] {
-        &self.row_items[self.row_starts[user]..self.row_starts[user + 1]]
-    }
-
-    fn users_of(&self, item: usize) -> &[u32] {
-        &self.col_users[self.col_starts[item]..self.col_starts[item + 1]]
-    }
-}
-
-/// The items of a row whose value is > 0: the edges of the walk.
-fn positive_items<'a>(items: &'a [u32], values: &'a [f32]) -> impl Iterator<Item = u32> + 'a {
-    items.iter().zip(values).filter(|(_, v)| **v > 0.0).map(|(&i, _)| i)
 }
 
 /// `(1/count)^α`, the probability of one edge out of a node with `count` edges raised to
@@ -411,19 +358,7 @@ impl FoldInUser for Rp3Beta {
     /// in training, so a training user's own row gives exactly its training scores.
     fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
         check_items(self.n_items, items, out)?;
-        check_len("history values", history.items.len(), history.values.len())?;
-        for (k, &item) in history.items.iter().enumerate() {
-            check_index("history item", item as usize, self.n_items)?;
-            // A binary row lists an item once; increasing order also fixes the order of
-            // additions, the same as for a training user.
-            if k > 0 && history.items[k - 1] >= item {
-                return Err(RecsError::InvalidValue {
-                    what: "history item order",
-                    value: f64::from(item),
-                    expected: "item indices in strictly increasing order",
-                });
-            }
-        }
+        check_history(&history, self.n_items)?;
         self.scores_of(positive_items(history.items, history.values), items, out);
         Ok(())
     }

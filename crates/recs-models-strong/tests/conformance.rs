@@ -1,6 +1,6 @@
 //! Every strong baseline passes the shared conformance suite of `recs-testkit`.
 
-use recs_models_strong::{EaseParams, Rp3BetaParams};
+use recs_models_strong::{EaseParams, Rp3BetaParams, SlimParams};
 
 recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_strong::catalog());
 recs_testkit::conformance_test!(ease_conforms, EaseParams::default());
@@ -12,4 +12,14 @@ recs_testkit::conformance_test!(rp3beta_conforms, Rp3BetaParams::default());
 recs_testkit::conformance_test!(
     rp3beta_cut_unnormalised_conforms,
     Rp3BetaParams::new(0.7, 0.8, 3, false).unwrap()
+);
+recs_testkit::conformance_test!(slim_conforms, SlimParams::default());
+// Pure ℓ1 with three candidates per column (fsSLIM) and two passes at most, so the cut,
+// the lasso end of the penalty and columns stopped by max_iterations are checked as well.
+recs_testkit::conformance_test!(
+    slim_lasso_cut_conforms,
+    SlimParams::new(0.05, 1.0)
+        .and_then(|p| p.with_neighbours(Some(3)))
+        .and_then(|p| p.with_max_iterations(2))
+        .unwrap()
 );
