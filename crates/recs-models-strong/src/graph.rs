@@ -1,5 +1,5 @@
-//! The binary training matrix `X` the walk of RP3β and the regressions of SLIM read: an
-//! event with a value > 0 counts 1, any other is absent.
+//! The binary training matrix `X` the walk of RP3β, the regressions of SLIM and the
+//! sampled triples of BPR read: an event with a value > 0 counts 1, any other is absent.
 
 use recs_core::{Interactions, RecsError, Result, UserRow, check_index, check_len};
 

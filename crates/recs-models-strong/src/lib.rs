@@ -1,13 +1,15 @@
 //! Strong baselines: simple models that recent comparisons find hard to beat, to keep
 //! the others honest. Today it holds EASE, the item-item linear autoencoder in closed form,
-//! RP3β, the three-step random walk on the user-item graph with a popularity penalty, and
-//! SLIM, sparse non-negative item-item regressions.
+//! RP3β, the three-step random walk on the user-item graph with a popularity penalty,
+//! SLIM, sparse non-negative item-item regressions, and BPR-MF, matrix factorisation
+//! fitted to rank each user's items above the others.
 //!
 //! | model | catalog name | score of (user u, item j) | source |
 //! |---|---|---|---|
 //! | [`Ease`] | `ease` | `(x_u·B)_j` | Steck, "Embarrassingly Shallow Autoencoders for Sparse Data", WWW 2019 |
 //! | [`Rp3Beta`] | `rp3beta` | `Σ_i X_ui W_ij` | Paudel, Christoffel, Newell & Bernstein, "Updatable, accurate, diverse, and scalable recommendations for interactive applications", ACM TiiS 2017 |
 //! | [`Slim`] | `slim` | `Σ_i X_ui W_ij` | Ning & Karypis, "SLIM: Sparse Linear Methods for Top-N Recommender Systems", ICDM 2011 |
+//! | [`Bpr`] | `bpr` | `p_u·q_j + b_j` | Rendle, Freudenthaler, Gantner & Schmidt-Thieme, "BPR: Bayesian Personalized Ranking from Implicit Feedback", UAI 2009 |
 //!
 //! EASE learns item-item weights `B` from the binary users × items training matrix `X`
 //! (every training event counts 1, whatever its rating):
@@ -133,8 +135,37 @@
 //! }
 //! # Ok::<(), recs_core::RecsError>(())
 //! ```
+//!
+//! BPR-MF (`src/bpr.rs` documents the paper's criterion and updates, the defaults and who
+//! chose them) factorises the same binary `X` (an event with a value > 0 counts 1) into
+//! user factors `P`, item factors `Q` and an item bias `b`, fitted by the paper's
+//! LearnBPR: stochastic gradient ascent on `ln σ(x̂_ui − x̂_uj) − λ‖Θ‖²` over triples of a
+//! user, one of its items `i` and an item `j` it has not met, drawn uniformly. The design
+//! choice holds in its own way: the SGD is sequential by design, so the fit samples and
+//! updates in one thread in one seeded order, and the same seed gives the same bits at any
+//! thread count. It offers no fold-in of unseen users (`src/bpr.rs` says why). **Memory**:
+//! `(n_users + n_items) × factors` numbers of 8 bytes, plus the training events.
+//!
+//! ```
+//! use recs_core::{DuplicatePolicy, Event, Fit, Interactions, Recommender, TrainData};
+//! use recs_models_strong::BprParams;
+//!
+//! // Two blocks: users 0 and 1 meet items 0 and 1, users 2 and 3 items 2 and 3, each user
+//! // one item of its block. User 0 should rank item 1 (its block) above items 2 and 3.
+//! let events = [
+//!     Event::new(0, 0, 1.0), Event::new(1, 0, 1.0), Event::new(1, 1, 1.0),
+//!     Event::new(2, 2, 1.0), Event::new(3, 2, 1.0), Event::new(3, 3, 1.0),
+//! ];
+//! let train = Interactions::from_events(4, 4, events, DuplicatePolicy::Error)?;
+//! let model = BprParams::new(4, 0.05, 0.0025, 500, true)?.fit(&TrainData::new(&train, 42))?;
+//! let mut scores = [0.0f32; 3];
+//! model.score(0, &[1, 2, 3], &mut scores)?;
+//! assert!(scores[0] > scores[1] && scores[0] > scores[2], "{scores:?}");
+//! # Ok::<(), recs_core::RecsError>(())
+//! ```
 #![deny(missing_docs)]
 
+mod bpr;
 mod ease;
 mod graph;
 mod rp3beta;
@@ -142,6 +173,7 @@ mod slim;
 #[cfg(test)]
 mod test_data;
 
+pub use bpr::{Bpr, BprParams};
 pub use ease::{Ease, EaseParams};
 pub use rp3beta::{Rp3Beta, Rp3BetaParams};
 pub use slim::{Slim, SlimParams};
@@ -237,6 +269,43 @@ fn build_slim(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
     Ok(Box::new(params))
 }
 
+const BPR: &[ParamSpec] = &[
+    ParamSpec {
+        name: "factors",
+        default: "64",
+        help: "latent factors k ≥ 1 per user and per item (ours)",
+    },
+    ParamSpec {
+        name: "learning_rate",
+        default: "0.05",
+        help: "SGD step α > 0 of LearnBPR (Rendle et al. 2009, Algorithm 1; ours: 0.05)",
+    },
+    ParamSpec {
+        name: "lambda",
+        default: "0.0025",
+        help: "penalty λ ≥ 0 on the user and item factors and the item bias alike (ours)",
+    },
+    ParamSpec {
+        name: "epochs",
+        default: "30",
+        help: "epochs ≥ 1, each as many sampled triples (u, i, j) as training events (ours)",
+    },
+    ParamSpec {
+        name: "bias",
+        default: "true",
+        help: "true: an item bias b_i in x̂_ui = p_u·q_i + b_i; false: none, as in the paper",
+    },
+];
+
+fn build_bpr(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
+    let factors = values.get_or("factors", BprParams::DEFAULT_FACTORS)?;
+    let learning_rate = values.get_or("learning_rate", BprParams::DEFAULT_LEARNING_RATE)?;
+    let lambda = values.get_or("lambda", BprParams::DEFAULT_LAMBDA)?;
+    let epochs = values.get_or("epochs", BprParams::DEFAULT_EPOCHS)?;
+    let bias = values.get_or("bias", BprParams::DEFAULT_BIAS)?;
+    Ok(Box::new(BprParams::new(factors, learning_rate, lambda, epochs, bias)?))
+}
+
 /// Every model of this crate, by the name the runner and the command line use.
 pub fn catalog() -> Vec<ModelEntry> {
     vec![
@@ -267,6 +336,15 @@ pub fn catalog() -> Vec<ModelEntry> {
             params: SLIM,
             needs_attributes: false,
             build: build_slim,
+        },
+        ModelEntry {
+            name: "bpr",
+            summary: "BPR-MF (Rendle et al. 2009): x̂_ui = p_u·q_i + b_i on binary X (value > \
+                      0), fitted by LearnBPR, sequential seeded SGD on ln σ(x̂_ui − x̂_uj) over \
+                      sampled triples (u, i, j). Memory: (users + items) × factors × 8 bytes.",
+            params: BPR,
+            needs_attributes: false,
+            build: build_bpr,
         },
     ]
 }
@@ -334,6 +412,29 @@ mod tests {
     }
 
     #[test]
+    fn the_catalog_refuses_invalid_bpr_parameters_naming_them() {
+        assert_eq!(refused("bpr", &["factors=0"]), "factors");
+        assert_eq!(refused("bpr", &["factors=-2"]), "factors");
+        assert_eq!(refused("bpr", &["factors=2.5"]), "factors");
+        assert_eq!(refused("bpr", &["learning_rate=0"]), "learning_rate");
+        assert_eq!(refused("bpr", &["learning_rate=-0.1"]), "learning_rate");
+        assert_eq!(refused("bpr", &["learning_rate=inf"]), "learning_rate");
+        assert_eq!(refused("bpr", &["lambda=-1"]), "lambda");
+        assert_eq!(refused("bpr", &["lambda=NaN"]), "lambda");
+        assert_eq!(refused("bpr", &["epochs=0"]), "epochs");
+        assert_eq!(refused("bpr", &["epochs=1.5"]), "epochs");
+        assert_eq!(refused("bpr", &["bias=maybe"]), "bias");
+        assert_eq!(refused("bpr", &["alpha=1"]), "alpha");
+        assert!(
+            build(
+                "bpr",
+                &["factors=1", "learning_rate=0.01", "lambda=0", "epochs=1", "bias=false"]
+            )
+            .is_ok()
+        );
+    }
+
+    #[test]
     fn the_catalog_refuses_an_invalid_ease_lambda_naming_it() {
         assert_eq!(refused("ease", &["lambda=0"]), "lambda");
         assert!(build("ease", &["lambda=10"]).is_ok());
@@ -364,5 +465,15 @@ mod tests {
         assert_eq!(parsed, SlimParams::DEFAULT_MAX_ITERATIONS);
         assert_eq!(text(SLIM, "neighbours"), "none");
         assert_eq!(SlimParams::DEFAULT_NEIGHBOURS, None);
+        let parsed: usize = text(BPR, "factors").parse().unwrap();
+        assert_eq!(parsed, BprParams::DEFAULT_FACTORS);
+        let parsed: f64 = text(BPR, "learning_rate").parse().unwrap();
+        assert_eq!(parsed, BprParams::DEFAULT_LEARNING_RATE);
+        let parsed: f64 = text(BPR, "lambda").parse().unwrap();
+        assert_eq!(parsed, BprParams::DEFAULT_LAMBDA);
+        let parsed: usize = text(BPR, "epochs").parse().unwrap();
+        assert_eq!(parsed, BprParams::DEFAULT_EPOCHS);
+        let parsed: bool = text(BPR, "bias").parse().unwrap();
+        assert_eq!(parsed, BprParams::DEFAULT_BIAS);
     }
 }

@@ -1,6 +1,6 @@
 //! Every strong baseline passes the shared conformance suite of `recs-testkit`.
 
-use recs_models_strong::{EaseParams, Rp3BetaParams, SlimParams};
+use recs_models_strong::{BprParams, EaseParams, Rp3BetaParams, SlimParams};
 
 recs_testkit::catalog_conformance_test!(catalog_conforms, recs_models_strong::catalog());
 recs_testkit::conformance_test!(ease_conforms, EaseParams::default());
@@ -22,4 +22,11 @@ recs_testkit::conformance_test!(
         .and_then(|p| p.with_neighbours(Some(3)))
         .and_then(|p| p.with_max_iterations(2))
         .unwrap()
+);
+recs_testkit::conformance_test!(bpr_conforms, BprParams::default());
+// Without the item bias, two factors and one epoch: the path without bias, and a fit that
+// stops early, are checked as well.
+recs_testkit::conformance_test!(
+    bpr_unbiased_short_conforms,
+    BprParams::new(2, 0.1, 0.01, 1, false).unwrap()
 );
