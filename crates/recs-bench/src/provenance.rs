@@ -268,6 +268,10 @@ pub enum Spread {
     /// Which random partition (or draw) stood behind the interval: a verdict that flips
     /// between partitions is *inconclusive*.
     Partition,
+    /// Procedures other than the one the reading's text fixes, named after a result was
+    /// seen (a model fitted another way than the paper's reference describes): shown
+    /// beside the reading, never moving its verdict, as a post-hoc reading never decides.
+    Shown,
 }
 
 /// The reading's test at one end of a choice's range.
@@ -304,6 +308,18 @@ impl Sensitivity {
     /// The choice `knob` of natural range `ends`; a flip *depends on reading*.
     pub fn knob(knob: impl Into<String>, ends: Vec<End>) -> Sensitivity {
         Sensitivity { knob: knob.into(), spread: Spread::Knob, ends }
+    }
+
+    /// Procedures other than the reading's (`ends`), named after a result: shown, never
+    /// deciding ([`Spread::Shown`]).
+    pub fn shown(what: impl Into<String>, ends: Vec<End>) -> Sensitivity {
+        Sensitivity { knob: what.into(), spread: Spread::Shown, ends }
+    }
+
+    /// Whether a flip at one of its ends can move the reading's verdict: every spread but
+    /// [`Spread::Shown`].
+    pub fn decides(&self) -> bool {
+        self.spread != Spread::Shown
     }
 
     /// Other partitions (`ends`) of the data behind the reading's interval; a flip makes

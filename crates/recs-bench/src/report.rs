@@ -354,7 +354,11 @@ impl Reading {
     /// The knobs whose range flips the verdict, by name.
     pub fn flipping_knobs(&self) -> Vec<&str> {
         let base = Verdict::all(self.tests.iter().map(|t| t.verdict));
-        self.sensitivity.iter().filter(|s| s.flips(base)).map(|s| s.knob.as_str()).collect()
+        self.sensitivity
+            .iter()
+            .filter(|s| s.decides() && s.flips(base))
+            .map(|s| s.knob.as_str())
+            .collect()
     }
 
     /// Why the reading's verdict is what it is, in one line.
@@ -377,7 +381,7 @@ impl Reading {
         let flips: Vec<String> = self
             .sensitivity
             .iter()
-            .filter(|s| s.flips(base))
+            .filter(|s| s.decides() && s.flips(base))
             .map(|s| {
                 // One line: how many ends move the verdict and to what; the evidence table
                 // names every end with its verdict.
@@ -390,7 +394,7 @@ impl Reading {
                     }
                 }
                 let what = match s.spread {
-                    Spread::Knob => "",
+                    Spread::Knob | Spread::Shown => "",
                     Spread::Partition => "(noise) ",
                 };
                 let to: Vec<String> = moved.iter().map(ToString::to_string).collect();
@@ -425,7 +429,7 @@ impl Reading {
         let flipped = self
             .sensitivity
             .iter()
-            .filter(|s| s.flips(base))
+            .filter(|s| s.decides() && s.flips(base))
             .flat_map(|s| s.ends.iter().filter(move |e| e.verdict != base))
             .find_map(|end| {
                 // The test that moved: the same subject as a reading's test, with another
@@ -980,8 +984,10 @@ pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
             let mut rows: Vec<(String, &Test)> =
                 r.tests.iter().map(|t| (String::new(), t)).collect();
             for s in &r.sensitivity {
+                // Ends of another procedure are marked: they are shown and do not decide.
+                let shown = if s.decides() { "" } else { "shown, not deciding: " };
                 for e in &s.ends {
-                    rows.extend(e.tests.iter().map(|t| (format!("at {}: ", e.value), t)));
+                    rows.extend(e.tests.iter().map(|t| (format!("{shown}at {}: ", e.value), t)));
                 }
             }
             if let Some(p) = &r.placebo {
@@ -1342,6 +1348,19 @@ mod tests {
             "holds as run, but flips with the rule's tolerance (1 of 2 ends: inconclusive); \
              ties (1 of 1 end: fails)"
         );
+        // Another procedure, named after a result, is shown and never decides.
+        let shown = Reading::new("s", vec![Test::new("d", Rule::above(0.01), interval(0.1, 0.2))])
+            .with_sensitivity(Sensitivity::shown(
+                "other fits",
+                vec![End::new(
+                    "plain EM",
+                    vec![Test::new("d", Rule::above(0.01), interval(-0.2, -0.1))],
+                )],
+            ));
+        assert_eq!(shown.verdict, Verdict::Holds);
+        assert!(shown.flipping_knobs().is_empty());
+        assert_eq!(shown.reason(), "the interval lies above +0.01");
+        assert!(shown.key_test().unwrap().0 == "d", "{:?}", shown.key_test());
         // Far from the tolerance, nothing flips; without one there is nothing to vary.
         let clear = Reading::new("c", vec![Test::new("d", Rule::above(0.01), interval(0.1, 0.2))]);
         assert_eq!(clear.verdict, Verdict::Holds);

@@ -41,6 +41,19 @@ const ASPECT_STOPPING: ParamSpec = ParamSpec {
            (1 with `beta=schedule`) on every training cell until the training likelihood has \
            stayed within 1e-5 of itself (relatively) for 25 iterations in a row, at most 300",
 };
+/// The share of training cells the schedule and the stopping rule hold out.
+const ASPECT_HOLDOUT: ParamSpec = ParamSpec {
+    name: "holdout",
+    default: "0.1",
+    help: "share of the training cells held out to judge each β phase and when it stops, in \
+           [0, 1) (ours; 0 holds nothing out, as `stopping=converged`)",
+};
+/// The schedule's step of β.
+const ASPECT_BETA_DECAY: ParamSpec = ParamSpec {
+    name: "beta_decay",
+    default: "0.95",
+    help: "the schedule's step η: β ← η β down to 0.5, in (0, 1) (ours)",
+};
 const ASPECT: &[ParamSpec] = &[
     ParamSpec {
         name: "classes",
@@ -50,6 +63,8 @@ const ASPECT: &[ParamSpec] = &[
     ASPECT_FORM,
     ASPECT_BETA,
     ASPECT_STOPPING,
+    ASPECT_HOLDOUT,
+    ASPECT_BETA_DECAY,
 ];
 const ASPECT_ATTR: &[ParamSpec] = &[
     ParamSpec {
@@ -60,6 +75,8 @@ const ASPECT_ATTR: &[ParamSpec] = &[
     ASPECT_FORM,
     ASPECT_BETA,
     ASPECT_STOPPING,
+    ASPECT_HOLDOUT,
+    ASPECT_BETA_DECAY,
     ParamSpec {
         name: "fold_in_iterations",
         default: "500",
@@ -109,13 +126,19 @@ fn lpca(values: &ParamValues) -> Result<Box<dyn FitDyn>> {
 }
 
 /// The aspect parameters of `values` (`classes`, default `classes`; `form`, `beta`,
-/// `stopping`).
+/// `stopping`, `holdout`, `beta_decay`).
 fn aspect_params(values: &ParamValues, classes: usize) -> Result<AspectParams> {
     let form = match values.raw("form") {
         Some(text) => text.parse::<AspectForm>()?,
         None => AspectForm::default(),
     };
     let mut params = AspectParams::new(values.get_or("classes", classes)?)?.with_form(form);
+    if values.raw("holdout").is_some() {
+        params = params.with_holdout(values.get_or("holdout", 0.1f64)?)?;
+    }
+    if values.raw("beta_decay").is_some() {
+        params = params.with_beta_schedule(values.get_or("beta_decay", 0.95f64)?, 0.5)?;
+    }
     params = match values.raw("beta") {
         None | Some("schedule") => params,
         Some(_) => params.with_fixed_beta(values.get_or("beta", 1.0f64)?)?,
