@@ -168,6 +168,7 @@
 mod bpr;
 mod ease;
 mod graph;
+mod item_item;
 mod rp3beta;
 mod slim;
 #[cfg(test)]

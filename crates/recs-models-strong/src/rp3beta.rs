@@ -74,11 +74,11 @@
 //! a selection per row; a score costs the history's length times the kept row length,
 //! plus `n_items` to clear its buffer.
 
-use crate::graph::{Graph, check_history, positive_items};
+use crate::graph::Graph;
+use crate::item_item::ItemItem;
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, Recommender, RecsError, Result, Shape, TrainData, UserRow,
-    check_items, check_score_args,
 };
 
 /// Validated parameters of [`Rp3Beta`].
@@ -170,18 +170,8 @@ impl recs_core::Fit for Rp3BetaParams {
 /// user's `deg(u)^α` (see the module's equation); within a user they rank as the paper's.
 #[derive(Debug, Clone)]
 pub struct Rp3Beta {
-    n_users: usize,
-    n_items: usize,
-    /// Where each training user's items start in `row_items`; `n_users + 1` offsets.
-    row_starts: Vec<usize>,
-    /// The training users' items with a positive value, each row in increasing order.
-    row_items: Vec<u32>,
-    /// Where each item's kept weights start in `kept_items`; `n_items + 1` offsets.
-    kept_starts: Vec<usize>,
-    /// The kept `j` of each row `i`, in increasing order.
-    kept_items: Vec<u32>,
-    /// `W_ij`, aligned with `kept_items`.
-    kept_weights: Vec<f64>,
+    /// The kept weights, at most `neighbours` per row, and the training rows.
+    w: ItemItem,
 }
 
 /// `(1/count)^α`, the probability of one edge out of a node with `count` edges raised to
@@ -239,13 +229,7 @@ impl Rp3Beta {
             kept_starts.push(kept_items.len());
         }
         Ok(Rp3Beta {
-            n_users,
-            n_items,
-            row_starts: graph.row_starts,
-            row_items: graph.row_items,
-            kept_starts,
-            kept_items,
-            kept_weights,
+            w: ItemItem::new(graph, n_users, n_items, (kept_starts, kept_items, kept_weights)),
         })
     }
 
@@ -253,28 +237,7 @@ impl Rp3Beta {
     /// weights `W_ij` aligned with them (empty for an item out of range). The weights of
     /// items not listed are 0.
     pub fn weights_of(&self, item: u32) -> (&[u32], &[f64]) {
-        let i = item as usize;
-        if i >= self.n_items {
-            return (&[], &[]);
-        }
-        let range = self.kept_starts[i]..self.kept_starts[i + 1];
-        (&self.kept_items[range.clone()], &self.kept_weights[range])
-    }
-
-    /// `Σ_i X_ui W_ij` over `items` for the history `history` (positive items, increasing,
-    /// in range), in `f64`: every score sums its weights in the history's order, so scores
-    /// of the same history are the same bits through every path.
-    fn scores_of(&self, history: impl Iterator<Item = u32>, items: &[u32], out: &mut [f32]) {
-        let mut sums = vec![0.0f64; self.n_items];
-        for i in history {
-            let (js, weights) = self.weights_of(i);
-            for (&j, &w) in js.iter().zip(weights) {
-                sums[j as usize] += w;
-            }
-        }
-        for (o, &j) in out.iter_mut().zip(items) {
-            *o = sums[j as usize] as f32;
-        }
+        self.w.weights_of(item)
     }
 }
 
@@ -339,15 +302,11 @@ fn row_of_w(
 
 impl Recommender for Rp3Beta {
     fn shape(&self) -> Shape {
-        Shape::new(self.n_users, self.n_items)
+        Shape::new(self.w.n_users, self.w.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_score_args(self.n_users, self.n_items, user, items, out)?;
-        let u = user as usize;
-        let history = &self.row_items[self.row_starts[u]..self.row_starts[u + 1]];
-        self.scores_of(history.iter().copied(), items, out);
-        Ok(())
+        self.w.score(user, items, out)
     }
 
     recs_core::capabilities!(fold_in);
@@ -357,10 +316,7 @@ impl FoldInUser for Rp3Beta {
     /// `Σ_i x_i W_ij` with `x` the indicator of the history's items with a value > 0, as
     /// in training, so a training user's own row gives exactly its training scores.
     fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_items(self.n_items, items, out)?;
-        check_history(&history, self.n_items)?;
-        self.scores_of(positive_items(history.items, history.values), items, out);
-        Ok(())
+        self.w.score_history(history, items, out)
     }
 }
 

@@ -116,11 +116,11 @@
 //! passes at most) in about 10% more time, and the held-out recall@20 of the first split
 //! above is the same to four decimals.
 
-use crate::graph::{Graph, check_history, positive_items};
+use crate::graph::Graph;
+use crate::item_item::ItemItem;
 use rayon::prelude::*;
 use recs_core::{
     FoldInUser, Interactions, Recommender, RecsError, Result, Shape, TrainData, UserRow,
-    check_items, check_score_args,
 };
 
 /// Validated parameters of [`Slim`].
@@ -277,18 +277,8 @@ impl recs_core::Fit for SlimParams {
 /// users.
 #[derive(Debug, Clone)]
 pub struct Slim {
-    n_users: usize,
-    n_items: usize,
-    /// Where each training user's items start in `row_items`; `n_users + 1` offsets.
-    row_starts: Vec<usize>,
-    /// The training users' items with a positive value, each row in increasing order.
-    row_items: Vec<u32>,
-    /// Where each row `i` of `W` starts in `weight_items`; `n_items + 1` offsets.
-    weight_starts: Vec<usize>,
-    /// The `j` of each non-zero `W_ij` of row `i`, in increasing order.
-    weight_items: Vec<u32>,
-    /// `W_ij`, aligned with `weight_items`; every one > 0.
-    weights: Vec<f64>,
+    /// The non-zero weights (every one > 0) and the training rows.
+    w: ItemItem,
     /// The most passes any column took.
     most_passes: usize,
     /// Columns that stopped at `max_iterations` with their last change above the tolerance.
@@ -382,13 +372,7 @@ impl Slim {
         let most_passes = columns.iter().map(|c| c.passes).max().unwrap_or(0);
         let unconverged = columns.iter().filter(|c| !c.converged).count();
         Ok(Slim {
-            n_users,
-            n_items,
-            row_starts: graph.row_starts,
-            row_items: graph.row_items,
-            weight_starts,
-            weight_items,
-            weights,
+            w: ItemItem::new(graph, n_users, n_items, (weight_starts, weight_items, weights)),
             most_passes,
             unconverged,
         })
@@ -398,33 +382,12 @@ impl Slim {
     /// the weights `W_ij > 0` aligned with them (empty for an item out of range). The
     /// weights of items not listed are 0.
     pub fn weights_of(&self, item: u32) -> (&[u32], &[f64]) {
-        let i = item as usize;
-        if i >= self.n_items {
-            return (&[], &[]);
-        }
-        let range = self.weight_starts[i]..self.weight_starts[i + 1];
-        (&self.weight_items[range.clone()], &self.weights[range])
+        self.w.weights_of(item)
     }
 
     /// The number of non-zero weights in `W`.
     pub fn n_weights(&self) -> usize {
-        self.weights.len()
-    }
-
-    /// `Σ_i X_ui W_ij` over `items` for the history `history` (positive items, increasing,
-    /// in range), in `f64`: every score sums its weights in the history's order, so scores
-    /// of the same history are the same bits through every path.
-    fn scores_of(&self, history: impl Iterator<Item = u32>, items: &[u32], out: &mut [f32]) {
-        let mut sums = vec![0.0f64; self.n_items];
-        for i in history {
-            let (js, weights) = self.weights_of(i);
-            for (&j, &w) in js.iter().zip(weights) {
-                sums[j as usize] += w;
-            }
-        }
-        for (o, &j) in out.iter_mut().zip(items) {
-            *o = sums[j as usize] as f32;
-        }
+        self.w.n_weights()
     }
 }
 
@@ -515,15 +478,11 @@ fn solve_column(j: usize, graph: &Graph, descent: &Descent, scratch: &mut Column
 
 impl Recommender for Slim {
     fn shape(&self) -> Shape {
-        Shape::new(self.n_users, self.n_items)
+        Shape::new(self.w.n_users, self.w.n_items)
     }
 
     fn score(&self, user: u32, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_score_args(self.n_users, self.n_items, user, items, out)?;
-        let u = user as usize;
-        let history = &self.row_items[self.row_starts[u]..self.row_starts[u + 1]];
-        self.scores_of(history.iter().copied(), items, out);
-        Ok(())
+        self.w.score(user, items, out)
     }
 
     /// The most coordinate-descent passes a column took, the columns that stopped at
@@ -532,7 +491,7 @@ impl Recommender for Slim {
         vec![
             ("coordinate-descent passes (most for one item)", self.most_passes as f64),
             ("items stopped at max_iterations", self.unconverged as f64),
-            ("non-zero weights", self.weights.len() as f64),
+            ("non-zero weights", self.w.n_weights() as f64),
         ]
     }
 
@@ -543,10 +502,7 @@ impl FoldInUser for Slim {
     /// `Σ_i x_i W_ij` with `x` the indicator of the history's items with a value > 0, as
     /// in training, so a training user's own row gives exactly its training scores.
     fn score_history(&self, history: UserRow<'_>, items: &[u32], out: &mut [f32]) -> Result<()> {
-        check_items(self.n_items, items, out)?;
-        check_history(&history, self.n_items)?;
-        self.scores_of(positive_items(history.items, history.values), items, out);
-        Ok(())
+        self.w.score_history(history, items, out)
     }
 }
 
