@@ -31,6 +31,10 @@ const PAPERS: &[(&str, &str)] = &[
         "fastml2015",
         "FastML 2015, evaluating recommenders: RMSE vs ranking, weak vs strong generalization, NDCG@50 against L",
     ),
+    (
+        "krichene2020",
+        "Krichene & Rendle 2020, sampled metrics: the toy example's exact and sampled metrics, Figure 2's orders, corrections",
+    ),
 ];
 
 fn main() -> ExitCode {
@@ -82,11 +86,13 @@ fn reproduce(args: &[String]) -> Result<()> {
         "ignatov2010" => reproduce::ignatov2010::run(&options),
         "fastml2015" => reproduce::fastml2015::run(&options),
         "cremonesi2008" => reproduce::cremonesi2008::run(&options),
+        "krichene2020" => reproduce::krichene2020::run(&options),
         "all" => {
             reproduce::schein2005::run(&options)?;
             reproduce::ignatov2010::run(&options)?;
             reproduce::fastml2015::run(&options)?;
-            reproduce::cremonesi2008::run(&options)
+            reproduce::cremonesi2008::run(&options)?;
+            reproduce::krichene2020::run(&options)
         }
         other => bail!("unknown paper `{other}` (known: {})", known()),
     }
@@ -114,6 +120,7 @@ fn check_paper(paper: &str, report: &recs_bench::report::Report) -> Result<Vec<S
         "ignatov2010" => reproduce::ignatov2010::check(report),
         "fastml2015" => reproduce::fastml2015::check(report),
         "cremonesi2008" => reproduce::cremonesi2008::check(report),
+        "krichene2020" => reproduce::krichene2020::check(report),
         other => bail!("unknown paper `{other}` (known: {})", known()),
     })
 }

@@ -6,6 +6,7 @@
 pub(crate) mod cremonesi2008;
 pub(crate) mod fastml2015;
 pub(crate) mod ignatov2010;
+pub(crate) mod krichene2020;
 pub(crate) mod schein2005;
 
 use std::path::{Path, PathBuf};

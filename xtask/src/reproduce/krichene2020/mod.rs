@@ -1,0 +1,378 @@
+//! `cargo xtask reproduce krichene2020`: Krichene & Rendle, "On Sampled Metrics for Item
+//! Recommendation" (KDD 2020). The paper's full text could not be read here; what is
+//! known of it, and from which source, is gathered in the project's facts file, and the
+//! page says which claims rest on the paper's own words and which on secondary accounts.
+//!
+//! This run judges the claims the paper makes on its toy example (Table 1, the sampled
+//! table and Figure 2), whose expected sampled metrics are exact given the fifteen ranks
+//! the paper prints ([`toy`]). Experiments (ids as in `report.json`):
+//! - `toy-example` — Table 1's exact metrics, the sampled table's expectations and spreads
+//!   at m = 99 (and at the other ends of our choices: m = 100, without replacement), the
+//!   metrics at m = 1, and the corrected estimators' expectations;
+//! - `figure-2` — the expected sampled metrics of A, B and C against the number of
+//!   samples, with the stretches over which their order stays the same.
+//!
+//! The experiment on real data (the paper's MovieLens 1M runs, as a secondary account
+//! describes them) is not run by this command yet.
+
+mod check;
+mod claims;
+mod toy;
+
+use anyhow::Result;
+use recs_bench::report::{Experiment, Report, Table};
+use recs_bench::{Extras, Figure, Line};
+use recs_sampled::{Correction, Sampling};
+use serde_json::{Value, json};
+
+pub(crate) use self::check::check;
+use self::toy::{Draw, METRICS, RECOMMENDERS, SAMPLED_TABLE, TABLE_1};
+use super::{Lines, Options, finish};
+
+/// The paper's name, as `cargo xtask reproduce` takes it.
+const PAPER: &str = "krichene2020";
+/// The experiment ids of the report, in order.
+const EXPERIMENTS: [&str; 2] = ["toy-example", "figure-2"];
+/// The claim ids of the report.
+const CLAIMS: [&str; 5] = ["K1", "K2", "K3", "K4", "K5"];
+/// The sample size the sampled table is read at (a secondary account's; see the claims).
+const M: u64 = 99;
+/// Figure 2's range of samples for AP, NDCG and AUC, and for Recall@10 (its panels).
+const FIGURE_RANGE: u64 = 1000;
+const FIGURE_RANGE_RECALL: u64 = 5000;
+/// The corrections whose expectations the toy example's table gives, in order.
+const CORRECTIONS: [&str; 8] = [
+    "sampled",
+    "rank-estimate",
+    "minimal-bias",
+    "monotone",
+    "bv:1",
+    "bv:0.1",
+    "bv:0.01",
+    "bv:0.001",
+];
+
+/// Rounds to 6 decimals for a table cell (the report keeps what a page may quote).
+fn cell(x: f64) -> Value {
+    json!((x * 1e6).round() / 1e6)
+}
+
+pub(crate) fn run(options: &Options) -> Result<()> {
+    let lines = Lines::new();
+    let mut report = Report::new(PAPER, options.seed, options.quick);
+
+    lines.say("toy example: exact and expected sampled metrics");
+    let at_m = toy::expected_all(Draw::with_replacement(M))?;
+    let other_ends = [Draw::with_replacement(M + 1), Draw::without_replacement(M)];
+    let at_other_ends: Vec<Vec<[(f64, f64); 4]>> =
+        other_ends.iter().map(|&d| toy::expected_all(d)).collect::<Result<_>>()?;
+    let one = toy::expected_all(Draw::with_replacement(1))?;
+
+    lines.say("figure 2: expected sampled metrics against the number of samples");
+    let ms: Vec<u64> = (1..=FIGURE_RANGE).collect();
+    let ms_recall: Vec<u64> = (1..=FIGURE_RANGE_RECALL).collect();
+    let sweep = toy::sweep(&ms, Sampling::WithReplacement)?;
+    let sweep_without = toy::sweep(&ms, Sampling::WithoutReplacement)?;
+    let recall_sweep = recall_only(&ms_recall, Sampling::WithReplacement)?;
+    let recall_sweep_without = recall_only(&ms_recall, Sampling::WithoutReplacement)?;
+
+    lines.say("toy example: corrected estimators");
+    let corrected = corrections(Draw::with_replacement(M))?;
+    let corrected_other: Vec<Vec<CorrectionRow>> =
+        other_ends.iter().map(|&d| corrections(d)).collect::<Result<_>>()?;
+
+    let figure = Figure2 {
+        ms: &ms,
+        sweep: &sweep,
+        sweep_without: &sweep_without,
+        ms_recall: &ms_recall,
+        recall: &recall_sweep,
+        recall_without: &recall_sweep_without,
+    };
+    let toy_tables = vec![
+        table_1(),
+        sampled_table(&at_m),
+        other_ends_table(&other_ends, &at_other_ends),
+        one_table(&one),
+        corrections_table(&corrected),
+    ];
+    report.experiments.push(Experiment {
+        id: EXPERIMENTS[0].into(),
+        protocol: "Table 1's toy example: three recommenders, five instances each, one relevant \
+                   item among n = 10,000; expectations over the sampling, exact given the ranks"
+            .into(),
+        mode: "one relevant item per instance".into(),
+        candidates: 3 * 5 * toy::N,
+        positives: 3 * 5,
+        curves: Vec::new(),
+        tables: toy_tables,
+    });
+    report.experiments.push(Experiment {
+        id: EXPERIMENTS[1].into(),
+        protocol: "the toy example's expected sampled metrics for every m from 1 to 1,000 (AP, \
+                   NDCG, AUC) and to 5,000 (Recall@10), drawn with replacement"
+            .into(),
+        mode: "one relevant item per instance".into(),
+        candidates: 3 * 5 * toy::N,
+        positives: 3 * 5,
+        curves: Vec::new(),
+        tables: vec![figure.stretches_table()],
+    });
+    report.claims = claims::claims(&claims::Evidence {
+        at_m: &at_m,
+        other_ends: &other_ends,
+        at_other_ends: &at_other_ends,
+        one: &one,
+        figure: &figure,
+        corrections: &corrected,
+        corrections_other: &corrected_other,
+    })?;
+
+    let extras = Extras {
+        figures: figure.figures(),
+        intro: "The toy example's numbers are exact expectations over the sampling, given the \
+                ranks Table 1 prints; nothing here is random, so the seed does not enter."
+            .into(),
+        notes: String::new(),
+        files: Vec::new(),
+    };
+    let problems = check(&report);
+    finish(options, &report, &extras, &problems, &lines)
+}
+
+/// Recall@10's expected sampled value for every recommender at each `m` of `ms`:
+/// `[m][recommender]`. Only its distribution's first ten terms matter, but the whole law
+/// is computed, as for the other metrics.
+fn recall_only(ms: &[u64], sampling: Sampling) -> Result<Vec<Vec<f64>>> {
+    Ok(toy::sweep(ms, sampling)?
+        .into_iter()
+        .map(|row| row.iter().map(|v| v[3]).collect())
+        .collect())
+}
+
+/// The sweeps behind Figure 2.
+pub(super) struct Figure2<'a> {
+    pub(super) ms: &'a [u64],
+    /// `[m][recommender][metric]`, with replacement.
+    pub(super) sweep: &'a [Vec<[f64; 4]>],
+    /// The same, without replacement.
+    pub(super) sweep_without: &'a [Vec<[f64; 4]>],
+    pub(super) ms_recall: &'a [u64],
+    /// Recall@10, `[m][recommender]`, with and without replacement.
+    pub(super) recall: &'a [Vec<f64>],
+    pub(super) recall_without: &'a [Vec<f64>],
+}
+
+impl Figure2<'_> {
+    /// Metric `k`'s values `[m][recommender]` over the figure's range, drawn with or
+    /// without replacement (Recall@10 over its own, longer range).
+    pub(super) fn values(&self, k: usize, with_replacement: bool) -> Vec<Vec<f64>> {
+        if k == 3 {
+            return if with_replacement {
+                self.recall.to_vec()
+            } else {
+                self.recall_without.to_vec()
+            };
+        }
+        let sweep = if with_replacement { self.sweep } else { self.sweep_without };
+        sweep.iter().map(|row| row.iter().map(|v| v[k]).collect()).collect()
+    }
+
+    pub(super) fn ms_of(&self, k: usize) -> &[u64] {
+        if k == 3 { self.ms_recall } else { self.ms }
+    }
+
+    fn stretches_table(&self) -> Table {
+        let mut rows = Vec::new();
+        for (k, (name, _)) in METRICS.iter().enumerate() {
+            for (first, last, order) in toy::stretches(self.ms_of(k), &self.values(k, true)) {
+                rows.push(vec![json!(name), json!(first), json!(last), json!(order)]);
+            }
+        }
+        Table {
+            name: "Figure 2: the order of A, B and C (best first) by expected sampled metric, \
+                   stretch by stretch of m (with replacement)"
+                .into(),
+            columns: vec!["metric".into(), "from m".into(), "to m".into(), "order".into()],
+            rows,
+        }
+    }
+
+    fn figures(&self) -> Vec<Figure> {
+        METRICS
+            .iter()
+            .enumerate()
+            .map(|(k, (name, _))| {
+                let values = self.values(k, true);
+                let ms = self.ms_of(k);
+                // Every point for m ≤ 1,000, every fifth beyond: the curves are smooth.
+                let keep = |i: usize| ms[i] <= 1000 || ms[i].is_multiple_of(5);
+                let lines: Vec<Line> = RECOMMENDERS
+                    .iter()
+                    .enumerate()
+                    .map(|(r, rec)| Line {
+                        label: format!("recommender {}", rec.name),
+                        points: (0..ms.len())
+                            .filter(|&i| keep(i))
+                            .map(|i| [ms[i] as f64, values[i][r]])
+                            .collect(),
+                        band: Vec::new(),
+                        markers: vec![[M as f64, values[(M - 1) as usize][r]]],
+                    })
+                    .collect();
+                let file = format!("figure-2-{}.svg", name.to_lowercase().replace('@', "-at-"));
+                Figure::lines(
+                    EXPERIMENTS[1],
+                    &file,
+                    &format!("Figure 2: expected sampled {name} against the number of samples m"),
+                    ["number of samples m", &format!("expected sampled {name}")],
+                    &lines,
+                )
+            })
+            .collect()
+    }
+}
+
+/// One corrected estimator's expectations on the toy example.
+pub(super) struct CorrectionRow {
+    pub(super) correction: &'static str,
+    /// `[metric][recommender]`, for AP, NDCG and Recall@10 (AUC is unbiased uncorrected).
+    pub(super) expected: [Vec<f64>; 3],
+}
+
+/// The expectations of every correction of `CORRECTIONS` under `draw`.
+fn corrections(draw: Draw) -> Result<Vec<CorrectionRow>> {
+    CORRECTIONS
+        .iter()
+        .map(|&name| {
+            let correction: Correction = name.parse()?;
+            let mut expected: [Vec<f64>; 3] = Default::default();
+            for (slot, (_, metric)) in expected.iter_mut().zip(&METRICS[1..]) {
+                *slot = toy::corrected(&toy::estimator(*metric, draw, correction)?)?;
+            }
+            Ok(CorrectionRow { correction: name, expected })
+        })
+        .collect()
+}
+
+fn table_1() -> Table {
+    let rows = RECOMMENDERS
+        .iter()
+        .zip(TABLE_1)
+        .map(|(rec, printed)| {
+            let mut row = vec![json!(rec.name), json!(format!("{:?}", rec.ranks))];
+            row.extend(METRICS.iter().map(|(_, m)| cell(toy::exact(*m, &rec.ranks))));
+            row.extend(printed.iter().map(|&v| json!(v)));
+            row
+        })
+        .collect();
+    let mut columns = vec!["recommender".to_string(), "exact ranks".to_string()];
+    columns.extend(METRICS.iter().map(|(name, _)| (*name).to_string()));
+    columns.extend(METRICS.iter().map(|(name, _)| format!("{name} (Table 1)")));
+    Table {
+        name: "Table 1: the exact metrics (n = 10,000), beside the paper's".into(),
+        columns,
+        rows,
+    }
+}
+
+fn sampled_table(at_m: &[[(f64, f64); 4]]) -> Table {
+    let rows = RECOMMENDERS
+        .iter()
+        .zip(at_m)
+        .zip(SAMPLED_TABLE)
+        .map(|((rec, values), printed)| {
+            let mut row = vec![json!(rec.name)];
+            for ((mean, spread), (paper_mean, paper_spread)) in values.iter().zip(printed) {
+                row.extend([cell(*mean), cell(*spread), json!(paper_mean), json!(paper_spread)]);
+            }
+            row
+        })
+        .collect();
+    let mut columns = vec!["recommender".to_string()];
+    for (name, _) in METRICS {
+        columns.extend([
+            format!("{name} expected"),
+            format!("{name} spread"),
+            format!("{name} (paper)"),
+            format!("{name} ± (paper)"),
+        ]);
+    }
+    Table {
+        name: format!(
+            "The sampled table: expected sampled metrics at {} (spread: the standard deviation \
+             of the five-instance mean over samples), beside the paper's mean ± spread",
+            Draw::with_replacement(M).describe()
+        ),
+        columns,
+        rows,
+    }
+}
+
+fn other_ends_table(draws: &[Draw], values: &[Vec<[(f64, f64); 4]>]) -> Table {
+    let mut rows = Vec::new();
+    for (draw, by_rec) in draws.iter().zip(values) {
+        for (rec, v) in RECOMMENDERS.iter().zip(by_rec) {
+            let mut row = vec![json!(draw.describe()), json!(rec.name)];
+            row.extend(v.iter().map(|(mean, _)| cell(*mean)));
+            rows.push(row);
+        }
+    }
+    let mut columns = vec!["draw".to_string(), "recommender".to_string()];
+    columns.extend(METRICS.iter().map(|(name, _)| format!("{name} expected")));
+    Table {
+        name: "The sampled table at the other ends of our choices: m = 100, and drawn without \
+               replacement"
+            .into(),
+        columns,
+        rows,
+    }
+}
+
+fn one_table(one: &[[(f64, f64); 4]]) -> Table {
+    let auc: Vec<f64> = one.iter().map(|v| v[0].0).collect();
+    let rows = METRICS
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| {
+            let values: Vec<f64> = one.iter().map(|v| v[k].0).collect();
+            let mut row = vec![json!(name)];
+            row.extend(values.iter().map(|&v| cell(v)));
+            row.extend([json!(toy::order(&values)), json!(toy::discordant(&values, &auc))]);
+            row
+        })
+        .collect();
+    let mut columns = vec!["metric".to_string()];
+    columns.extend(RECOMMENDERS.iter().map(|r| format!("{} expected", r.name)));
+    columns.extend(["order".to_string(), "pairs ordered otherwise than by AUC".to_string()]);
+    Table {
+        name: "At m = 1 (with replacement): expected sampled metrics and their orders".into(),
+        columns,
+        rows,
+    }
+}
+
+fn corrections_table(rows_in: &[CorrectionRow]) -> Table {
+    let mut rows = Vec::new();
+    for (k, (name, metric)) in METRICS[1..].iter().enumerate() {
+        for (r, rec) in RECOMMENDERS.iter().enumerate() {
+            let exact = toy::exact(*metric, &rec.ranks);
+            let mut row = vec![json!(name), json!(rec.name), cell(exact)];
+            row.extend(rows_in.iter().map(|c| cell(c.expected[k][r])));
+            row.push(cell(toy::constant(*metric)));
+            rows.push(row);
+        }
+    }
+    let mut columns = vec!["metric".to_string(), "recommender".to_string(), "exact".to_string()];
+    columns.extend(rows_in.iter().map(|c| format!("E[{}]", c.correction)));
+    columns.push("placebo (prior mean)".into());
+    Table {
+        name: format!(
+            "Corrected estimators at {}: each one's expectation over the sampling (uniform \
+             prior over exact ranks)",
+            Draw::with_replacement(M).describe()
+        ),
+        columns,
+        rows,
+    }
+}

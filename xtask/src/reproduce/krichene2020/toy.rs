@@ -1,0 +1,260 @@
+//! The paper's toy example (Table 1): three recommenders A, B and C, each ranking the one
+//! relevant item of five instances among n = 10,000 items. Every number here is an exact
+//! expectation over the sampling, computed from those fifteen ranks by `recs-sampled`: no
+//! random draw enters, so the same ranks give the same numbers on any machine.
+
+use anyhow::Result;
+use recs_sampled::{Correction, Estimator, RankMetric, SampledRank, Sampling};
+
+/// The catalog of the toy example.
+pub(super) const N: u64 = 10_000;
+
+/// A recommender of Table 1: its name and the exact ranks of the five relevant items.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Recommender {
+    pub(super) name: &'static str,
+    pub(super) ranks: [u64; 5],
+}
+
+/// Table 1's recommenders.
+pub(super) const RECOMMENDERS: [Recommender; 3] = [
+    Recommender { name: "A", ranks: [100, 100, 100, 100, 100] },
+    Recommender { name: "B", ranks: [40, 40, 8437, 9266, 4482] },
+    Recommender { name: "C", ranks: [212, 2, 743, 5342, 1548] },
+];
+
+/// The metrics of Table 1, in its column order, with their names.
+pub(super) const METRICS: [(&str, RankMetric); 4] = [
+    ("AUC", RankMetric::Auc),
+    ("AP", RankMetric::Ap),
+    ("NDCG", RankMetric::Ndcg { cutoff: None }),
+    ("Recall@10", RankMetric::Recall { k: 10 }),
+];
+
+/// Table 1 as printed: each recommender's AUC, AP, NDCG and Recall@10 (three decimals).
+pub(super) const TABLE_1: [[f64; 4]; 3] =
+    [[0.990, 0.010, 0.150, 0.000], [0.555, 0.010, 0.122, 0.000], [0.843, 0.101, 0.208, 0.200]];
+
+/// The sampled table as printed: each recommender's mean and spread (±) of AUC, AP, NDCG
+/// and Recall@10 over the paper's repeated samples.
+pub(super) const SAMPLED_TABLE: [[(f64, f64); 4]; 3] = [
+    [(0.990, 0.004), (0.630, 0.129), (0.724, 0.097), (1.000, 0.000)],
+    [(0.555, 0.014), (0.336, 0.073), (0.444, 0.054), (0.400, 0.000)],
+    [(0.843, 0.014), (0.325, 0.050), (0.460, 0.039), (0.567, 0.092)],
+];
+
+/// How the negatives of an instance are drawn: their number and the law of the draw.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Draw {
+    pub(super) m: u64,
+    pub(super) sampling: Sampling,
+}
+
+impl Draw {
+    pub(super) fn with_replacement(m: u64) -> Draw {
+        Draw { m, sampling: Sampling::WithReplacement }
+    }
+
+    pub(super) fn without_replacement(m: u64) -> Draw {
+        Draw { m, sampling: Sampling::WithoutReplacement }
+    }
+
+    /// `m = 99, with replacement`, as a table shows it.
+    pub(super) fn describe(self) -> String {
+        let how = match self.sampling {
+            Sampling::WithReplacement => "with replacement",
+            Sampling::WithoutReplacement => "without replacement",
+        };
+        format!("m = {}, {how}", self.m)
+    }
+
+    fn law(self) -> Result<SampledRank> {
+        Ok(SampledRank::new(N, self.m, self.sampling)?)
+    }
+}
+
+/// The exact metric of a recommender: the mean over its instances.
+pub(super) fn exact(metric: RankMetric, ranks: &[u64]) -> f64 {
+    ranks.iter().map(|&r| metric.value(r, N)).sum::<f64>() / ranks.len() as f64
+}
+
+/// A recommender's expected sampled value of each metric of `METRICS` under `draw`, and
+/// the standard deviation of its mean over the five instances (what a table's ± over
+/// repeated samples estimates). One distribution per instance serves every metric.
+pub(super) fn expected(draw: Draw, ranks: &[u64]) -> Result<[(f64, f64); 4]> {
+    let law = draw.law()?;
+    let size = draw.m + 1;
+    let mut means = [0.0f64; 4];
+    let mut variances = [0.0f64; 4];
+    for &r in ranks {
+        let p = law.distribution(r)?;
+        for (k, (_, metric)) in METRICS.iter().enumerate() {
+            let (mut first, mut second) = (0.0f64, 0.0f64);
+            for (j, pj) in p.iter().enumerate() {
+                let v = metric.value(j as u64 + 1, size);
+                first += pj * v;
+                second += pj * v * v;
+            }
+            means[k] += first;
+            variances[k] += (second - first * first).max(0.0);
+        }
+    }
+    let count = ranks.len() as f64;
+    Ok(std::array::from_fn(|k| (means[k] / count, variances[k].sqrt() / count)))
+}
+
+/// Each recommender's expected sampled metrics under `draw`, in `RECOMMENDERS` order.
+pub(super) fn expected_all(draw: Draw) -> Result<Vec<[(f64, f64); 4]>> {
+    RECOMMENDERS.iter().map(|rec| expected(draw, &rec.ranks)).collect()
+}
+
+/// The expected sampled value of every metric for every recommender at each `m` of `ms`
+/// (drawn by `sampling`): `[m][recommender][metric]`.
+pub(super) fn sweep(ms: &[u64], sampling: Sampling) -> Result<Vec<Vec<[f64; 4]>>> {
+    ms.iter()
+        .map(|&m| {
+            let all = expected_all(Draw { m, sampling })?;
+            Ok(all.iter().map(|values| values.map(|(mean, _)| mean)).collect())
+        })
+        .collect()
+}
+
+/// The order of the three recommenders by `values` (one per recommender), best first, as
+/// their names (`ACB`). Equal values keep Table 1's order.
+pub(super) fn order(values: &[f64]) -> String {
+    // Rounded to 12 decimals first: values equal but for rounding (every recall at 1 when
+    // m < 10) are ties, not orders.
+    let mut named: Vec<(&str, f64)> = RECOMMENDERS
+        .iter()
+        .map(|r| r.name)
+        .zip(values.iter().map(|v| (v * 1e12).round() / 1e12))
+        .collect();
+    named.sort_by(|x, y| y.1.total_cmp(&x.1));
+    named.iter().map(|(name, _)| *name).collect()
+}
+
+/// How many of the three pairs `values` orders otherwise than `reference` (a pair tied in
+/// `reference` is not counted; a pair tied in `values` but not in `reference` is).
+pub(super) fn discordant(values: &[f64], reference: &[f64]) -> usize {
+    let mut count = 0;
+    for i in 0..values.len() {
+        for j in i + 1..values.len() {
+            let want = reference[i].total_cmp(&reference[j]);
+            if want != std::cmp::Ordering::Equal && values[i].total_cmp(&values[j]) != want {
+                count += 1;
+            }
+        }
+    }
+    count
+}
+
+/// The stretches of `ms` over which the order of `values[m]` stays the same: (first m,
+/// last m, order).
+pub(super) fn stretches(ms: &[u64], values: &[Vec<f64>]) -> Vec<(u64, u64, String)> {
+    let mut out: Vec<(u64, u64, String)> = Vec::new();
+    for (&m, here) in ms.iter().zip(values) {
+        let here = order(here);
+        match out.last_mut() {
+            Some((_, last, o)) if *o == here => *last = m,
+            _ => out.push((m, m, here)),
+        }
+    }
+    out
+}
+
+/// The largest reversal of a pair across `values` (one row per sample size, one value
+/// per recommender): over the pairs, the smaller of the pair's largest lead either way;
+/// positive when some pair leads one way at one size and the other way at another.
+pub(super) fn largest_reversal(values: &[Vec<f64>]) -> (f64, String) {
+    let mut best = (f64::NEG_INFINITY, String::new());
+    for i in 0..RECOMMENDERS.len() {
+        for j in i + 1..RECOMMENDERS.len() {
+            let leads = values.iter().map(|v| v[i] - v[j]);
+            let (most, least) = leads
+                .fold((f64::NEG_INFINITY, f64::INFINITY), |(hi, lo), d| (hi.max(d), lo.min(d)));
+            let reversal = most.min(-least);
+            if reversal > best.0 {
+                best = (reversal, format!("{} and {}", RECOMMENDERS[i].name, RECOMMENDERS[j].name));
+            }
+        }
+    }
+    best
+}
+
+/// A corrected estimator's expectation for each recommender, from the exact ranks.
+pub(super) fn corrected(estimator: &Estimator) -> Result<Vec<f64>> {
+    RECOMMENDERS
+        .iter()
+        .map(|rec| {
+            let sum: f64 =
+                rec.ranks.iter().map(|&r| Ok(estimator.moments(r)?.0)).sum::<Result<f64>>()?;
+            Ok(sum / rec.ranks.len() as f64)
+        })
+        .collect()
+}
+
+/// The estimator of `metric` under `correction` for `draw` (uniform prior over exact
+/// ranks).
+pub(super) fn estimator(
+    metric: RankMetric,
+    draw: Draw,
+    correction: Correction,
+) -> Result<Estimator> {
+    Ok(Estimator::new(metric, draw.law()?, correction)?)
+}
+
+/// The value of the estimator that ignores the sampled rank: the prior mean of the metric
+/// over exact ranks (uniform), `Σ_r M(r; n) / n`. It cannot carry any recommender's
+/// signal, so it is the placebo of a claim that a correction improves the estimate.
+pub(super) fn constant(metric: RankMetric) -> f64 {
+    (1..=N).map(|r| metric.value(r, N)).sum::<f64>() / N as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The exact metrics are Table 1's to its printed digits.
+    #[test]
+    fn exact_metrics_are_table_1() {
+        for (rec, printed) in RECOMMENDERS.iter().zip(TABLE_1) {
+            for ((_, metric), value) in METRICS.iter().zip(printed) {
+                assert!((exact(*metric, &rec.ranks) - value).abs() <= 0.0005, "{}", rec.name);
+            }
+        }
+    }
+
+    /// The spread of the five-instance mean by hand for A at m = 1: each instance's
+    /// sampled rank is 1 or 2 with P(2) = 99/9999, so AP's variance is p(1 − p)/4.
+    #[test]
+    fn spread_is_that_of_the_five_instance_mean() {
+        let values = expected(Draw::with_replacement(1), &[100; 5]).unwrap();
+        let p = 99.0 / 9999.0;
+        let (mean, spread) = values[1];
+        assert!((mean - (1.0 - p / 2.0)).abs() < 1e-12);
+        assert!((spread - (p * (1.0 - p) / 4.0 / 5.0).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn orders_and_discordant_pairs() {
+        assert_eq!(order(&[0.1, 0.3, 0.2]), "BCA");
+        assert_eq!(order(&[0.1, 0.1, 0.2]), "CAB");
+        assert_eq!(order(&[1.0 - 1e-16, 1.0, 1.0 - 2e-16]), "ABC");
+        assert_eq!(discordant(&[0.3, 0.2, 0.1], &[0.1, 0.2, 0.3]), 3);
+        // A tie in the reference counts nothing; a tie against an order counts.
+        assert_eq!(discordant(&[0.3, 0.2, 0.2], &[0.0, 0.0, 0.2]), 2);
+        let stretches =
+            stretches(&[1, 2, 3], &[vec![3.0, 2.0, 1.0], vec![3.0, 2.0, 1.0], vec![1.0, 2.0, 3.0]]);
+        assert_eq!(stretches, vec![(1, 2, "ABC".to_string()), (3, 3, "CBA".to_string())]);
+        let (reversal, pair) = largest_reversal(&[vec![0.5, 0.0, 0.1], vec![0.2, 0.0, 0.6]]);
+        assert!((reversal - 0.4).abs() < 1e-12 && pair == "A and C", "{reversal} {pair}");
+    }
+
+    /// The placebo's AP is the harmonic number over n.
+    #[test]
+    fn constant_estimator_is_the_prior_mean() {
+        let harmonic: f64 = (1..=N).map(|r| 1.0 / r as f64).sum();
+        assert!((constant(RankMetric::Ap) - harmonic / N as f64).abs() < 1e-15);
+        assert!((constant(RankMetric::Recall { k: 10 }) - 0.001).abs() < 1e-15);
+    }
+}
