@@ -65,7 +65,14 @@ fn naive_bayes_from(values: &ParamValues) -> Result<NaiveBayesParams> {
     params = match values.raw("score").unwrap_or("at-least") {
         "at-least" => params.score(NaiveBayesScore::AtLeast(threshold)),
         "expected" => params.score(NaiveBayesScore::Expected),
-        other => return Err(RecsError::invalid_parameter("score", other, "at-least or expected")),
+        "most-probable" => params.score(NaiveBayesScore::MostProbable),
+        other => {
+            return Err(RecsError::invalid_parameter(
+                "score",
+                other,
+                "at-least, expected or most-probable",
+            ));
+        }
     };
     params = match values.raw("unseen").unwrap_or("smoothed") {
         "smoothed" => params.unseen_attributes(UnseenAttributes::Smoothed),
@@ -102,7 +109,8 @@ pub fn catalog() -> Vec<ModelEntry> {
                 ParamSpec {
                     name: "score",
                     default: "at-least",
-                    help: "at-least = P(r >= threshold) (schein2005 §6.3) or expected = E[r]",
+                    help: "at-least = P(r >= threshold) (schein2005 §6.3), expected = E[r], or \
+                           most-probable = the rating of largest posterior (eq. 10's guess)",
                 },
                 ParamSpec {
                     name: "threshold",

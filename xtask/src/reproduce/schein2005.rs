@@ -84,53 +84,77 @@ const REGRESSION_PLACEBO: &str = "regression, another person's activity";
 /// describes it): its classes by our validation, and at the paper's class count the ends
 /// of our settings (the held-out share and the step of β), as (label, the end in words).
 const ASPECT_VARIANTS: [(&str, &str); 3] = [
-    (ASPECT_VALIDATED, "classes chosen by validation on our split, β searched"),
-    ("aspect (4 classes, 20% held out, η = 0.9)", "4 classes, 20% held out, β ← 0.9 β"),
-    ("aspect (4 classes, 5% held out, η = 0.98)", "4 classes, 5% held out, β ← 0.98 β"),
+    (ASPECT_VALIDATED, "MS Web aspect: classes chosen by validation on our split, β searched"),
+    (
+        "aspect (4 classes, 20% held out, η = 0.9)",
+        "MS Web aspect: 4 classes, 20% held out, β ← 0.9 β",
+    ),
+    (
+        "aspect (4 classes, 5% held out, η = 0.98)",
+        "MS Web aspect: 4 classes, 5% held out, β ← 0.98 β",
+    ),
 ];
 /// Fits of the aspect model by procedures other than the paper's, named after results:
 /// every corner of tempering (β = 1, β = 0.6 fixed) × stopping (on held-out cells, at
 /// convergence), shown and not deciding.
 const ASPECT_OTHER_FITS: [(&str, &str); 4] = [
-    ("aspect (4 classes, β = 1, stopped)", "4 classes, β = 1 (plain EM) stopped on held-out cells"),
-    ("aspect (4 classes, β = 1, converged)", "4 classes, β = 1 (plain EM) to convergence"),
-    ("aspect (4 classes, β = 0.6, stopped)", "4 classes, β = 0.6 stopped on held-out cells"),
-    ("aspect (4 classes, β = 0.6, converged)", "4 classes, β = 0.6 to convergence"),
+    (
+        "aspect (4 classes, β = 1, stopped)",
+        "MS Web aspect: 4 classes, β = 1 (plain EM) stopped on held-out cells",
+    ),
+    (
+        "aspect (4 classes, β = 1, converged)",
+        "MS Web aspect: 4 classes, β = 1 (plain EM) to convergence",
+    ),
+    (
+        "aspect (4 classes, β = 0.6, stopped)",
+        "MS Web aspect: 4 classes, β = 0.6 stopped on held-out cells",
+    ),
+    ("aspect (4 classes, β = 0.6, converged)", "MS Web aspect: 4 classes, β = 0.6 to convergence"),
 ];
 /// The person/actor aspect model's ends within the paper's procedure, as for the aspect
 /// model.
 const ASPECT_ATTR_VARIANTS: [(&str, &str); 3] = [
-    (ASPECT_ATTR_VALIDATED, "classes chosen by validation on our split, β searched"),
+    (
+        ASPECT_ATTR_VALIDATED,
+        "person/actor aspect: classes chosen by validation on our split, β searched",
+    ),
     (
         "person/actor aspect (6 classes, 20% held out, η = 0.9)",
-        "6 classes, 20% held out, β ← 0.9 β",
+        "person/actor aspect: 6 classes, 20% held out, β ← 0.9 β",
     ),
     (
         "person/actor aspect (6 classes, 5% held out, η = 0.98)",
-        "6 classes, 5% held out, β ← 0.98 β",
+        "person/actor aspect: 6 classes, 5% held out, β ← 0.98 β",
     ),
 ];
 /// The person/actor aspect model fitted by other procedures, as for the aspect model.
 const ASPECT_ATTR_OTHER_FITS: [(&str, &str); 4] = [
     (
         "person/actor aspect (6 classes, β = 1, stopped)",
-        "6 classes, β = 1 (plain EM) stopped on held-out cells",
+        "person/actor aspect: 6 classes, β = 1 (plain EM) stopped on held-out cells",
     ),
     (
         "person/actor aspect (6 classes, β = 1, converged)",
-        "6 classes, β = 1 (plain EM) to convergence",
+        "person/actor aspect: 6 classes, β = 1 (plain EM) to convergence",
     ),
     (
         "person/actor aspect (6 classes, β = 0.6, stopped)",
-        "6 classes, β = 0.6 stopped on held-out cells",
+        "person/actor aspect: 6 classes, β = 0.6 stopped on held-out cells",
     ),
-    ("person/actor aspect (6 classes, β = 0.6, converged)", "6 classes, β = 0.6 to convergence"),
+    (
+        "person/actor aspect (6 classes, β = 0.6, converged)",
+        "person/actor aspect: 6 classes, β = 0.6 to convergence",
+    ),
 ];
 /// The person/actor aspect model at the paper's fit, its test movies folded in by one EM
 /// step from the class prior: the other end of folding-in's length.
 const ASPECT_ATTR_ONE_STEP: &str = "person/actor aspect (folded in by one step)";
 /// Naive Bayes scoring by its expected rating: the other end of how eq. 10 becomes a score.
 const NAIVE_BAYES_EXPECTED: &str = "naive Bayes on actors (expected rating)";
+/// Naive Bayes scoring by its most probable rating (the third end of its score, named after
+/// a referee's run).
+const NAIVE_BAYES_MOST_PROBABLE: &str = "naive Bayes on actors (most probable rating)";
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();

@@ -19,12 +19,22 @@ use recs_core::ScoreScale;
 pub(super) const MAE_EVENTS: &str = "mae_p_events";
 /// Report key: MAE of the probability over every candidate (outcome 1 or 0).
 pub(super) const MAE_ALL: &str = "mae_p_all";
+/// Report key: [`MAE_EVENTS`] of a constant output at the model's mean probability over
+/// its candidates: an output of the same scale that carries no signal (E1's control).
+pub(super) const MAE_EVENTS_CONSTANT: &str = "mae_p_events_constant";
+/// Report key: [`MAE_ALL`] of that constant.
+pub(super) const MAE_ALL_CONSTANT: &str = "mae_p_all_constant";
 /// Report key: MAE of the predicted rating against the test rating of every candidate.
 pub(super) const MAE_RATING: &str = "mae_rating";
 
-/// The two probability MAEs, for every experiment.
-pub(super) fn probability_maes() -> [Measure; 2] {
-    [probability_mae(MAE_EVENTS, true), probability_mae(MAE_ALL, false)]
+/// The two probability MAEs, and those of the same-scale constant, for every experiment.
+pub(super) fn probability_maes() -> [Measure; 4] {
+    [
+        probability_mae(MAE_EVENTS, true),
+        probability_mae(MAE_ALL, false),
+        Measure::with_input(MAE_EVENTS_CONSTANT, true, |input| constant_mae_of(input, true)),
+        Measure::with_input(MAE_ALL_CONSTANT, true, |input| constant_mae_of(input, false)),
+    ]
 }
 
 /// MAE of `|p − outcome|` over the positives (`events_only`) or over every candidate;
@@ -54,6 +64,36 @@ fn probability_mae_of(input: &MeasureInput<'_>, events_only: bool) -> Result<Opt
         }
     }
     Ok((count > 0).then(|| sum / count as f64))
+}
+
+/// The MAE (over the test events, or over every candidate) of a constant output `c`, the
+/// model's mean probability over its candidates: `1 − c` over the events, and over every
+/// candidate the positives' share of `1 − c` plus the negatives' share of `c`. Undefined
+/// for a model whose scores state no probability.
+fn constant_mae_of(input: &MeasureInput<'_>, events_only: bool) -> Result<Option<f64>> {
+    let scale = input.model.score_scale();
+    if scale == ScoreScale::Unstated {
+        return Ok(None);
+    }
+    let mut scores = input.scores.iter();
+    let (mut sum, mut count, mut positives) = (0.0f64, 0u64, 0u64);
+    for user in input.judgments.iter() {
+        for &grade in user.grades {
+            let score = *scores.next().ok_or_else(|| mismatch("fewer scores than candidates"))?;
+            sum += scale.probability(score).ok_or_else(|| mismatch("no probability"))?;
+            count += 1;
+            positives += u64::from(grade >= 1.0);
+        }
+    }
+    if count == 0 || (events_only && positives == 0) {
+        return Ok(None);
+    }
+    let c = sum / count as f64;
+    if events_only {
+        return Ok(Some(1.0 - c));
+    }
+    let share = positives as f64 / count as f64;
+    Ok(Some(share * (1.0 - c) + (1.0 - share) * c))
 }
 
 /// MAE of the model's predicted rating against the test rating of every candidate;
@@ -165,6 +205,27 @@ mod tests {
         // A model that states no probability has no MAE of it.
         let rating = Constant { score: 4.2, scale: ScoreScale::Unstated, rating: None };
         assert_eq!(measure(&rating, |i| probability_mae_of(i, false)), None);
+    }
+
+    /// Counts 1, 3 and 0 out of 4 are probabilities 1/4, 3/4 and 0, mean 1/3; the outcomes
+    /// are 0, 1 and 1.
+    #[test]
+    fn the_constant_at_the_mean_probability_has_its_own_mae() {
+        let (split, judgments) = split_and_judgments();
+        let model = Constant { score: 0.0, scale: ScoreScale::CountOutOf(4.0), rating: None };
+        let scores = [1.0f32, 3.0, 0.0];
+        let input =
+            MeasureInput { model: &model, split: &split, judgments: &judgments, scores: &scores };
+        let close = |got: Option<f64>, want: f64| {
+            assert!(got.is_some_and(|g| (g - want).abs() < 1e-12), "{got:?} vs {want}")
+        };
+        close(constant_mae_of(&input, true).unwrap(), 2.0 / 3.0);
+        close(constant_mae_of(&input, false).unwrap(), 5.0 / 9.0);
+        // The model's own MAE differs: 1/4, 1/4 and 1 over every candidate.
+        close(probability_mae_of(&input, false).unwrap(), 0.5);
+        let rating = Constant { score: 0.0, scale: ScoreScale::Unstated, rating: None };
+        let input = MeasureInput { model: &rating, ..input };
+        assert_eq!(constant_mae_of(&input, false).unwrap(), None);
     }
 
     #[test]

@@ -203,8 +203,9 @@ pub(super) fn naive_bayes_score() -> Choice {
         "P(rating ≥ 4 | the movie's actors): eq. 10's posterior summed over the classes 4 and 5",
         "§5.1 asks \"how likely are they to rate it ≥ 4?\", but eq. 10 predicts \"which rating \
          (c_j) was applied\" and §5.1 also says \"Our goal is to guess the best rating\": the \
-         paper does not say which score ranks the movies. The expected rating Σ c P(c|M) is run \
-         as the other end; it was named after a referee had shown C3 turning on it, so it can \
+         paper does not say which score ranks the movies. The expected rating Σ c P(c|M) and \
+         the most probable rating argmax_c P(c|M) (ties to the higher) are run as the other \
+         ends; they were named after referees had shown C3 and C4 turning on them, so they can \
          only weaken a verdict",
     )
 }
