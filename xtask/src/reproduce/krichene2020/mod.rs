@@ -238,6 +238,8 @@ pub(super) struct CorrectionRow {
     pub(super) correction: &'static str,
     /// `[metric][recommender]`, for AP, NDCG and Recall@10 (AUC is unbiased uncorrected).
     pub(super) expected: [Vec<f64>; 3],
+    /// The standard deviation of the five-instance mean over samples, likewise.
+    pub(super) spread: [Vec<f64>; 3],
 }
 
 /// The expectations of every correction of `CORRECTIONS` under `draw`.
@@ -247,10 +249,13 @@ fn corrections(draw: Draw) -> Result<Vec<CorrectionRow>> {
         .map(|&name| {
             let correction: Correction = name.parse()?;
             let mut expected: [Vec<f64>; 3] = Default::default();
-            for (slot, (_, metric)) in expected.iter_mut().zip(&METRICS[1..]) {
-                *slot = toy::corrected(&toy::estimator(*metric, draw, correction)?)?;
+            let mut spread: [Vec<f64>; 3] = Default::default();
+            for (k, (_, metric)) in METRICS[1..].iter().enumerate() {
+                let values = toy::corrected(&toy::estimator(*metric, draw, correction)?)?;
+                expected[k] = values.iter().map(|v| v.0).collect();
+                spread[k] = values.iter().map(|v| v.1).collect();
             }
-            Ok(CorrectionRow { correction: name, expected })
+            Ok(CorrectionRow { correction: name, expected, spread })
         })
         .collect()
 }
@@ -338,13 +343,13 @@ fn one_table(one: &[[(f64, f64); 4]]) -> Table {
             let values: Vec<f64> = one.iter().map(|v| v[k].0).collect();
             let mut row = vec![json!(name)];
             row.extend(values.iter().map(|&v| cell(v)));
-            row.extend([json!(toy::order(&values)), json!(toy::discordant(&values, &auc))]);
+            row.extend([json!(toy::order(&values)), json!(toy::not_kept(&values, &auc, 0.0))]);
             row
         })
         .collect();
     let mut columns = vec!["metric".to_string()];
     columns.extend(RECOMMENDERS.iter().map(|r| format!("{} expected", r.name)));
-    columns.extend(["order".to_string(), "pairs ordered otherwise than by AUC".to_string()]);
+    columns.extend(["order".to_string(), "pairs of AUC's order not kept".to_string()]);
     Table {
         name: "At m = 1 (with replacement): expected sampled metrics and their orders".into(),
         columns,
@@ -360,16 +365,20 @@ fn corrections_table(rows_in: &[CorrectionRow]) -> Table {
             let mut row = vec![json!(name), json!(rec.name), cell(exact)];
             row.extend(rows_in.iter().map(|c| cell(c.expected[k][r])));
             row.push(cell(toy::constant(*metric)));
+            // Spreads in three significant digits: minimal bias's run to 1e8.
+            row.extend(rows_in.iter().map(|c| json!(format!("{:.3e}", c.spread[k][r]))));
             rows.push(row);
         }
     }
     let mut columns = vec!["metric".to_string(), "recommender".to_string(), "exact".to_string()];
     columns.extend(rows_in.iter().map(|c| format!("E[{}]", c.correction)));
     columns.push("placebo (prior mean)".into());
+    columns.extend(rows_in.iter().map(|c| format!("spread of {}", c.correction)));
     Table {
         name: format!(
             "Corrected estimators at {}: each one's expectation over the sampling (uniform \
-             prior over exact ranks)",
+             prior over exact ranks), and the spread of one evaluation (the standard deviation \
+             of the five-instance mean over samples)",
             Draw::with_replacement(M).describe()
         ),
         columns,

@@ -120,32 +120,47 @@ pub(super) fn sweep(ms: &[u64], sampling: Sampling) -> Result<Vec<Vec<[f64; 4]>>
 }
 
 /// The order of the three recommenders by `values` (one per recommender), best first, as
-/// their names (`ACB`). Equal values keep Table 1's order.
+/// their names, with `=` between recommenders whose values are equal but for rounding
+/// (12 decimals): `ACB`, `A=B=C` (every recall at 1 when m < 10).
 pub(super) fn order(values: &[f64]) -> String {
-    // Rounded to 12 decimals first: values equal but for rounding (every recall at 1 when
-    // m < 10) are ties, not orders.
-    let mut named: Vec<(&str, f64)> = RECOMMENDERS
-        .iter()
-        .map(|r| r.name)
-        .zip(values.iter().map(|v| (v * 1e12).round() / 1e12))
-        .collect();
+    let rounded: Vec<f64> = values.iter().map(|v| (v * 1e12).round() / 1e12).collect();
+    let mut named: Vec<(&str, f64)> =
+        RECOMMENDERS.iter().map(|r| r.name).zip(rounded.iter().copied()).collect();
     named.sort_by(|x, y| y.1.total_cmp(&x.1));
-    named.iter().map(|(name, _)| *name).collect()
+    let mut out = String::new();
+    for (i, (name, value)) in named.iter().enumerate() {
+        if i > 0 && *value == named[i - 1].1 {
+            out.push('=');
+        }
+        out.push_str(name);
+    }
+    out
 }
 
-/// How many of the three pairs `values` orders otherwise than `reference` (a pair tied in
-/// `reference` is not counted; a pair tied in `values` but not in `reference` is).
-pub(super) fn discordant(values: &[f64], reference: &[f64]) -> usize {
-    let mut count = 0;
-    for i in 0..values.len() {
-        for j in i + 1..values.len() {
-            let want = reference[i].total_cmp(&reference[j]);
-            if want != std::cmp::Ordering::Equal && values[i].total_cmp(&values[j]) != want {
-                count += 1;
-            }
-        }
-    }
-    count
+/// The pairs `reference` orders by more than `tau`, as (i, j, reference[i] − reference[j]).
+fn ordered_pairs(reference: &[f64], tau: f64) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
+    (0..reference.len()).flat_map(move |i| {
+        (i + 1..reference.len()).filter_map(move |j| {
+            let lead = reference[i] - reference[j];
+            (lead.abs() > tau).then_some((i, j, lead))
+        })
+    })
+}
+
+/// How many of the pairs `reference` orders by more than `tau` `values` does not order
+/// the same way by more than `tau` (a tie within `tau` counts).
+pub(super) fn not_kept(values: &[f64], reference: &[f64], tau: f64) -> usize {
+    ordered_pairs(reference, tau)
+        .filter(|&(i, j, lead)| (values[i] - values[j]) * lead.signum() <= tau)
+        .count()
+}
+
+/// How many of the pairs `reference` orders by more than `tau` `values` orders the other
+/// way by more than `tau`.
+pub(super) fn reversed(values: &[f64], reference: &[f64], tau: f64) -> usize {
+    ordered_pairs(reference, tau)
+        .filter(|&(i, j, lead)| (values[i] - values[j]) * lead.signum() < -tau)
+        .count()
 }
 
 /// The stretches of `ms` over which the order of `values[m]` stays the same: (first m,
@@ -181,14 +196,20 @@ pub(super) fn largest_reversal(values: &[Vec<f64>]) -> (f64, String) {
     best
 }
 
-/// A corrected estimator's expectation for each recommender, from the exact ranks.
-pub(super) fn corrected(estimator: &Estimator) -> Result<Vec<f64>> {
+/// A corrected estimator's expectation for each recommender, from the exact ranks, and
+/// the standard deviation of its five-instance mean over samples.
+pub(super) fn corrected(estimator: &Estimator) -> Result<Vec<(f64, f64)>> {
     RECOMMENDERS
         .iter()
         .map(|rec| {
-            let sum: f64 =
-                rec.ranks.iter().map(|&r| Ok(estimator.moments(r)?.0)).sum::<Result<f64>>()?;
-            Ok(sum / rec.ranks.len() as f64)
+            let (mut mean, mut variance) = (0.0f64, 0.0f64);
+            for &r in &rec.ranks {
+                let (m, v) = estimator.moments(r)?;
+                mean += m;
+                variance += v;
+            }
+            let count = rec.ranks.len() as f64;
+            Ok((mean / count, variance.sqrt() / count))
         })
         .collect()
 }
@@ -238,11 +259,14 @@ mod tests {
     #[test]
     fn orders_and_discordant_pairs() {
         assert_eq!(order(&[0.1, 0.3, 0.2]), "BCA");
-        assert_eq!(order(&[0.1, 0.1, 0.2]), "CAB");
-        assert_eq!(order(&[1.0 - 1e-16, 1.0, 1.0 - 2e-16]), "ABC");
-        assert_eq!(discordant(&[0.3, 0.2, 0.1], &[0.1, 0.2, 0.3]), 3);
-        // A tie in the reference counts nothing; a tie against an order counts.
-        assert_eq!(discordant(&[0.3, 0.2, 0.2], &[0.0, 0.0, 0.2]), 2);
+        assert_eq!(order(&[0.1, 0.1, 0.2]), "CA=B");
+        assert_eq!(order(&[1.0 - 1e-16, 1.0, 1.0 - 2e-16]), "A=B=C");
+        assert_eq!(not_kept(&[0.3, 0.2, 0.1], &[0.1, 0.2, 0.3], 0.01), 3);
+        assert_eq!(reversed(&[0.3, 0.2, 0.1], &[0.1, 0.2, 0.3], 0.01), 3);
+        // A tie within τ in the reference counts nothing; a tie within τ against an order
+        // is not kept, and not reversed.
+        assert_eq!(not_kept(&[0.3, 0.205, 0.2], &[0.0, 0.005, 0.2], 0.01), 2);
+        assert_eq!(reversed(&[0.3, 0.205, 0.2], &[0.0, 0.005, 0.2], 0.01), 1);
         let stretches =
             stretches(&[1, 2, 3], &[vec![3.0, 2.0, 1.0], vec![3.0, 2.0, 1.0], vec![1.0, 2.0, 3.0]]);
         assert_eq!(stretches, vec![(1, 2, "ABC".to_string()), (3, 3, "CBA".to_string())]);
