@@ -50,6 +50,7 @@ _COUNT_KEYS = (
     "n_users_without_relevant",
     "n_missing",
     "n_ignored",
+    "sampling_seed",
     "warnings",
 )
 
@@ -378,6 +379,7 @@ def evaluate(
     zero: Optional[str] = None,
     max_fpr: float = 0.3,
     details: bool = False,
+    seed: int = 0,
 ):
     """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
 
@@ -388,11 +390,16 @@ def evaluate(
     - ``ties``: ``expected`` (expected value over random orders of equal scores),
       ``item-ascending`` or ``item-descending``.
     - ``candidates``: ``qrels`` (the qrels list every candidate), ``run`` (TREC: the
-      run's items, unjudged ones not relevant) or ``catalog`` (every item of the qrels
-      and of ``train`` that the user has no training event with); default ``run`` for a
-      TREC run file, ``qrels`` otherwise.
-    - ``train``: the training events of ``catalog`` (a dict, or a frame/table with
-      ``user`` and ``item`` columns).
+      run's items, unjudged ones not relevant), ``catalog`` (every item of the qrels
+      and of ``train`` that the user has no training event with), or ``sampled:N``
+      (``sampled:N:uniform``, ``sampled:N:popularity``: each user's relevant items and N
+      of its other catalog items drawn by ``seed``, the draw of ``recs eval --candidates
+      sampled:N --seed``); default ``run`` for a TREC run file, ``qrels`` otherwise.
+    - ``train``: the training events of ``catalog`` and ``sampled:N`` (a dict, or a
+      frame/table with ``user`` and ``item`` columns).
+    - ``seed``: the seed of the negatives ``sampled:N`` draws (each user's come from its
+      id's stream, whatever the order of the rows); 0 by default, as ``recs eval
+      --seed``.
     - ``threshold``: a candidate is relevant when its grade is at least this.
     - ``zero``: users without a relevant candidate: ``exclude``, ``zero`` or
       ``ignatov`` (default ``zero`` under ``run``, ``exclude`` otherwise).
@@ -421,6 +428,7 @@ def evaluate(
         zero,
         float(max_fpr),
         bool(return_per_user),
+        int(seed),
     )
     _warn(report)
     if return_per_user:
@@ -445,6 +453,7 @@ def curves(
     *,
     threshold: float = 1.0,
     max_fpr: float = 0.3,
+    seed: int = 0,
 ) -> Dict[str, Dict[str, Any]]:
     """The pooled ROC and the CROC curves at full resolution (ties at their expected
     value): ``{"roc": {"x": fpr, "y": tpr, "auc": ..., "pauc": ...}, "croc": {...}}``
@@ -452,7 +461,13 @@ def curves(
     For the CROC, ``x`` is the share of each user's candidates recommended."""
     run = _as_run(run, "run")
     out = _recs.curves(
-        qrels._native, run._native, _policy(candidates, run), _train(train), float(threshold), float(max_fpr)
+        qrels._native,
+        run._native,
+        _policy(candidates, run),
+        _train(train),
+        float(threshold),
+        float(max_fpr),
+        int(seed),
     )
     result = {}
     for name, (x, y, auc, pauc) in out.items():
@@ -846,7 +861,8 @@ def compare(
       ``baseline``, the first run when none is named); by default ``"baseline"`` when
       ``baseline`` is given, else ``"all"``. A comparison is of ``a − b``.
     - ``tukey``: the randomised Tukey HSD of each metric (all pairs only), which then
-      marks significance; ``seed`` seeds it and every randomised test.
+      marks significance; ``seed`` seeds it, every randomised test and the negatives of
+      ``candidates="sampled:N"``.
     - ``alpha``: the level of ``better``; ``missing``: a user of the qrels that a run does
       not score at all is an ``"error"``, or scored 0 on every metric (``"zero"``).
     - ``ties``, ``candidates``, ``train``, ``threshold``, ``zero``: as in ``evaluate``.

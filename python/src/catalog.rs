@@ -10,7 +10,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use recs_core::Recommender;
-use recs_metrics::io::{Candidates, ModelRows, RowCatalog, RowNames, RowScorer};
+use recs_metrics::io::{ModelRows, RowCatalog, RowNames, RowScorer};
 use recs_metrics::stream::{self, CatalogMetrics, TerminalProgress};
 use recs_metrics::{MetricsError, Report};
 use recs_models_latent::FactorModel;
@@ -70,7 +70,7 @@ impl Streamed {
     ) -> PyResult<Self> {
         let (metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress) = options;
         let zero = zero.as_deref();
-        let settings = Settings::new(&metrics, &ties, "catalog", threshold, zero, max_fpr)?;
+        let settings = Settings::new(&metrics, &ties, "catalog", 0, threshold, zero, max_fpr)?;
         let RunSource::Rows(rows) = &train.source else {
             return Err(invalid("train must be held in memory (a dict or a frame)"));
         };
@@ -147,7 +147,7 @@ impl Streamed {
         bar.finish();
         let mut report = result?;
         report.warnings.extend(self.warning.iter().cloned());
-        report_dict(py, &report, Candidates::Catalog, &self.settings.options, 0)
+        report_dict(py, &report, "catalog", &self.settings.options, 0)
     }
 }
 

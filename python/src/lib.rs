@@ -19,16 +19,18 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
+use recs_core::Judgments;
 use recs_metrics::io::{
-    Candidates, Qrels, Run, RunFormat, catalog_candidates, detect_run_format, qrels_from_rows,
-    read_qrels, read_run, read_run_candidates, run_candidates_from_rows, run_from_rows,
-    run_warnings,
+    Candidates, CatalogRows, Qrels, Run, RunFormat, catalog_candidates, detect_run_format,
+    qrels_from_rows, read_qrels, read_run, read_run_candidates, run_candidates_from_rows,
+    run_from_rows, run_warnings,
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
     Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
     per_user,
 };
+use recs_split::{NegativeSampling, SampleBy, SampledUser};
 use recs_stats::StatsError;
 use recs_stats::family::{self, Cell, MetricValues, Pairs};
 use serde::{Deserialize, Serialize};
@@ -268,16 +270,52 @@ impl NativeRun {
 /// Evaluation settings, as the options of `recs eval`.
 struct Settings {
     metrics: Vec<Metric>,
+    /// How the run is read: `qrels` for a sampled candidate set, which lists its pairs.
     policy: Candidates,
+    /// `sampled:N[:by]`: each judged user's relevant items and N negatives drawn from its
+    /// catalog items (the draw of `recs eval --candidates sampled:N --seed S`).
+    sampling: Option<NegativeSampling>,
     options: Options,
     max_fpr: f64,
 }
 
+/// The candidate policy as `recs eval --json` names it.
+fn policy_label(policy: Candidates, sampling: Option<&NegativeSampling>) -> String {
+    match sampling {
+        Some(s) => format!("sampled:{}:{}", s.negatives, s.by),
+        None => policy.to_string(),
+    }
+}
+
+/// `sampled:N`, `sampled:N:uniform` or `sampled:N:popularity` with the draw's `seed`;
+/// `None` for another policy.
+fn parse_sampling(text: &str, seed: u64) -> PyResult<Option<NegativeSampling>> {
+    let Some(rest) = text.strip_prefix("sampled:") else { return Ok(None) };
+    let (count, by) = rest.split_once(':').unwrap_or((rest, "uniform"));
+    let negatives = match count.parse::<usize>() {
+        Ok(n) if n > 0 => n,
+        _ => {
+            return Err(invalid(format!(
+                "candidates {text:?}: sampled:N needs a number of negatives N >= 1"
+            )));
+        }
+    };
+    let by = by.parse::<SampleBy>().map_err(|_| {
+        invalid(format!(
+            "candidates {text:?}: negatives are drawn by `uniform` or `popularity`, not {by:?}"
+        ))
+    })?;
+    Ok(Some(NegativeSampling { negatives, by, seed }))
+}
+
 impl Settings {
+    /// `seed` draws the negatives of `candidates="sampled:N"`.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         metrics: &str,
         ties: &str,
         candidates: &str,
+        seed: u64,
         threshold: f32,
         zero: Option<&str>,
         max_fpr: f64,
@@ -287,10 +325,70 @@ impl Settings {
             return Err(invalid("no metric asked for"));
         }
         let ties: TieBreak = ties.parse().map_err(error)?;
-        let policy: Candidates = candidates.parse().map_err(error)?;
+        let sampling = parse_sampling(candidates, seed)?;
+        let policy: Candidates = match sampling {
+            Some(_) => Candidates::Qrels,
+            None => candidates.parse().map_err(error)?,
+        };
         let zero = zero.map(str::parse::<ZeroPolicy>).transpose().map_err(error)?;
-        Ok(Settings { metrics, policy, options: policy.options(threshold, ties, zero), max_fpr })
+        Ok(Settings {
+            metrics,
+            policy,
+            sampling,
+            options: policy.options(threshold, ties, zero),
+            max_fpr,
+        })
     }
+
+    fn label(&self) -> String {
+        policy_label(self.policy, self.sampling.as_ref())
+    }
+}
+
+/// `candidates="sampled:N"`: every judged user of `qrels` with its relevant items (grade at
+/// least `threshold`) and `sampling.negatives` of its other full-catalog candidates, drawn
+/// from its id's stream, as `recs eval --candidates sampled:N` draws them; with the
+/// warnings `recs eval` gives.
+fn sampled_candidates<'a>(
+    qrels: &Qrels,
+    known: impl IntoIterator<Item = (&'a str, &'a str)>,
+    sampling: &NegativeSampling,
+    threshold: f32,
+    names: (&str, &str),
+) -> PyResult<(Qrels, Vec<String>)> {
+    let catalog = CatalogRows::new(qrels, known).map_err(error)?;
+    let mut builder = Judgments::builder(qrels.users.len(), catalog.items().len());
+    let mut n_short = 0;
+    let n_graded_known = catalog
+        .for_each_user(qrels, |user, items, grades| {
+            let id = qrels.users.external(user).unwrap_or_default();
+            let drawn = sampling.sample(
+                SampledUser::Id(id),
+                items,
+                grades,
+                |g| g >= threshold,
+                catalog.popularity(),
+            );
+            n_short += usize::from(drawn.n_negatives < sampling.negatives);
+            builder.push_user(user, &drawn.items, &drawn.grades)?;
+            Ok(())
+        })
+        .map_err(error)?;
+    let mut warnings = Vec::new();
+    if n_short > 0 {
+        let eligible = match sampling.by {
+            SampleBy::Uniform => "eligible items",
+            SampleBy::Popularity => "eligible items with training events",
+        };
+        warnings.push(format!(
+            "{n_short} users have fewer than {} {eligible} (catalog items neither in their \
+             training events nor relevant) and are judged on all they have",
+            sampling.negatives
+        ));
+    }
+    warnings.extend(CatalogRows::warning(n_graded_known, names.0, names.1));
+    let judgments = builder.build().map_err(|e| error(e.into()))?;
+    Ok((Qrels { users: qrels.users.clone(), items: catalog.items().clone(), judgments }, warnings))
 }
 
 /// The candidates (as qrels) and scores of a run under a candidate policy, with the
@@ -309,11 +407,40 @@ struct Matched<'a> {
 fn matched<'a>(
     qrels: &'a NativeQrels,
     run: &NativeRun,
-    policy: Candidates,
+    settings: &Settings,
     train: Option<&NativeRun>,
     warn_users_without_run: bool,
 ) -> PyResult<Matched<'a>> {
+    let policy = settings.policy;
     let mut warnings = Vec::new();
+    if let Some(sampling) = &settings.sampling {
+        let label = settings.label();
+        let Some(train) = train else {
+            return Err(invalid(format!(
+                "candidates=\"{label}\" needs train: the training events"
+            )));
+        };
+        let RunSource::Rows(rows) = &train.source else {
+            return Err(invalid("train must be held in memory (a dict or a frame)"));
+        };
+        let names = (qrels.source.display().to_string(), rows.source.display().to_string());
+        let (sampled, drawn_warnings) = sampled_candidates(
+            &qrels.qrels,
+            rows.iter().map(|(u, i, _)| (u, i)),
+            sampling,
+            settings.options.threshold,
+            (&names.0, &names.1),
+        )?;
+        warnings.extend(drawn_warnings);
+        return matched_on(
+            qrels,
+            run,
+            policy,
+            Cow::Owned(sampled),
+            warnings,
+            warn_users_without_run,
+        );
+    }
     let base: Cow<'a, Qrels> = match (policy, train) {
         (Candidates::Catalog, None) => {
             return Err(invalid("candidates=\"catalog\" needs train: the training events"));
@@ -328,9 +455,23 @@ fn matched<'a>(
             warnings.extend(catalog.warning(&names.0, &names.1));
             Cow::Owned(catalog.qrels)
         }
-        (_, Some(_)) => return Err(invalid("train is used by candidates=\"catalog\" only")),
+        (_, Some(_)) => {
+            return Err(invalid("train is used by candidates=\"catalog\" and \"sampled:N\" only"));
+        }
         (_, None) => Cow::Borrowed(&qrels.qrels),
     };
+    matched_on(qrels, run, policy, base, warnings, warn_users_without_run)
+}
+
+/// The run read against `base`, the candidates of `policy` (with `warnings` so far).
+fn matched_on<'a>(
+    qrels: &'a NativeQrels,
+    run: &NativeRun,
+    policy: Candidates,
+    base: Cow<'a, Qrels>,
+    mut warnings: Vec<String>,
+    warn_users_without_run: bool,
+) -> PyResult<Matched<'a>> {
     let run_name = match &run.source {
         RunSource::Rows(r) => r.source.clone(),
         RunSource::File { path, .. } => path.clone(),
@@ -392,7 +533,7 @@ fn report_of(
 fn report_dict<'py>(
     py: Python<'py>,
     report: &Report,
-    policy: Candidates,
+    policy: &str,
     options: &Options,
     n_ignored: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -400,7 +541,7 @@ fn report_dict<'py>(
     for (key, value) in &report.values {
         out.set_item(key, *value)?;
     }
-    out.set_item("candidates", policy.to_string())?;
+    out.set_item("candidates", policy)?;
     out.set_item("zero", options.zero.to_string())?;
     out.set_item("n_users", report.n_users)?;
     out.set_item("n_candidates", report.n_candidates)?;
@@ -432,7 +573,7 @@ fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerU
 /// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
 /// the per-user values as `(users, metrics, row-major f64 bytes)`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user))]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -446,11 +587,15 @@ fn evaluate<'py>(
     zero: Option<&str>,
     max_fpr: f64,
     per_user: bool,
+    seed: u64,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
-    let settings = Settings::new(metrics, ties, candidates, threshold, zero, max_fpr)?;
-    let m = matched(qrels, run, settings.policy, train, true)?;
+    let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
+    let m = matched(qrels, run, &settings, train, true)?;
     let report = report_of(py, &m, &settings, false)?;
-    let dict = report_dict(py, &report, settings.policy, &settings.options, m.run.n_ignored)?;
+    let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
+    if let Some(sampling) = &settings.sampling {
+        dict.set_item("sampling_seed", sampling.seed)?;
+    }
     let values = match (&report.per_user, per_user) {
         (Some(v), true) => Some(per_user_tuple(py, v, &m.qrels)),
         _ => None,
@@ -460,7 +605,8 @@ fn evaluate<'py>(
 
 /// The pooled ROC and the CROC curves: `{"roc": (fpr bytes, tpr bytes, auc, pauc), ...}`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, candidates, train, threshold, max_fpr))]
+#[pyo3(signature = (qrels, run, candidates, train, threshold, max_fpr, seed))]
+#[allow(clippy::too_many_arguments)]
 fn curves<'py>(
     py: Python<'py>,
     qrels: &NativeQrels,
@@ -469,9 +615,11 @@ fn curves<'py>(
     train: Option<&NativeRun>,
     threshold: f32,
     max_fpr: f64,
+    seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let settings = Settings::new("roc,croc", "expected", candidates, threshold, None, max_fpr)?;
-    let m = matched(qrels, run, settings.policy, train, true)?;
+    let settings =
+        Settings::new("roc,croc", "expected", candidates, seed, threshold, None, max_fpr)?;
+    let m = matched(qrels, run, &settings, train, true)?;
     let report = report_of(py, &m, &settings, true)?;
     let out = PyDict::new(py);
     for (name, curve) in [("roc", &report.roc), ("croc", &report.croc)] {
@@ -629,7 +777,7 @@ fn compare<'py>(
     if runs.len() < 2 || names.len() != runs.len() {
         return Err(invalid("compare needs at least two runs, each with a name"));
     }
-    let settings = Settings::new(metrics, ties, candidates, threshold, zero, 0.3)?;
+    let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, 0.3)?;
     check_compare_metrics(&settings.metrics)?;
     // `values[s][m][u]`, NaN where run `s` has no value for user `u`.
     let mut values = Vec::with_capacity(runs.len());
@@ -637,7 +785,7 @@ fn compare<'py>(
     let mut users: Vec<u32> = Vec::new();
     let mut missing_users = Vec::with_capacity(runs.len());
     for (run, name) in runs.iter().zip(&names) {
-        let m = matched(qrels, run, settings.policy, train, false)?;
+        let m = matched(qrels, run, &settings, train, false)?;
         if users.is_empty() {
             users = m.judged.clone();
         }
@@ -838,7 +986,8 @@ impl NativeAccumulator {
         if candidates == Candidates::Run {
             return Err(invalid("accumulators take candidates `qrels` or `catalog`"));
         }
-        let settings = Settings::new(metrics, ties, "qrels", threshold, zero, max_fpr)?;
+        // Accumulators take listed candidates only: no draw, so no seed.
+        let settings = Settings::new(metrics, ties, "qrels", 0, threshold, zero, max_fpr)?;
         let (ties, zero) = (settings.options.ties, settings.options.zero);
         let evaluator = evaluator_of(metrics, threshold, ties, zero, max_fpr)?;
         let state = State {
@@ -920,7 +1069,7 @@ impl NativeAccumulator {
         let report = with_roc(report, &self.state)?;
         let state = &self.state;
         let options = state.candidates.options(state.threshold, state.ties, Some(state.zero));
-        report_dict(py, &report, state.candidates, &options, state.n_ignored as usize)
+        report_dict(py, &report, &state.candidates.to_string(), &options, state.n_ignored as usize)
     }
 
     /// Users evaluated so far.

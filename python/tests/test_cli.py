@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import recs
@@ -29,6 +30,13 @@ def write(path, frame, value, trec=False):
                 f.write(f"{u} Q0 {i} {k + 1} {np.float32(v)} sys\n")
             else:
                 f.write(f"{u}\t{i}\t{np.float32(v)}\n")
+
+
+def write_train(path, frame):
+    """Training events as `recs eval --train` reads them: `user item 1` lines."""
+    with open(path, "w") as f:
+        for u, i in zip(frame.user, frame.item):
+            f.write(f"{u}\t{i}\t1\n")
 
 
 def cli(*args):
@@ -55,9 +63,7 @@ def test_python_gives_the_numbers_of_recs_eval(tmp_path, seed, candidates, ties)
 def test_catalog_candidates_give_the_numbers_of_recs_eval(tmp_path):
     qrels_frame, run_frame = make_case(5, all_candidates=False)
     train = run_frame.sample(frac=0.2, random_state=1)[["user", "item"]]
-    with open(tmp_path / "train.tsv", "w") as f:
-        for u, i in zip(train.user, train.item):
-            f.write(f"{u}\t{i}\t1\n")
+    write_train(tmp_path / "train.tsv", train)
     write(tmp_path / "q.tsv", qrels_frame, "grade")
     write(tmp_path / "r.tsv", run_frame, "score")
     expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "roc,croc,ndcg@10,map", "--candidates", "catalog", "--train", tmp_path / "train.tsv")
@@ -73,3 +79,62 @@ def test_a_trec_run_file_gives_the_numbers_of_recs_eval(tmp_path):
     expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.trec", "--metrics", METRICS)
     ours = recs.evaluate(recs.Qrels.from_file(tmp_path / "q.tsv"), recs.Run.from_file(tmp_path / "r.trec"), METRICS, details=True)
     assert ours == expected
+
+
+@pytest.mark.parametrize("draw", ["sampled:20", "sampled:20:popularity", "sampled:500"])
+def test_sampled_candidates_give_the_numbers_of_recs_eval(tmp_path, draw):
+    """`candidates="sampled:N"` draws each user's negatives as `recs eval --candidates
+    sampled:N --seed S` does (the same candidates, so every number equal), whatever the
+    order of the training rows; 500 negatives is more than some users have (a warning)."""
+    qrels_frame, run_frame = make_case(7, all_candidates=False)
+    train = run_frame.sample(frac=0.3, random_state=2)[["user", "item"]]
+    write_train(tmp_path / "train.tsv", train)
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "r.tsv", run_frame, "score")
+    metrics = "roc,croc,p@5,ndcg@10,map,mrr"
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", metrics, "--candidates", draw, "--train", tmp_path / "train.tsv", "--seed", 11)
+    q, r = recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame)
+    ours = recs.evaluate(q, r, metrics, candidates=draw, train=train, seed=11, details=True)
+    shuffled = recs.evaluate(q, r, metrics, candidates=draw, train=train.sample(frac=1.0, random_state=3), seed=11, details=True)
+    assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+    assert ours == expected
+    assert shuffled.pop("warnings") is not None and shuffled == ours
+    assert ours["candidates"] == (draw if draw.count(":") == 2 else draw + ":uniform")
+    assert "sampling_seed" not in recs.evaluate(q, r, metrics, candidates=draw, train=train, seed=11)
+    # Another seed draws other negatives.
+    other = recs.evaluate(q, r, metrics, candidates=draw, train=train, seed=12, details=True)
+    assert draw == "sampled:500" or other["roc_auc"] != ours["roc_auc"]
+
+
+def test_sampled_candidates_on_movielens_give_the_numbers_of_recs_eval(tmp_path):
+    if "RECS_DATA_DIR" not in os.environ:
+        pytest.skip("RECS_DATA_DIR is not set")
+    events = recs.datasets.load("ml-100k")
+    parts = recs.split(events, "leave-k-out", k=1, seed=0, timestamp_col="timestamp")
+    train, test = parts["train"], parts["test"]
+    popularity = train.groupby("item").size()
+    users = test.user.unique()
+    run_frame = pd.DataFrame({"user": np.repeat(users, len(popularity)), "item": np.tile(popularity.index.to_numpy(), len(users)), "score": np.tile(popularity.to_numpy().astype(float), len(users))})
+    qrels_frame = test.assign(grade=1.0)[["user", "item", "grade"]]
+    write_train(tmp_path / "train.tsv", train)
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "r.tsv", run_frame, "score")
+    metrics = "roc,ndcg@10,r@10,mrr"
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", metrics, "--candidates", "sampled:100", "--train", tmp_path / "train.tsv")
+    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), metrics, candidates="sampled:100", train=train[["user", "item"]], details=True)
+    assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+    assert ours == expected
+    # 943 users, each with its held-out item and 100 negatives.
+    assert ours["n_users"] == 943 and ours["n_candidates"] == 943 * 101
+
+
+def test_sampled_candidates_are_refused_without_train_or_with_a_bad_count():
+    q = recs.Qrels({"u": {"a": 1}})
+    r = recs.Run({"u": {"a": 0.5}})
+    for candidates, train, message in [
+        ("sampled:10", None, "needs train"),
+        ("sampled:0", {"u": {"b": 1}}, "N >= 1"),
+        ("sampled:10:often", {"u": {"b": 1}}, "uniform"),
+    ]:
+        with pytest.raises(recs.RecsError, match=message):
+            recs.evaluate(q, r, "p@1", candidates=candidates, train=train)

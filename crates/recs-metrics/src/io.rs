@@ -64,8 +64,8 @@ mod qrels_columns;
 mod rows;
 
 pub use candidates::{
-    Candidates, CatalogCandidates, RunCandidates, catalog_candidates, parse_run_candidates,
-    read_run_candidates, run_candidates_from_rows, run_warnings,
+    Candidates, CatalogCandidates, CatalogRows, RunCandidates, catalog_candidates,
+    parse_run_candidates, read_run_candidates, run_candidates_from_rows, run_warnings,
 };
 #[cfg(feature = "columnar")]
 pub use columnar::ParquetRunWriter;

@@ -372,58 +372,134 @@ pub fn catalog_candidates<'a>(
     qrels: &Qrels,
     known: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Result<CatalogCandidates> {
-    let known: Vec<(&str, &str)> = known.into_iter().collect();
-    let items = IdMap::from_ids_sorted(qrels.items.iter().chain(known.iter().map(|k| k.1)))?;
-    // Training events of judged users, as (qrels user, catalog item), sorted.
-    let mut known_pairs: Vec<(u32, u32)> = Vec::with_capacity(known.len());
-    for (user, item) in known {
-        if let (Some(u), Some(i)) = (qrels.users.get(user), items.get(item)) {
-            known_pairs.push((u, i));
-        }
-    }
-    known_pairs.sort_unstable();
-    known_pairs.dedup();
-    let n_items = items.len() as u32;
-    let mut builder = Judgments::builder(qrels.users.len(), items.len());
-    let (mut item_buf, mut grade_buf, mut graded) = (Vec::new(), Vec::new(), Vec::new());
-    let mut n_graded_known = 0;
-    let mut start = 0;
-    for row in qrels.judgments.iter() {
-        let known_start = start + known_pairs[start..].partition_point(|p| p.0 < row.user);
-        let known_end =
-            known_start + known_pairs[known_start..].partition_point(|p| p.0 == row.user);
-        start = known_end;
-        let known_items = &known_pairs[known_start..known_end];
-        graded.clear();
-        for (&item, &grade) in row.items.iter().zip(row.grades) {
-            let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
-            graded.push((items.get(id).ok_or_else(|| unmapped(id))?, grade));
-        }
-        graded.sort_unstable_by_key(|g| g.0);
-        item_buf.clear();
-        grade_buf.clear();
-        let (mut k, mut g) = (0, 0);
-        for item in 0..n_items {
-            while k < known_items.len() && known_items[k].1 < item {
-                k += 1;
-            }
-            while g < graded.len() && graded[g].0 < item {
-                g += 1;
-            }
-            let grade = graded.get(g).filter(|x| x.0 == item).map_or(0.0, |x| x.1);
-            if known_items.get(k).is_some_and(|x| x.1 == item) {
-                n_graded_known += usize::from(grade > 0.0);
-                continue;
-            }
-            item_buf.push(item);
-            grade_buf.push(grade);
-        }
-        builder.push_user(row.user, &item_buf, &grade_buf)?;
-    }
+    let catalog = CatalogRows::new(qrels, known)?;
+    let mut builder = Judgments::builder(qrels.users.len(), catalog.items().len());
+    let n_graded_known = catalog.for_each_user(qrels, |user, items, grades| {
+        builder.push_user(user, items, grades)?;
+        Ok(())
+    })?;
     Ok(CatalogCandidates {
-        qrels: Qrels { users: qrels.users.clone(), items, judgments: builder.build()? },
+        qrels: Qrels {
+            users: qrels.users.clone(),
+            items: catalog.items,
+            judgments: builder.build()?,
+        },
         n_graded_known,
     })
+}
+
+/// The full-catalog candidates of [`catalog_candidates`], one judged user at a time, so
+/// that a policy which keeps only some of them (a sample of negatives) never holds them
+/// all: the catalog (the items of the qrels and of the training events), each catalog
+/// item's number of training events, and each user's row on demand.
+#[derive(Debug, Clone)]
+pub struct CatalogRows {
+    items: IdMap,
+    /// Training events of judged users, as (qrels user, catalog item), sorted, distinct.
+    known_pairs: Vec<(u32, u32)>,
+    popularity: Vec<u32>,
+}
+
+impl CatalogRows {
+    /// The catalog of `qrels` and of `known`, the (user, item) ids of the training events
+    /// (in any order, repeats allowed).
+    ///
+    /// # Errors
+    /// [`MetricsError::InvalidArgument`] with more than `u32::MAX` distinct items.
+    pub fn new<'a>(
+        qrels: &Qrels,
+        known: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<CatalogRows> {
+        let known: Vec<(&str, &str)> = known.into_iter().collect();
+        let items = IdMap::from_ids_sorted(qrels.items.iter().chain(known.iter().map(|k| k.1)))?;
+        // Every distinct training event counts once towards its item's popularity.
+        let mut events: Vec<(&str, u32)> = known
+            .iter()
+            .map(|&(user, item)| Ok((user, items.get(item).ok_or_else(|| unmapped(item))?)))
+            .collect::<Result<_>>()?;
+        events.sort_unstable();
+        events.dedup();
+        let mut popularity = vec![0u32; items.len()];
+        for &(_, item) in &events {
+            popularity[item as usize] += 1;
+        }
+        let mut known_pairs: Vec<(u32, u32)> = events
+            .iter()
+            .filter_map(|&(user, item)| Some((qrels.users.get(user)?, item)))
+            .collect();
+        known_pairs.sort_unstable();
+        Ok(CatalogRows { items, known_pairs, popularity })
+    }
+
+    /// The catalog's items, in canonical id order.
+    pub fn items(&self) -> &IdMap {
+        &self.items
+    }
+
+    /// The warning `recs eval` prints when `n_graded_known` graded pairs of the qrels
+    /// (named `qrels`) are training events (in `train`), hence not candidates; `None` when
+    /// there are none.
+    pub fn warning(n_graded_known: usize, qrels: &str, train: &str) -> Option<String> {
+        graded_known_warning(n_graded_known, qrels, train)
+    }
+
+    /// Each catalog item's number of distinct training events, by catalog index.
+    pub fn popularity(&self) -> &[u32] {
+        &self.popularity
+    }
+
+    /// Calls `f(user, items, grades)` for every judged user of `qrels` (the qrels this
+    /// catalog was built from), in the qrels' order: every catalog item the user has no
+    /// training event with, ascending, graded as in the qrels (0 when not graded). Returns
+    /// how many pairs the qrels grade above 0 are training events, and so not candidates.
+    ///
+    /// # Errors
+    /// The first error of `f`, or [`MetricsError::InvalidArgument`] for a qrels item the
+    /// catalog lacks (qrels other than this catalog's).
+    pub fn for_each_user(
+        &self,
+        qrels: &Qrels,
+        mut f: impl FnMut(u32, &[u32], &[f32]) -> Result<()>,
+    ) -> Result<usize> {
+        let n_items = self.items.len() as u32;
+        let (mut item_buf, mut grade_buf, mut graded) = (Vec::new(), Vec::new(), Vec::new());
+        let mut n_graded_known = 0;
+        let mut start = 0;
+        let known_pairs = &self.known_pairs;
+        for row in qrels.judgments.iter() {
+            let known_start = start + known_pairs[start..].partition_point(|p| p.0 < row.user);
+            let known_end =
+                known_start + known_pairs[known_start..].partition_point(|p| p.0 == row.user);
+            start = known_end;
+            let known_items = &known_pairs[known_start..known_end];
+            graded.clear();
+            for (&item, &grade) in row.items.iter().zip(row.grades) {
+                let id = qrels.items.external(item).ok_or_else(|| unmapped("?"))?;
+                graded.push((self.items.get(id).ok_or_else(|| unmapped(id))?, grade));
+            }
+            graded.sort_unstable_by_key(|g| g.0);
+            item_buf.clear();
+            grade_buf.clear();
+            let (mut k, mut g) = (0, 0);
+            for item in 0..n_items {
+                while k < known_items.len() && known_items[k].1 < item {
+                    k += 1;
+                }
+                while g < graded.len() && graded[g].0 < item {
+                    g += 1;
+                }
+                let grade = graded.get(g).filter(|x| x.0 == item).map_or(0.0, |x| x.1);
+                if known_items.get(k).is_some_and(|x| x.1 == item) {
+                    n_graded_known += usize::from(grade > 0.0);
+                    continue;
+                }
+                item_buf.push(item);
+                grade_buf.push(grade);
+            }
+            f(row.user, &item_buf, &grade_buf)?;
+        }
+        Ok(n_graded_known)
+    }
 }
 
 /// An id missing from a map built from it: a broken invariant, reported, not a panic.
@@ -493,6 +569,17 @@ mod tests {
         assert_eq!(row("2"), [("c", 0.0), ("d", 0.0), ("e", 0.0)]);
         assert_eq!(c.qrels.judgments.n_judged_users(), 2);
         assert_eq!(c.n_graded_known, 1);
+        // Popularity counts every user's distinct training events, judged or not: a by 1
+        // and 2, b by 2 (twice listed), c by 3, e by 1.
+        let rows = CatalogRows::new(&q, known).unwrap();
+        assert_eq!(rows.popularity(), [2, 1, 1, 0, 1]);
+        let mut seen = Vec::new();
+        rows.for_each_user(&q, |user, items, _| {
+            seen.push((user, items.len()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, [(0, 3), (1, 3)]);
     }
 
     /// `(user, item, value)` rows of tab-separated text.

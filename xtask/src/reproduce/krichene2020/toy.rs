@@ -137,7 +137,7 @@ pub(super) fn order(values: &[f64]) -> String {
     out
 }
 
-/// The pairs `reference` orders by more than `tau`, as (i, j, reference[i] − reference[j]).
+/// The pairs `reference` orders by more than `tau`, as `(i, j, reference[i] − reference[j])`.
 fn ordered_pairs(reference: &[f64], tau: f64) -> impl Iterator<Item = (usize, usize, f64)> + '_ {
     (0..reference.len()).flat_map(move |i| {
         (i + 1..reference.len()).filter_map(move |j| {
