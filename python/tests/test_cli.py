@@ -138,3 +138,19 @@ def test_sampled_candidates_are_refused_without_train_or_with_a_bad_count():
     ]:
         with pytest.raises(recs.RecsError, match=message):
             recs.evaluate(q, r, "p@1", candidates=candidates, train=train)
+
+
+def test_sampled_candidates_in_compare_and_curves_are_those_of_evaluate():
+    """compare and curves draw the same candidates as evaluate for one seed."""
+    qrels_frame, run_frame = make_case(7, all_candidates=False)
+    train = run_frame.sample(frac=0.3, random_state=2)[["user", "item"]]
+    q = recs.Qrels.from_df(qrels_frame)
+    noisy = run_frame.assign(score=run_frame.score + np.random.default_rng(0).normal(0, 0.5, len(run_frame)))
+    runs = {"a": recs.Run.from_df(run_frame), "b": recs.Run.from_df(noisy)}
+    options = {"candidates": "sampled:20", "train": train, "seed": 11}
+    table = recs.compare(q, runs, "p@5,mrr", tests="t", adjust="none", missing="zero", **options)
+    for row in table.itertuples():
+        assert row.mean_a == pytest.approx(recs.evaluate(q, runs[row.run_a], row.metric, **options)[row.metric], abs=1e-12)
+        assert row.mean_b == pytest.approx(recs.evaluate(q, runs[row.run_b], row.metric, **options)[row.metric], abs=1e-12)
+    curve = recs.curves(q, runs["a"], **options)
+    assert curve["roc"]["auc"] == pytest.approx(recs.evaluate(q, runs["a"], "roc", **options)["roc_auc"], abs=1e-12)
