@@ -9,7 +9,7 @@ use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 
 use crate::error::{Result, SampledError};
-use crate::linalg::{Cholesky, PseudoInverse, nnls};
+use crate::linalg::{Cholesky, PseudoInverse, nnls, thin_svd};
 use crate::metric::RankMetric;
 use crate::rank::SampledRank;
 
@@ -372,13 +372,9 @@ impl Monotone {
             steps[(r, m)] = running;
         }
         // ‖S z − b‖² = ‖Σ Vᵀ z − Uᵀ b‖² + a constant: the same problem on a cols × cols system.
-        let svd = steps
-            .as_ref()
-            .thin_svd()
-            .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
-        let (v, s) = (svd.V(), svd.S().column_vector());
-        let reduced = Mat::from_fn(s.nrows(), cols, |i, j| s[i] * v[(j, i)]);
-        Ok(Monotone { reduced, u: svd.U().to_owned() })
+        let (u, s, v) = thin_svd(steps.as_ref())?;
+        let reduced = Mat::from_fn(s.len(), cols, |i, j| s[i] * v[(j, i)]);
+        Ok(Monotone { reduced, u })
     }
 
     fn solve(&self, target: &[f64]) -> Result<Vec<f64>> {

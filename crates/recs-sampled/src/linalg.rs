@@ -3,10 +3,38 @@
 //! right-hand sides), and non-negative least squares with free
 //! variables (Lawson & Hanson 1974, ch. 23).
 
+use faer::diag::Diag;
+use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::linalg::solvers::Solve;
-use faer::{Mat, MatRef, Side};
+use faer::linalg::svd::{ComputeSvdVectors, svd, svd_scratch};
+use faer::{Mat, MatRef, Par, Side};
 
 use crate::error::{Result, SampledError};
+
+/// The thin SVD `a = U Σ Vᵀ` as `(U, σ, V)`, computed on the calling thread: faer's
+/// default parallelism splits the work over rayon's threads, and the rounding of a badly
+/// conditioned system (minimal bias's) would then depend on the thread count.
+pub(crate) fn thin_svd(a: MatRef<'_, f64>) -> Result<(Mat<f64>, Vec<f64>, Mat<f64>)> {
+    let (m, n) = a.shape();
+    let size = m.min(n);
+    let (mut u, mut v, mut sigma) = (Mat::zeros(m, size), Mat::zeros(n, size), Diag::zeros(size));
+    let thin = ComputeSvdVectors::Thin;
+    let mut buffer =
+        MemBuffer::new(svd_scratch::<f64>(m, n, thin, thin, Par::Seq, Default::default()));
+    svd(
+        a,
+        sigma.as_mut(),
+        Some(u.as_mut()),
+        Some(v.as_mut()),
+        Par::Seq,
+        MemStack::new(&mut buffer),
+        Default::default(),
+    )
+    .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
+    let column = sigma.column_vector();
+    let values = (0..size).map(|i| column[i]).collect();
+    Ok((u, values, v))
+}
 
 /// The minimum-norm least-squares solution of `a x ≈ b`: `x = V Σ⁺ Uᵀ b`, with singular
 /// values at or below `σ_max · ε · max(rows, cols)` treated as zero (numpy's `lstsq`
@@ -30,14 +58,12 @@ impl PseudoInverse {
         if cols == 0 {
             return Ok(PseudoInverse { u: Mat::zeros(rows, 0), v: Mat::zeros(0, 0), kept: vec![] });
         }
-        let svd = a
-            .thin_svd()
-            .map_err(|e| SampledError::Numeric(format!("the SVD did not converge: {e:?}")))?;
-        let s = svd.S().column_vector();
-        let top = (0..s.nrows()).map(|i| s[i]).fold(0.0f64, f64::max);
+        let (u, s, v) = thin_svd(a)?;
+        let top = s.iter().copied().fold(0.0f64, f64::max);
         let cutoff = top * f64::EPSILON * rows.max(cols) as f64;
-        let kept = (0..s.nrows()).filter(|&i| s[i] > cutoff).map(|i| (i, s[i])).collect();
-        Ok(PseudoInverse { u: svd.U().to_owned(), v: svd.V().to_owned(), kept })
+        let kept =
+            s.iter().enumerate().filter(|&(_, &x)| x > cutoff).map(|(i, &x)| (i, x)).collect();
+        Ok(PseudoInverse { u, v, kept })
     }
 
     /// `V Σ⁺ Uᵀ b`.
