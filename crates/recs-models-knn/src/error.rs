@@ -50,8 +50,8 @@ pub enum KnnError {
         /// The rejected name.
         name: String,
     },
-    /// An item neighbourhood direction other than `history` or `candidate`.
-    #[error("unknown neighbourhood `{name}`: expected `history` or `candidate`")]
+    /// An item neighbourhood direction other than `history`, `candidate` or `history-all`.
+    #[error("unknown neighbourhood `{name}`: expected `history`, `candidate` or `history-all`")]
     UnknownNeighbourhood {
         /// The rejected name.
         name: String,
@@ -82,9 +82,11 @@ impl From<KnnError> for RecsError {
             KnnError::UnknownTies { name } => {
                 RecsError::invalid_parameter("ties", name, "`extend` or `cut`")
             }
-            KnnError::UnknownNeighbourhood { name } => {
-                RecsError::invalid_parameter("neighbourhood", name, "`history` or `candidate`")
-            }
+            KnnError::UnknownNeighbourhood { name } => RecsError::invalid_parameter(
+                "neighbourhood",
+                name,
+                "`history`, `candidate` or `history-all`",
+            ),
             KnnError::Core(error) => error,
         }
     }

@@ -110,7 +110,7 @@ pub const ITEM_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "neighbourhood",
         default: "candidate",
-        help: "history: sum over the k-neighbourhoods of the user's items (ignatov2010 §2's N(i|u0); Deshpande & Karypis 2004); candidate: over the candidate's own k-neighbourhood (ours as default)",
+        help: "history: sum over the k-neighbourhoods of the user's items (ignatov2010 §2's N(i|u0); Deshpande & Karypis 2004); candidate: over the candidate's own k-neighbourhood (ours as default); history-all: candidates from the history's k-neighbourhoods, each summed over every history item (ignatov2010 §2's formulas read literally)",
     },
 ];
 

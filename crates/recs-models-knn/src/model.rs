@@ -187,7 +187,12 @@ macro_rules! knn_surface {
 /// - `history`, ignatov2010 §2's `N(i|u₀) = {j | j ∉ u₀ᴵ, i ∈ u₀ᴵ, j ∈ N(i)}` (Deshpande &
 ///   Karypis 2004): the pairs with `j ∈ N(i)`, the neighbourhoods of the user's items;
 /// - `candidate` (the default): the pairs with `i ∈ N(j)`, the candidate's own
-///   neighbourhood (the prediction form of Sarwar et al. 2001).
+///   neighbourhood (the prediction form of Sarwar et al. 2001);
+/// - `history-all`, §2's two formulas read literally: the candidates are those of
+///   `history` (`j ∈ N(i)` for some `i ∈ I_u`), and each collects from every pair `(i, j)`,
+///   `i ∈ I_u`, whose similarity the model admits (§2's prediction sums over all of
+///   `u₀ᴵ`); the other items get no pair. This direction keeps every admitted similarity
+///   (item × item pairs sharing a user), not only the neighbourhoods.
 ///
 /// Over those pairs `P(u, j)`:
 ///
@@ -205,13 +210,17 @@ macro_rules! knn_surface {
 /// similarities and a high score; for top-N ranking prefer cosine, Jaccard or Tanimoto,
 /// `history`, or raise `min_support`.
 #[derive(Debug, Clone)]
-pub struct ItemKnn(Fitted);
+pub struct ItemKnn(Fitted, Option<CsMatI<f32, u32, usize>>);
 
 impl Fit for ItemKnnParams {
     type Model = ItemKnn;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemKnn> {
-        Ok(ItemKnn(Fitted::fit(data, self.0, Axis::Items)?.0))
+        let (fitted, vectors) = Fitted::fit(data, self.0, Axis::Items)?;
+        // Only `history-all` reads similarities beyond the neighbourhoods.
+        let admitted = (self.0.neighbourhood() == Neighbourhood::HistoryAll)
+            .then(|| vectors.all_admitted(&fitted.params));
+        Ok(ItemKnn(fitted, admitted))
     }
 }
 
@@ -228,18 +237,42 @@ impl ItemKnn {
 
     fn run(&self, history: (&[u32], &[f32]), items: &[u32], out: &mut [f32], output: Output) {
         let (rated, ratings) = history;
-        if self.0.params.neighbourhood() == Neighbourhood::History {
-            // The neighbourhoods of the history items, scattered in history order.
-            let scatter = |sums: &mut ItemSums| {
-                for (&i, &r) in rated.iter().zip(ratings) {
-                    let (neighbours, sims) = row_of(&self.0.neighbours, i);
-                    for (&j, &s) in neighbours.iter().zip(sims) {
-                        sums.add(j, s, r);
+        let read = Reading { items, history: ratings, fallback: &self.0.fallback, output };
+        match (self.0.params.neighbourhood(), &self.1) {
+            (Neighbourhood::History, _) => {
+                // The neighbourhoods of the history items, scattered in history order.
+                let scatter = |sums: &mut ItemSums| {
+                    for (&i, &r) in rated.iter().zip(ratings) {
+                        let (neighbours, sims) = row_of(&self.0.neighbours, i);
+                        for (&j, &s) in neighbours.iter().zip(sims) {
+                            sums.add(j, s, r);
+                        }
                     }
-                }
-            };
-            let read = Reading { items, history: ratings, fallback: &self.0.fallback, output };
-            return score_from_sums(self.n_items(), scatter, read, out);
+                };
+                return score_from_sums(self.n_items(), scatter, read, None, out);
+            }
+            (Neighbourhood::HistoryAll, Some(admitted)) => {
+                // The candidates: the items of the history's neighbourhoods.
+                let mut candidates: Vec<u32> =
+                    rated.iter().flat_map(|&i| row_of(&self.0.neighbours, i).0).copied().collect();
+                candidates.sort_unstable();
+                candidates.dedup();
+                // Every admitted similarity of the history items, in history order.
+                let scatter = |sums: &mut ItemSums| {
+                    for (&i, &r) in rated.iter().zip(ratings) {
+                        let (others, sims) = row_of(admitted, i);
+                        for (&j, &s) in others.iter().zip(sims) {
+                            sums.add(j, s, r);
+                        }
+                    }
+                };
+                return score_from_sums(self.n_items(), scatter, read, Some(&candidates), out);
+            }
+            // `fit` keeps the admitted similarities exactly when the direction is
+            // `history-all`, so this arm is `candidate`.
+            (Neighbourhood::Candidate | Neighbourhood::HistoryAll, _) => {
+                debug_assert_eq!(self.0.params.neighbourhood(), Neighbourhood::Candidate);
+            }
         }
         // Each candidate's own neighbourhood, in neighbour order.
         for (slot, &item) in out.iter_mut().zip(items) {
@@ -333,11 +366,13 @@ struct Reading<'a> {
 }
 
 /// Scores `read.items` into `out` from the per-item sums `scatter` adds into the
-/// per-thread buffers over `n_items` items, then zeroes what it touched.
+/// per-thread buffers over `n_items` items, then zeroes what it touched. With `admitted`
+/// (sorted), an item outside it is scored as one without evidence.
 fn score_from_sums(
     n_items: usize,
     scatter: impl FnOnce(&mut ItemSums),
     read: Reading<'_>,
+    admitted: Option<&[u32]>,
     out: &mut [f32],
 ) {
     ITEM_SUMS.with(|cell| {
@@ -349,7 +384,12 @@ fn score_from_sums(
         }
         scatter(&mut sums);
         for (slot, &item) in out.iter_mut().zip(read.items) {
-            let (n, d) = (sums.num[item as usize], sums.den[item as usize]);
+            let counted = admitted.is_none_or(|a| a.binary_search(&item).is_ok());
+            let (n, d) = if counted {
+                (sums.num[item as usize], sums.den[item as usize])
+            } else {
+                (0.0, 0.0)
+            };
             *slot = read.fallback.output(read.output, n, d, read.history);
         }
         let ItemSums { num, den, touched } = &mut *sums;
@@ -408,7 +448,7 @@ impl UserKnn {
             }
         };
         let read = Reading { items, history, fallback: &self.fitted.fallback, output };
-        score_from_sums(self.n_items(), scatter, read, out);
+        score_from_sums(self.n_items(), scatter, read, None, out);
     }
 }
 
@@ -536,6 +576,44 @@ mod tests {
         model.score_history(train.user_row(0), &[2, 3], &mut folded).unwrap();
         model.score(0, &[2, 3], &mut out).unwrap();
         assert_eq!(folded, out);
+    }
+
+    /// §2's formulas read literally: the candidates of `history`, each summed over every
+    /// history item whose similarity is admitted.
+    #[test]
+    fn item_knn_history_all_by_hand() {
+        let train = small();
+        // Jaccard over users: (0,1) 2/3, (0,2) 1/2, (1,2) 1/3, (1,3) 1/3; with k = 1, N(2) =
+        // {0} and N(3) = {1}. A new user holding items 2 and 3 (value 1 each).
+        let direction = |d| {
+            let params = jaccard(1).neighbourhood(d);
+            ItemKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap()
+        };
+        let history = |items: &'static [u32], values: &'static [f32]| UserRow {
+            items,
+            values,
+            timestamps: None,
+        };
+        let scores = |d, items: &'static [u32], values: &'static [f32]| {
+            let mut out = [0.0; 3];
+            direction(d).score_history(history(items, values), &[0, 1, 4], &mut out).unwrap();
+            out
+        };
+        // Candidates 0 (in N(2)) and 1 (in N(3)). Item 1 collects s(3, 1) = 1/3 from N(3) and,
+        // read literally, also s(2, 1) = 1/3 though N(2) does not hold it.
+        close(&scores(Neighbourhood::HistoryAll, &[2, 3], &[1.0, 1.0]), &[0.5, 2.0 / 3.0, 0.0]);
+        close(&scores(Neighbourhood::History, &[2, 3], &[1.0, 1.0]), &[0.5, 1.0 / 3.0, 0.0]);
+        // Holding item 2 alone, item 1 is in no history neighbourhood: no evidence, though
+        // its similarity with item 2 is admitted.
+        close(&scores(Neighbourhood::HistoryAll, &[2], &[1.0]), &[0.5, 0.0, 0.0]);
+        // Predictions divide by the summed |s| over the same pairs (item 1: (1/3 · 1 + 1/3 ·
+        // 1) / (2/3) = 1); without a pair, the user's mean.
+        let mut out = [0.0; 3];
+        let model = direction(Neighbourhood::HistoryAll);
+        model.predict(2, &[0, 2, 4], &mut out).unwrap();
+        // Training user 2 holds items 1 (1) and 3 (2): N(1) = {0}, N(3) = {1}, candidate 0
+        // collects s(1, 0) · 1 from item 1 and nothing from item 3 (no common user).
+        close(&out, &[1.0, 1.5, 1.5]);
     }
 
     #[test]
@@ -693,10 +771,10 @@ mod tests {
     fn item_knn_fold_in_equals_scoring_the_same_training_history() {
         let train = irregular(60, 40, 40);
         let items: Vec<u32> = (0..40).collect();
-        for (similarity, direction) in Similarity::ALL
-            .into_iter()
-            .flat_map(|s| [(s, Neighbourhood::History), (s, Neighbourhood::Candidate)])
-        {
+        for (similarity, direction) in Similarity::ALL.into_iter().flat_map(|s| {
+            [Neighbourhood::History, Neighbourhood::Candidate, Neighbourhood::HistoryAll]
+                .map(|d| (s, d))
+        }) {
             let params = KnnParams::new().k(5).similarity(similarity).neighbourhood(direction);
             let model =
                 ItemKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap();

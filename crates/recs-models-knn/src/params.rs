@@ -156,6 +156,13 @@ pub enum Neighbourhood {
     /// items among its `k` nearest (the prediction form of Sarwar et al. 2001).
     #[default]
     Candidate,
+    /// ignatov2010 §2's formulas read literally: the candidates are the items of the
+    /// neighbourhoods of the user's items (`N(i|u₀)`, as [`Neighbourhood::History`]), and
+    /// each collects `s(i, j) r_ui` from *every* history item `i` whose similarity with `j`
+    /// the model admits (the prediction formula sums over all of `u₀ᴵ`), not only from
+    /// those having `j` among their `k` nearest. Items outside every history
+    /// neighbourhood get no evidence.
+    HistoryAll,
 }
 
 impl fmt::Display for Neighbourhood {
@@ -163,6 +170,7 @@ impl fmt::Display for Neighbourhood {
         f.write_str(match self {
             Neighbourhood::History => "history",
             Neighbourhood::Candidate => "candidate",
+            Neighbourhood::HistoryAll => "history-all",
         })
     }
 }
@@ -174,6 +182,7 @@ impl FromStr for Neighbourhood {
         match text {
             "history" => Ok(Neighbourhood::History),
             "candidate" => Ok(Neighbourhood::Candidate),
+            "history-all" => Ok(Neighbourhood::HistoryAll),
             _ => Err(KnnError::UnknownNeighbourhood { name: text.to_string() }),
         }
     }

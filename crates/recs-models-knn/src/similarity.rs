@@ -245,6 +245,21 @@ impl Vectors {
         params: &KnnValidParams,
         scratch: &mut Scratch,
     ) -> Vec<(u32, f32)> {
+        let mut candidates = self.admitted_of(query, skip, params, scratch);
+        select_top_k(&mut candidates, params.k(), params.ties());
+        candidates
+    }
+
+    /// Every row the query may have as a neighbour, before the top-k selection: the rows
+    /// sharing at least `min_support` dimensions with it whose similarity is defined and
+    /// admitted by `params`, as `(row, similarity)` in the order first visited.
+    fn admitted_of(
+        &self,
+        query: (&[u32], &[f64]),
+        skip: Option<u32>,
+        params: &KnnValidParams,
+        scratch: &mut Scratch,
+    ) -> Vec<(u32, f32)> {
         let stats = RowStats::of(query.1);
         self.accumulate(query, scratch);
         let mut candidates = Vec::with_capacity(scratch.touched.len());
@@ -263,20 +278,35 @@ impl Vectors {
             }
         }
         scratch.touched.clear();
-        select_top_k(&mut candidates, params.k(), params.ties());
         candidates
     }
 
     /// The neighbourhood of every row (self excluded), computed in parallel, as a sparse
     /// row × row matrix of similarities.
     pub(crate) fn all_neighbours(&self, params: &KnnValidParams) -> CsMatI<f32, u32, usize> {
+        self.row_matrix(|a, scratch| self.neighbours_of(self.rows.row(a), Some(a), params, scratch))
+    }
+
+    /// Every admitted similarity of every row (self excluded), without the top-k
+    /// selection, as a sparse row × row matrix: rows × (rows sharing a dimension) entries.
+    pub(crate) fn all_admitted(&self, params: &KnnValidParams) -> CsMatI<f32, u32, usize> {
+        self.row_matrix(|a, scratch| {
+            let mut row = self.admitted_of(self.rows.row(a), Some(a), params, scratch);
+            row.sort_unstable_by_key(|&(b, _)| b);
+            row
+        })
+    }
+
+    /// The sparse row × row matrix whose row `a` is `row_of(a)` (sorted by column), the
+    /// rows computed in parallel, each thread with its own [`Scratch`].
+    fn row_matrix(
+        &self,
+        row_of: impl Fn(u32, &mut Scratch) -> Vec<(u32, f32)> + Sync,
+    ) -> CsMatI<f32, u32, usize> {
         let n_rows = self.n_rows();
         let per_row: Vec<Vec<(u32, f32)>> = (0..n_rows as u32)
             .into_par_iter()
-            .map_init(
-                || Scratch::new(n_rows),
-                |scratch, a| self.neighbours_of(self.rows.row(a), Some(a), params, scratch),
-            )
+            .map_init(|| Scratch::new(n_rows), |scratch, a| row_of(a, scratch))
             .collect();
         let mut indptr = Vec::with_capacity(n_rows + 1);
         indptr.push(0usize);

@@ -29,6 +29,10 @@ recs_testkit::conformance_test!(
     item_knn_history_neighbourhoods_conform,
     ItemKnnParams::new(KnnParams::new().neighbourhood(Neighbourhood::History)).expect("valid")
 );
+recs_testkit::conformance_test!(
+    item_knn_history_all_conforms,
+    ItemKnnParams::new(KnnParams::new().neighbourhood(Neighbourhood::HistoryAll)).expect("valid")
+);
 
 #[test]
 fn every_similarity_and_tie_policy_conforms() {

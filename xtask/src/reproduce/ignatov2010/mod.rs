@@ -68,7 +68,9 @@ const EXPERIMENTS: [&str; 6] = [
     "conventions",
 ];
 /// The claim ids of the report.
-const CLAIMS: [&str; 10] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10"];
+const CLAIMS: [&str; 11] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10", "I11"];
+/// The fractions of I7 ("at 6-7%"), run with more repetitions than the fraction sweep.
+const SIX_TO_SEVEN: &[f64] = &[6., 7.];
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
@@ -84,6 +86,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         "hidden-fraction",
         "hidden item columns (% of 1682)",
         HIDDEN_PERCENTS,
+        Draws::Independent,
+        set_hidden(true),
+    )?;
+    let six_to_seven = runner.sweep(
+        "hidden-fraction-6-7",
+        "hidden item columns (% of 1682)",
+        SIX_TO_SEVEN,
         Draws::Independent,
         set_hidden(true),
     )?;
@@ -115,6 +124,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         Draws::Shared,
         set_test_share,
     )?;
+    let test_size_overlapping = runner.sweep(
+        "synthetic-test-size-overlapping",
+        "test set (% of users)",
+        TEST_PERCENTS,
+        Draws::Shared,
+        set_test_share,
+    )?;
     let similarities = runner.single("similarities")?;
     let hidden_only = runner.sweep(
         "hidden-only-candidates",
@@ -130,10 +146,12 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     for sweep in [
         &count,
         &fraction,
+        &six_to_seven,
         &neighbours,
         &neighbours_weak,
         &neighbours_overlapping,
         &test_size,
+        &test_size_overlapping,
         &hidden_only,
     ] {
         sweep::ensure_equal(sweep, &sweep.keys().recall, &format!("r@{}", sweep.list_length))?;
@@ -145,15 +163,19 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let sweeps = claims::ClaimSweeps {
         hidden_count: &count,
         hidden_fraction: &fraction,
+        six_to_seven: &six_to_seven,
         hidden_only: &hidden_only,
         neighbours: &neighbours,
         neighbours_overlapping: &neighbours_overlapping,
         neighbours_weak: &neighbours_weak,
         test_size: &test_size,
+        test_size_overlapping: &test_size_overlapping,
     };
     let mut claims = claims::claims(&sweeps, &claim_keys)?;
     let hamming = hamming::curve(hamming::MAX_DISTANCE)?;
     claims.push(hamming::claim(&hamming)?);
+    // In id order: I10 (Figure 1) comes from `hamming`, after the others were built.
+    claims.sort_by_key(|c| c.id.trim_start_matches('I').parse::<u32>().unwrap_or(u32::MAX));
 
     let ratings = recs_data::load_named("ml-100k", &options.resolver())?.interactions;
     let mut experiments = Vec::new();
@@ -168,6 +190,15 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         let overlapping = "Overlapping blocks (neighbouring rectangles share two item columns)";
         entry.tables.push(sweep_table(&neighbours_overlapping, overlapping));
         sweep_figures(&neighbours_overlapping, &neighbours.id, &mut figures);
+    }
+    if let Some(entry) = experiments.iter_mut().find(|e| e.id == test_size.id) {
+        let overlapping = "Overlapping blocks (neighbouring rectangles share two item columns)";
+        entry.tables.push(sweep_table(&test_size_overlapping, overlapping));
+        sweep_figures(&test_size_overlapping, &test_size.id, &mut figures);
+    }
+    if let Some(entry) = experiments.iter_mut().find(|e| e.id == fraction.id) {
+        let more = "The user-based model at 6% and 7%, 100 repetitions (I7)";
+        entry.tables.push(sweep_table(&six_to_seven, more));
     }
     let mut similarities = similarities_experiment(&similarities, &ml, &ratings)?;
     similarities.tables.push(hamming::table(&hamming));
@@ -354,6 +385,8 @@ fn intro(runner: &Runner<'_>, options: &Options) -> Result<String> {
         "fig4-5-synthetic-neighbours-weak",
         "fig4-5-synthetic-neighbours-overlapping",
         "synthetic-test-size",
+        "synthetic-test-size-overlapping",
+        "hidden-fraction-6-7",
         "similarities",
         "hidden-only-candidates",
     ] {

@@ -137,6 +137,25 @@ impl Sweep {
         self.at(x)?.paired_effect(labels[0], labels[1], key)
     }
 
+    /// [`Sweep::difference`] as one of a family of `family` intervals that hold together
+    /// with 95% confidence (Bonferroni, [`Effect::mean_of_simultaneous`]): for a claim
+    /// judged at every point of a sweep, where one chance failure among many tests would
+    /// otherwise decide. Over the repetitions' means of the split-by-split differences.
+    pub(crate) fn difference_simultaneous(
+        &self,
+        labels: [&str; 2],
+        key: &str,
+        x: f64,
+        family: usize,
+    ) -> Option<Effect> {
+        let results = self.at(x)?;
+        let differences = results.split_differences((labels[0], key), (labels[1], key))?;
+        let values = differences.into_iter().map(|d| (!d.is_nan()).then_some(d)).collect();
+        let means: Vec<f64> =
+            repetition_means(&by_repetition(results, values)).into_values().collect();
+        Some(Effect::mean_of_simultaneous(&means, family))
+    }
+
     /// The mean of `key` for `label` in each repetition (folds averaged) at every point,
     /// as `(x, value)` series by repetition; a point where a repetition has no defined
     /// value is left out of its series.
