@@ -19,12 +19,6 @@ pub enum KnnError {
         /// The rejected value.
         k: usize,
     },
-    /// The minimum support is zero.
-    #[error("invalid min-support {min_support}: expected at least 1")]
-    InvalidMinSupport {
-        /// The rejected value.
-        min_support: usize,
-    },
     /// The popularity exponent `alpha` of the conditional-probability similarity is not
     /// in `[0, 1]`.
     #[error("invalid alpha {alpha}: expected a number in [0, 1]")]
@@ -65,9 +59,6 @@ impl From<KnnError> for RecsError {
     fn from(error: KnnError) -> Self {
         match error {
             KnnError::InvalidK { k } => RecsError::invalid_parameter("k", k, "an integer >= 1"),
-            KnnError::InvalidMinSupport { min_support } => {
-                RecsError::invalid_parameter("min-support", min_support, "an integer >= 1")
-            }
             KnnError::InvalidAlpha { alpha } => {
                 RecsError::invalid_parameter("alpha", alpha, "a number in [0, 1]")
             }

@@ -84,7 +84,7 @@ pub const PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "min-support",
         default: "1",
-        help: "drop neighbour pairs sharing fewer than this many co-rated dimensions, >= 1 (ours; raise it for Pearson on sparse data)",
+        help: "drop neighbour pairs sharing fewer than this many co-rated dimensions (ours; raise it for Pearson on sparse data); 0 admits pairs without a co-rated dimension too, their similarity from the vectors' own statistics",
     },
     ParamSpec {
         name: "positive-only",
@@ -176,7 +176,8 @@ mod tests {
         assert!(user.build_checked(&ParamValues::parse(&every[..7]).unwrap()).is_ok());
         assert!(item.build_checked(&ParamValues::parse(["neighbourhood=mine"]).unwrap()).is_err());
         for entry in catalog() {
-            assert!(entry.build_checked(&ParamValues::parse(["min-support=0"]).unwrap()).is_err());
+            assert!(entry.build_checked(&ParamValues::parse(["min-support=-1"]).unwrap()).is_err());
+            assert!(entry.build_checked(&ParamValues::parse(["min-support=0"]).unwrap()).is_ok());
         }
         let defaults =
             ParamValues::parse(ITEM_PARAMS.iter().map(|p| format!("{}={}", p.name, p.default)))

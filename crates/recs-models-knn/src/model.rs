@@ -616,6 +616,40 @@ mod tests {
         close(&out, &[1.0, 1.5, 1.5]);
     }
 
+    /// `min_support = 0`: users without a common item are neighbours too, at the
+    /// similarity of their whole vectors (ignatov2010 §2's top k over every user).
+    #[test]
+    fn zero_min_support_admits_pairs_without_a_common_item() {
+        let train = recs_testkit::ratings_grid(
+            "
+            1 1 . .
+            1 1 . .
+            . . 1 1
+            ",
+        );
+        let fit = |support| {
+            let params = KnnParams::new()
+                .k(2)
+                .similarity(Similarity::Pearson)
+                .positive_only(false)
+                .min_support(support);
+            UserKnnParams::new(params).unwrap().fit(&TrainData::new(&train, 0)).unwrap()
+        };
+        // Untrimmed Pearson over the four items: users 0 and 1 agree (1), users 0 and 2 are
+        // opposite (−1) though they share no item.
+        assert_eq!(fit(1).neighbours(0), (&[1u32][..], &[1.0f32][..]));
+        assert_eq!(fit(0).neighbours(0), (&[1u32, 2][..], &[1.0f32, -1.0][..]));
+        let mut out = [0.0; 2];
+        fit(0).score(0, &[2, 3], &mut out).unwrap();
+        close(&out, &[-1.0, -1.0]);
+        fit(1).score(0, &[2, 3], &mut out).unwrap();
+        close(&out, &[0.0, 0.0]);
+        // Positive-only neighbourhoods are the same either way here.
+        let positive = KnnParams::new().k(2).similarity(Similarity::Pearson).min_support(0);
+        let model = UserKnnParams::new(positive).unwrap().fit(&TrainData::new(&train, 0)).unwrap();
+        assert_eq!(model.neighbours(0).0, &[1]);
+    }
+
     #[test]
     fn positive_only_and_min_similarity_filter_neighbours() {
         // Pearson over co-rated items: user 1 agrees with user 0, user 2 disagrees.

@@ -234,7 +234,8 @@ impl KnnParams {
     /// - `similarity = cosine` (ours);
     /// - `ties = extend` (ignatov2010 §2);
     /// - `min_similarity = None` (no threshold);
-    /// - `min_support = 1` (every co-occurring pair may be a neighbour);
+    /// - `min_support = 1` (every co-occurring pair may be a neighbour; 0 admits the pairs
+    ///   without a co-rated dimension too, ignatov2010 §2's top k over every user);
     /// - `positive_only = true` (ours: a negatively correlated neighbour is not evidence
     ///   for recommending what it liked);
     /// - `alpha = 0.5` (ours, inside the range Deshpande & Karypis 2004 §5 explore);
@@ -292,15 +293,12 @@ impl KnnParams {
     /// Validates every parameter.
     ///
     /// # Errors
-    /// [`KnnError::InvalidK`] for `k = 0`, [`KnnError::InvalidMinSupport`] for a support
-    /// of 0, [`KnnError::InvalidAlpha`] for α outside `[0, 1]` or NaN,
+    /// [`KnnError::InvalidK`] for `k = 0`, [`KnnError::InvalidAlpha`] for α outside
+    /// `[0, 1]` or NaN,
     /// [`KnnError::InvalidMinSimilarity`] for a non-finite threshold.
     pub fn check(&self) -> Result<KnnValidParams> {
         if self.k == 0 {
             return Err(KnnError::InvalidK { k: self.k });
-        }
-        if self.min_support == 0 {
-            return Err(KnnError::InvalidMinSupport { min_support: self.min_support });
         }
         if !(0.0..=1.0).contains(&self.alpha) {
             return Err(KnnError::InvalidAlpha { alpha: self.alpha });
@@ -451,9 +449,8 @@ mod tests {
     }
 
     #[test]
-    fn zero_min_support_is_rejected() {
-        let params = KnnParams::new().min_support(0);
-        assert!(matches!(params.check(), Err(KnnError::InvalidMinSupport { min_support: 0 })));
+    fn zero_min_support_admits_every_pair() {
+        assert_eq!(KnnParams::new().min_support(0).check().unwrap().min_support(), 0);
         assert_eq!(KnnParams::new().min_support(3).check().unwrap().min_support(), 3);
     }
 

@@ -251,8 +251,9 @@ impl Vectors {
     }
 
     /// Every row the query may have as a neighbour, before the top-k selection: the rows
-    /// sharing at least `min_support` dimensions with it whose similarity is defined and
-    /// admitted by `params`, as `(row, similarity)` in the order first visited.
+    /// sharing at least `min_support` dimensions with it (every row when it is 0) whose
+    /// similarity is defined and admitted by `params`, as `(row, similarity)`: the rows
+    /// sharing a dimension in the order first visited, then the others by index.
     fn admitted_of(
         &self,
         query: (&[u32], &[f64]),
@@ -274,6 +275,26 @@ impl Vectors {
                 let s = s as f32 + 0.0;
                 if params.admits(s) {
                     candidates.push((b, s));
+                }
+            }
+        }
+        if params.min_support() == 0 {
+            // Every row may be a neighbour, those sharing no dimension with the query too:
+            // their similarity comes from the two rows' own statistics (a zero dot).
+            let mut shared = vec![false; self.n_rows()];
+            for &b in &scratch.touched {
+                shared[b as usize] = true;
+            }
+            for b in 0..self.n_rows() as u32 {
+                if shared[b as usize] || Some(b) == skip {
+                    continue;
+                }
+                if let Some(s) = self.finish(&PairSums::default(), &stats, &self.stats[b as usize])
+                {
+                    let s = s as f32 + 0.0;
+                    if params.admits(s) {
+                        candidates.push((b, s));
+                    }
                 }
             }
         }

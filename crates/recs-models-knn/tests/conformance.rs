@@ -70,7 +70,7 @@ fn catalog_builds_both_models_and_refuses_bad_values() {
         }
         for bad in [
             "k=0",
-            "min-support=0",
+            "min-support=-1",
             "alpha=2",
             "similarity=dice",
             "ties=x",

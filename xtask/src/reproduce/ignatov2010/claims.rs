@@ -1293,14 +1293,17 @@ mod choices {
             Sign::Positive => Choice::ours(
                 ChoiceKind::ModelFit,
                 "neighbours' sign",
-                "only positively correlated neighbours count",
+                "only positively correlated neighbours that share an entry with the target \
+                 count",
                 "§2 takes the top k by similarity whatever its sign; a negatively correlated \
-                 neighbour is no evidence for what it took",
+                 neighbour is no evidence for what it took, and a vector sharing no entry \
+                 says nothing of the target's",
             ),
             Sign::Any => Choice::text(
                 ChoiceKind::ModelFit,
                 "neighbours' sign",
-                "any: the top k by similarity, negatively correlated neighbours included",
+                "any: the top k by similarity over every training vector, negatively \
+                 correlated ones and those sharing no entry with the target included",
                 "§2",
                 "it is appropriate to obtain $Top - k$ nearest neighbors, that is $Top - k$ \
                  defines the threshold Θ",
