@@ -71,6 +71,8 @@ const EXPERIMENTS: [&str; 6] = [
 const CLAIMS: [&str; 11] = ["I1", "I2", "I3", "I4", "I5", "I6", "I7", "I8", "I9", "I10", "I11"];
 /// The fractions of I7 ("at 6-7%"), run with more repetitions than the fraction sweep.
 const SIX_TO_SEVEN: &[f64] = &[6., 7.];
+/// The ends of the fraction sweep (I2), run with more repetitions than the sweep.
+const FRACTION_ENDS: &[f64] = &[1., 20.];
 
 pub(crate) fn run(options: &Options) -> Result<()> {
     let lines = Lines::new();
@@ -86,6 +88,13 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         "hidden-fraction",
         "hidden item columns (% of 1682)",
         HIDDEN_PERCENTS,
+        Draws::Independent,
+        set_hidden(true),
+    )?;
+    let fraction_ends = runner.sweep(
+        "hidden-fraction-ends",
+        "hidden item columns (% of 1682)",
+        FRACTION_ENDS,
         Draws::Independent,
         set_hidden(true),
     )?;
@@ -146,6 +155,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     for sweep in [
         &count,
         &fraction,
+        &fraction_ends,
         &six_to_seven,
         &neighbours,
         &neighbours_weak,
@@ -162,7 +172,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let claim_keys = claims::ClaimKeys { ml: &ml, synthetic: &synthetic };
     let sweeps = claims::ClaimSweeps {
         hidden_count: &count,
-        hidden_fraction: &fraction,
+        fraction_ends: &fraction_ends,
         six_to_seven: &six_to_seven,
         hidden_only: &hidden_only,
         neighbours: &neighbours,
@@ -197,6 +207,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         sweep_figures(&test_size_overlapping, &test_size.id, &mut figures);
     }
     if let Some(entry) = experiments.iter_mut().find(|e| e.id == fraction.id) {
+        let ends = "Both models at 1% and 20%, 100 repetitions (I2)";
+        entry.tables.push(sweep_table(&fraction_ends, ends));
         let more = "The user-based model at 6% and 7%, 100 repetitions (I7)";
         entry.tables.push(sweep_table(&six_to_seven, more));
     }
@@ -386,6 +398,7 @@ fn intro(runner: &Runner<'_>, options: &Options) -> Result<String> {
         "fig4-5-synthetic-neighbours-overlapping",
         "synthetic-test-size",
         "synthetic-test-size-overlapping",
+        "hidden-fraction-ends",
         "hidden-fraction-6-7",
         "similarities",
         "hidden-only-candidates",
