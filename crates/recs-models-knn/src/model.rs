@@ -104,16 +104,29 @@ impl Fitted {
     /// Computes the neighbourhoods along `axis`; the similarity vectors are returned too
     /// for models that query them later.
     fn fit(data: &TrainData<'_>, params: KnnValidParams, axis: Axis) -> Result<(Fitted, Vectors)> {
-        check_fit_data(data)?;
-        let vectors = Vectors::new(data.interactions, axis, params.similarity(), params.alpha());
+        let vectors = Fitted::vectors(data, &params, axis)?;
         let neighbours = vectors.all_neighbours(&params);
-        let fitted = Fitted {
+        Ok((Fitted::with(data, params, neighbours), vectors))
+    }
+
+    /// The checked training vectors along `axis`, prepared for `params`' measure.
+    fn vectors(data: &TrainData<'_>, params: &KnnValidParams, axis: Axis) -> Result<Vectors> {
+        check_fit_data(data)?;
+        Ok(Vectors::new(data.interactions, axis, params.similarity(), params.alpha()))
+    }
+
+    /// The fitted part with the given neighbourhoods.
+    fn with(
+        data: &TrainData<'_>,
+        params: KnnValidParams,
+        neighbours: CsMatI<f32, u32, usize>,
+    ) -> Fitted {
+        Fitted {
             params,
             train: data.interactions.clone(),
             neighbours,
             fallback: Fallback::of(data.interactions),
-        };
-        Ok((fitted, vectors))
+        }
     }
 
     /// The kept neighbourhood of `row`: indices in increasing order and similarities.
@@ -216,11 +229,14 @@ impl Fit for ItemKnnParams {
     type Model = ItemKnn;
 
     fn fit(&self, data: &TrainData<'_>) -> Result<ItemKnn> {
-        let (fitted, vectors) = Fitted::fit(data, self.0, Axis::Items)?;
-        // Only `history-all` reads similarities beyond the neighbourhoods.
-        let admitted = (self.0.neighbourhood() == Neighbourhood::HistoryAll)
-            .then(|| vectors.all_admitted(&fitted.params));
-        Ok(ItemKnn(fitted, admitted))
+        if self.0.neighbourhood() != Neighbourhood::HistoryAll {
+            return Ok(ItemKnn(Fitted::fit(data, self.0, Axis::Items)?.0, None));
+        }
+        // Only `history-all` reads similarities beyond the neighbourhoods: both come from
+        // one pass over each item's similarities.
+        let vectors = Fitted::vectors(data, &self.0, Axis::Items)?;
+        let (neighbours, admitted) = vectors.neighbours_and_admitted(&self.0);
+        Ok(ItemKnn(Fitted::with(data, self.0, neighbours), Some(admitted)))
     }
 }
 

@@ -308,14 +308,28 @@ impl Vectors {
         self.row_matrix(|a, scratch| self.neighbours_of(self.rows.row(a), Some(a), params, scratch))
     }
 
-    /// Every admitted similarity of every row (self excluded), without the top-k
-    /// selection, as a sparse row × row matrix: rows × (rows sharing a dimension) entries.
-    pub(crate) fn all_admitted(&self, params: &KnnValidParams) -> CsMatI<f32, u32, usize> {
-        self.row_matrix(|a, scratch| {
-            let mut row = self.admitted_of(self.rows.row(a), Some(a), params, scratch);
-            row.sort_unstable_by_key(|&(b, _)| b);
-            row
-        })
+    /// The neighbourhood of every row, as [`Vectors::all_neighbours`], and every admitted
+    /// similarity of every row without the top-k selection: each row's similarities are
+    /// computed once for both.
+    pub(crate) fn neighbours_and_admitted(
+        &self,
+        params: &KnnValidParams,
+    ) -> (CsMatI<f32, u32, usize>, CsMatI<f32, u32, usize>) {
+        let n_rows = self.n_rows();
+        let (neighbours, admitted): (Vec<_>, Vec<_>) = (0..n_rows as u32)
+            .into_par_iter()
+            .map_init(
+                || Scratch::new(n_rows),
+                |scratch, a| {
+                    let mut all = self.admitted_of(self.rows.row(a), Some(a), params, scratch);
+                    let mut kept = all.clone();
+                    select_top_k(&mut kept, params.k(), params.ties());
+                    all.sort_unstable_by_key(|&(b, _)| b);
+                    (kept, all)
+                },
+            )
+            .unzip();
+        (assemble(n_rows, neighbours), assemble(n_rows, admitted))
     }
 
     /// The sparse row × row matrix whose row `a` is `row_of(a)` (sorted by column), the
@@ -329,20 +343,25 @@ impl Vectors {
             .into_par_iter()
             .map_init(|| Scratch::new(n_rows), |scratch, a| row_of(a, scratch))
             .collect();
-        let mut indptr = Vec::with_capacity(n_rows + 1);
-        indptr.push(0usize);
-        let total = per_row.iter().map(Vec::len).sum();
-        let mut indices = Vec::with_capacity(total);
-        let mut data = Vec::with_capacity(total);
-        for row in per_row {
-            for (b, s) in row {
-                indices.push(b);
-                data.push(s);
-            }
-            indptr.push(indices.len());
-        }
-        CsMatI::new((n_rows, n_rows), indptr, indices, data)
+        assemble(n_rows, per_row)
     }
+}
+
+/// The sparse `n_rows` × `n_rows` matrix of `per_row` (each row sorted by column).
+fn assemble(n_rows: usize, per_row: Vec<Vec<(u32, f32)>>) -> CsMatI<f32, u32, usize> {
+    let mut indptr = Vec::with_capacity(n_rows + 1);
+    indptr.push(0usize);
+    let total = per_row.iter().map(Vec::len).sum();
+    let mut indices = Vec::with_capacity(total);
+    let mut data = Vec::with_capacity(total);
+    for row in per_row {
+        for (b, s) in row {
+            indices.push(b);
+            data.push(s);
+        }
+        indptr.push(indices.len());
+    }
+    CsMatI::new((n_rows, n_rows), indptr, indices, data)
 }
 
 /// Per-thread accumulator over rows (structure of arrays, so that the common measures
