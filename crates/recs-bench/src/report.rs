@@ -405,9 +405,17 @@ impl Reading {
         if !flips.is_empty() {
             return format!("{base} as run, but flips with {}", flips.join("; "));
         }
-        match self.decisive_test() {
+        let reason = match self.decisive_test() {
             Some(t) => t.reason(),
-            None => "no test".into(),
+            None => return "no test".into(),
+        };
+        // A reading that fails where the placebo fails too says so: its failure may come
+        // from the protocol rather than from the model.
+        match &self.placebo {
+            Some(p) if base == Verdict::Fails && p.verdict == Verdict::Fails => {
+                format!("{reason}; the placebo {} fails too", p.model)
+            }
+            _ => reason,
         }
     }
 
@@ -1403,8 +1411,34 @@ mod tests {
         assert_eq!(r.verdict, Verdict::Untestable);
         assert!(r.reason().contains("placebo item popularity passes"), "{}", r.reason());
         let fails = Test::new("p − b", Rule::above(0.0), interval(-0.2, -0.1));
-        let r = Reading::new("r", vec![holds]).with_placebo(Placebo::new("p", "w", vec![fails]));
+        let r = Reading::new("r", vec![holds.clone()]).with_placebo(Placebo::new(
+            "p",
+            "w",
+            vec![fails.clone()],
+        ));
         assert_eq!(r.verdict, Verdict::Holds);
+        assert!(!r.reason().contains("placebo"), "{}", r.reason());
+        // A reading that fails where the placebo fails too says so.
+        let failing = Reading::new("r", vec![fails.clone()]).with_placebo(Placebo::new(
+            "p",
+            "w",
+            vec![fails.clone()],
+        ));
+        assert_eq!(failing.verdict, Verdict::Fails);
+        assert!(failing.reason().ends_with("; the placebo p fails too"), "{}", failing.reason());
+        // A reading that fails where the placebo holds back (inconclusive) does not.
+        let unclear = Test::new("p − b", Rule::above(0.0), interval(-0.1, 0.1));
+        let r = Reading::new("r", vec![fails.clone()]).with_placebo(Placebo::new(
+            "p",
+            "w",
+            vec![unclear],
+        ));
+        assert!(!r.reason().contains("placebo"), "{}", r.reason());
+        let r = Reading::new("r", vec![holds.clone()]).with_placebo(Placebo::new(
+            "p",
+            "w",
+            vec![fails],
+        ));
         // A report whose reading hides the placebo's pass is refused.
         let mut tampered = claim_with(vec![r]);
         tampered.readings[0].placebo.as_mut().unwrap().verdict = Verdict::Holds;

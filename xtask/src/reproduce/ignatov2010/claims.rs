@@ -12,8 +12,9 @@
 //!   the range as a whole (the ten points, each its own independent draws, pooled) was
 //!   named after the every-count one had been seen, so it is post hoc and does not decide;
 //! - "better near 1%, degrades, stays stable" (I2, over 100 repetitions of its own at
-//!   each end): at 1% hidden the item − user recall lies above [`NOISE`]; the item-based recall at 1% minus at 20% lies above [`STABLE`];
-//!   the user-based recall at 1% minus at 20% lies within ±[`STABLE`];
+//!   each end): the user-based recall at 1% minus at 20% lies within ±[`STABLE`]; at 1%
+//!   hidden the item − user recall lies above [`NOISE`]; the item-based recall at 1% minus
+//!   at 20% lies above [`STABLE`];
 //! - "rise" (I3, I5): the value at the end of the range minus the value at its start,
 //!   paired repetition by repetition, lies above [`NOISE`], for both models and both
 //!   measures;
@@ -28,10 +29,14 @@
 //!   precision within ±[`SLIGHTLY`], at every count from 1 to 10 (and, post hoc as in I1,
 //!   pooled over the range).
 //!
+//! I2 and I7 run random scores through the same tests as a placebo (in each test, in the
+//! place of the model the test is about): under §4's conventions every model's recall
+//! falls as the hidden fraction grows and fewer users are without a hidden event.
+//!
 //! Choices of ours whose other ends could move a verdict run there as the reading's
 //! sensitivity, and a flip makes the reading depend on that choice: the item model (§2's
-//! `N(i|u₀)`, each candidate's own neighbourhood, or §2's formulas literally) for I1 and
-//! I6, and I4's level of "the same quality" (each repetition's own, or one from the mean
+//! `N(i|u₀)`, each candidate's own neighbourhood, or §2's formulas literally) for I1, I2
+//! and I6, the list length (top 5 and top 20 besides top 10) for I2 and I7, and I4's level of "the same quality" (each repetition's own, or one from the mean
 //! curves with a repetition that never reaches it left out or counted one past the last
 //! k).
 //!
@@ -59,11 +64,11 @@
 
 use anyhow::{Context, Result, bail};
 use recs_bench::report::{
-    Claim, Effect, End, Quote, Reading, Rule, Sensitivity, Test, UntestableCause,
+    Claim, Effect, End, Placebo, Quote, Reading, Rule, Sensitivity, Test, UntestableCause,
 };
 
 use self::choices::{Blocks, ItemModel, Measured, MlRun, Sign, SyntheticRun, Zero};
-use super::hidden::Keys;
+use super::hidden::{Keys, WITHOUT_HIDDEN_EVENTS};
 use super::sweep::Sweep;
 
 /// Largest difference that is still "slight" (absolute, on a 0..1 measure).
@@ -355,23 +360,6 @@ pub(crate) fn claims(sweeps: &ClaimSweeps<'_>, keys: &ClaimKeys<'_>) -> Result<V
     ])
 }
 
-/// The tests of each treatment of a zero denominator, §4's conventions first.
-type ZeroTests = [(Zero, Vec<Test>); 2];
-
-/// The tests of the two readings of a MovieLens claim, §4's conventions first, each as
-/// `tests_of(key)` gives them for its recall or precision key.
-fn ml_tests(
-    [conventions, plain]: [&str; 2],
-    tests_of: impl Fn(&str) -> Result<(Vec<Test>, String)>,
-) -> Result<(ZeroTests, String)> {
-    let (with, with_text) = tests_of(conventions)?;
-    let (without, without_text) = tests_of(plain)?;
-    Ok((
-        [(Zero::Conventions, with), (Zero::Plain, without)],
-        format!("{with_text}; without the conventions {without_text}"),
-    ))
-}
-
 /// The name of the user − item difference against the item model labelled `item`.
 fn versus(item: &str) -> String {
     if item == ITEM { "user − item".to_string() } else { format!("user − {item}") }
@@ -486,19 +474,37 @@ fn i6(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
 /// minus at 6% lies above [`NOISE`] (each point its own draws, paired by repetition).
 fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let [from, to] = [6.0, 7.0];
-    let (tests, text) = ml_tests([&keys.ml.recall, &keys.ml.recall_plain], |key| {
+    let rises = |label: &str, key: &str| -> Result<Test> {
         let d = sweep
-            .change(USER, key, [from, to])
-            .with_context(|| format!("I7: no user-based {key} change"))?;
-        Ok((
-            vec![Test::new(
-                format!("user-based {key} at {to}% − at {from}%"),
-                Rule::above(NOISE),
-                d,
-            )],
-            format!("{key} {}", d.short(4)),
-        ))
-    })?;
+            .change(label, key, [from, to])
+            .with_context(|| format!("I7: no {label} {key} change"))?;
+        Ok(Test::new(format!("{label} {key} at {to}% − at {from}%"), Rule::above(NOISE), d))
+    };
+    let recall = keys.ml.recall.as_str();
+    let with = vec![rises(USER, recall)?];
+    let without = vec![rises(USER, &keys.ml.recall_plain)?];
+    let lengths = list_length_ends(sweep, |key| Ok(vec![rises(USER, key)?]))?;
+    let placebo = vec![rises(RANDOM, recall)?];
+    let mut measured = format!(
+        "user-based change from {from}% to {to}%: {recall} {}; without the conventions {} {}",
+        with[0].effect.short(4),
+        keys.ml.recall_plain,
+        without[0].effect.short(4)
+    );
+    let ends: Vec<&End> = lengths.iter().flat_map(|l| l.ends.iter()).collect();
+    measured.push_str(&format!(
+        "{} ({})",
+        ends_and_placebo_text(&ends, &placebo, sweep, [from, to]),
+        over(sweep)
+    ));
+    let mut reading =
+        ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with)
+            .with_choices([choices::six_to_seven()])
+            .with_sensitivity(plain_shown(without))
+            .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
+    if let Some(lengths) = lengths {
+        reading = reading.with_sensitivity(lengths);
+    }
     Ok(Claim::new(
         "I7",
         "MovieLens: the user-based recall increases slightly from 6% to 7% hidden columns",
@@ -508,26 +514,8 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
                     increases"
                 .into(),
         },
-        format!("user-based change from {from}% to {to}%: {text} ({})", over(sweep)),
-        {
-            let [(_, with), (_, without)] = tests;
-            vec![
-                ml_reading(
-                    CONVENTIONS,
-                    MlRun::HiddenFraction,
-                    Zero::Conventions,
-                    Measured::Recall,
-                    with,
-                )
-                .with_choices([choices::six_to_seven()])
-                .with_sensitivity(plain_shown(without))
-                .primary_if_fixed(),
-            ]
-        },
-    )
-    .without_placebo(
-        "the claim is one model's change between two neighbouring fractions; no model in the \
-         run is by construction unable to change there",
+        measured,
+        vec![reading.primary_if_fixed()],
     ))
 }
 
@@ -790,58 +778,99 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
     ))
 }
 
+/// I2, §5: near 1% hidden the item-based recall is the better one, it falls as the
+/// fraction grows, and the user-based recall stays stable: three tests at 1% and 20%, over
+/// 100 repetitions of their own at each end, with the item model and the list length run
+/// at their other ends and the random placebo in each test's model's place.
 fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let (Some(x0), Some(x1)) =
         (sweep.points.first().map(|p| p.x), sweep.points.last().map(|p| p.x))
     else {
         bail!("I2: no points");
     };
-    // The three tests on `key`, and their text.
-    let tests = |key: &str| -> Result<(Vec<Test>, String)> {
-        let user = sweep.series(USER, key);
-        let item = sweep.series(ITEM, key);
-        let (Some((_, u0)), Some((_, u1)), Some((_, i0)), Some((_, i1))) =
-            (user.first(), user.last(), item.first(), item.last())
-        else {
-            bail!("I2: no {key} series");
+    let missing = |key: &str, what: &str| format!("I2: no {key} {what}");
+    // "Stable": the model's recall at 1% minus at 20% within ±STABLE.
+    let stable = |label: &str, key: &str| -> Result<Test> {
+        let d = sweep.change(label, key, [x1, x0]).with_context(|| missing(key, label))?;
+        Ok(Test::new(
+            format!("{label} {key} at {x0}% − at {x1}% (its change)"),
+            Rule::within(STABLE),
+            d,
+        ))
+    };
+    // "Works better": the first model's recall at 1% above the second's.
+    let better = |[first, second]: [&str; 2], key: &str| -> Result<Test> {
+        let d = sweep
+            .difference([first, second], key, x0)
+            .with_context(|| missing(key, &format!("{first} − {second}")))?;
+        Ok(Test::new(format!("{first} − {second} {key} at {x0}%"), Rule::above(NOISE), d))
+    };
+    // "Drastically decreases": the model's recall at 1% minus at 20% above STABLE.
+    let falls = |label: &str, key: &str| -> Result<Test> {
+        let d = sweep.change(label, key, [x1, x0]).with_context(|| missing(key, label))?;
+        Ok(Test::new(
+            format!("{label} {key} at {x0}% − at {x1}% (its drop)"),
+            Rule::above(STABLE),
+            d,
+        ))
+    };
+    // The user-based change first: no reading of the item model or of the list length
+    // moves it, so it is the number a reader sees first.
+    let tests = |key: &str, item: &str| -> Result<Vec<Test>> {
+        Ok(vec![stable(USER, key)?, better([item, USER], key)?, falls(item, key)?])
+    };
+    let describe = |key: &str| -> Result<String> {
+        let at = |label: &str, x: f64| {
+            sweep
+                .series(label, key)
+                .iter()
+                .find(|(at, _)| *at == x)
+                .map(|(_, e)| e.text())
+                .with_context(|| missing(key, &format!("{label} at {x}%")))
         };
-        let missing = |what: &str| format!("I2: no {key} {what}");
-        let better =
-            sweep.difference([ITEM, USER], key, x0).with_context(|| missing("difference"))?;
-        let drop = sweep.change(ITEM, key, [x1, x0]).with_context(|| missing("item-based drop"))?;
-        // Fixed ends, 1% and 20%, not the highest and lowest means (which would be chosen
-        // after seeing the results and widen the spread).
-        let range = sweep.change(USER, key, [x1, x0]).with_context(|| missing("user change"))?;
-        let text = format!(
+        let effect = |t: Test| t.effect.short(4);
+        Ok(format!(
             "{key} at {x0}%: item {} vs user {} (item − user {}); item from {x0}% to {x1}%: \
              {} → {} (drop {}); user from {x0}% to {x1}%: {} → {} (drop {})",
-            i0.text(),
-            u0.text(),
-            better.short(4),
-            i0.text(),
-            i1.text(),
-            drop.short(4),
-            u0.text(),
-            u1.text(),
-            range.short(4),
-        );
-        let tests = vec![
-            Test::new(format!("item − user {key} at {x0}%"), Rule::above(NOISE), better),
-            Test::new(
-                format!("item-based {key} at {x0}% − at {x1}% (its drop)"),
-                Rule::above(STABLE),
-                drop,
-            ),
-            Test::new(
-                format!("user-based {key} at {x0}% − at {x1}% (its change)"),
-                Rule::within(STABLE),
-                range,
-            ),
-        ];
-        Ok((tests, text))
+            at(ITEM, x0)?,
+            at(USER, x0)?,
+            effect(better([ITEM, USER], key)?),
+            at(ITEM, x0)?,
+            at(ITEM, x1)?,
+            effect(falls(ITEM, key)?),
+            at(USER, x0)?,
+            at(USER, x1)?,
+            effect(stable(USER, key)?),
+        ))
     };
-    let ([(_, with), (_, without)], text) =
-        ml_tests([&keys.ml.recall, &keys.ml.recall_plain], tests)?;
+    let recall = keys.ml.recall.as_str();
+    let with = tests(recall, ITEM)?;
+    let without = tests(&keys.ml.recall_plain, ITEM)?;
+    let item_models = item_model_ends(|item| tests(recall, item))?;
+    let lengths = list_length_ends(sweep, |key| tests(key, ITEM))?;
+    let placebo =
+        vec![stable(RANDOM, recall)?, better([RANDOM, USER], recall)?, falls(RANDOM, recall)?];
+    let mut measured = format!(
+        "{}; without the conventions {}",
+        describe(recall)?,
+        describe(&keys.ml.recall_plain)?
+    );
+    let ends: Vec<&End> =
+        item_models.ends.iter().chain(lengths.iter().flat_map(|l| l.ends.iter())).collect();
+    measured.push_str(&format!(
+        "{}; precision is not tested ({})",
+        ends_and_placebo_text(&ends, &placebo, sweep, [x0, x1]),
+        over(sweep)
+    ));
+    let mut reading =
+        ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with)
+            .with_choices([choices::fraction_ends(), choices::recall_only()])
+            .with_sensitivity(item_models)
+            .with_sensitivity(plain_shown(without))
+            .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
+    if let Some(lengths) = lengths {
+        reading = reading.with_sensitivity(lengths);
+    }
     Ok(Claim::new(
         "I2",
         "MovieLens: item-based is better near 1% hidden and degrades as the fraction grows, while user-based stays stable",
@@ -853,19 +882,74 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
                     method is still quite stable"
                 .into(),
         },
-        format!("{text}; precision is not tested ({})", over(sweep)),
-        vec![
-            ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with)
-                .with_choices([choices::fraction_ends(), choices::recall_only()])
-                .with_sensitivity(plain_shown(without))
-                .primary_if_fixed(),
-        ],
-    )
-    .without_placebo(
-        "the claim is how each named model's recall moves with the hidden fraction; no model in \
-         the run is flat in the fraction by construction (under the conventions every model's \
-         recall falls as fewer users are exempt)",
+        measured,
+        vec![reading.primary_if_fixed()],
     ))
+}
+
+/// The placebo of the hidden-fraction claims (I2, I7), as labelled in their runs.
+pub(crate) const RANDOM: &str = "random";
+/// Why random scores are a placebo there.
+const RANDOM_WHY: &str = "random scores carry no signal: what their recall does as the \
+     hidden fraction moves comes from the protocol and §4's conventions alone (a user \
+     without hidden events has recall 1, and fewer users are without one as the fraction \
+     grows)";
+
+/// The list length's sensitivity: `tests_of(recall key)` at every other list length the
+/// sweep measured (none in a sweep with one).
+fn list_length_ends(
+    sweep: &Sweep,
+    tests_of: impl Fn(&str) -> Result<Vec<Test>>,
+) -> Result<Option<Sensitivity>> {
+    let mut ends = Vec::new();
+    for &n in sweep.list_lengths.iter().skip(1) {
+        ends.push(End::new(format!("top {n}"), tests_of(&Keys::new(n).recall)?));
+    }
+    Ok((!ends.is_empty()).then(|| Sensitivity::knob(choices::LIST_LENGTH, ends)))
+}
+
+/// `subject estimate [low, high]` of each test, `; `-separated.
+fn effects_text(tests: &[Test]) -> String {
+    tests
+        .iter()
+        .map(|t| format!("{} {}", t.subject, t.effect.short(4)))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// `; at end: tests` for each of `ends`, then the random placebo's tests and the share of
+/// users without hidden events at `xs`, as a claim's evidence goes on.
+fn ends_and_placebo_text(ends: &[&End], placebo: &[Test], sweep: &Sweep, xs: [f64; 2]) -> String {
+    let mut out = String::new();
+    for end in ends {
+        out.push_str(&format!("; at {}: {}", end.value, effects_text(&end.tests)));
+    }
+    out.push_str(&format!(
+        "; the random placebo: {}; {}",
+        effects_text(placebo),
+        exempt_text(sweep, xs)
+    ));
+    out
+}
+
+/// The share of users without hidden events at each of `xs`, the share §4's recall rule
+/// scores 1 whatever the model, in words.
+fn exempt_text(sweep: &Sweep, xs: [f64; 2]) -> String {
+    let series = sweep.series(USER, WITHOUT_HIDDEN_EVENTS);
+    let at = |x: f64| {
+        series
+            .iter()
+            .find(|(at, _)| *at == x)
+            .map_or("-".to_string(), |(_, e)| format!("{:.2}%", 100.0 * e.mean))
+    };
+    format!(
+        "users without hidden events (recall 1 under §4's rule, whatever the model): {} at \
+         {}%, {} at {}%",
+        at(xs[0]),
+        xs[0],
+        at(xs[1]),
+        xs[1]
+    )
 }
 
 /// A claim that every synthetic series rises from its first point to its last (`at`

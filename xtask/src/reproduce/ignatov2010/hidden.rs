@@ -294,8 +294,10 @@ impl Keys {
 /// Reads one of the split-level means.
 type Field = fn(&SplitMeans) -> Option<f64>;
 
-/// The paper's measures for lists of `n`, one [`Measure`] per key of [`Keys::new`].
-pub(crate) fn measures(n: usize) -> Vec<Measure> {
+/// The paper's measures for lists of `n`, one [`Measure`] per key of [`Keys::new`], and
+/// with `shares` the two shares that do not depend on the list length (an experiment with
+/// several list lengths adds them once).
+pub(crate) fn measures(n: usize, shares: bool) -> Vec<Measure> {
     let keys = Keys::new(n);
     let pick: [(String, Lists, Field); 8] = [
         (keys.recall, Lists::Padded, |m| Some(m.recall)),
@@ -307,7 +309,9 @@ pub(crate) fn measures(n: usize) -> Vec<Measure> {
         (WITHOUT_HIDDEN_EVENTS.into(), Lists::Padded, |m| Some(m.without_hidden_events)),
         (WITHOUT_HIDDEN_LISTED.into(), Lists::Padded, |m| Some(m.without_hidden_listed)),
     ];
+    let per_list = if shares { pick.len() } else { pick.len() - 2 };
     pick.into_iter()
+        .take(per_list)
         .map(|(key, lists, field)| {
             Measure::with_split(key, false, move |split, judgments, scores| {
                 let outcomes = outcomes(split, judgments, scores, n, lists)?;

@@ -164,7 +164,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &test_size_overlapping,
         &hidden_only,
     ] {
-        sweep::ensure_equal(sweep, &sweep.keys().recall, &format!("r@{}", sweep.list_length))?;
+        for &n in &sweep.list_lengths {
+            sweep::ensure_equal(sweep, &Keys::new(n).recall, &format!("r@{n}"))?;
+        }
     }
     let usual_precision = format!("p@{}", hidden_only.list_length);
     sweep::ensure_equal(&hidden_only, &hidden_only.keys().precision, &usual_precision)?;
@@ -207,9 +209,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         sweep_figures(&test_size_overlapping, &test_size.id, &mut figures);
     }
     if let Some(entry) = experiments.iter_mut().find(|e| e.id == fraction.id) {
-        let ends = "Both models at 1% and 20%, 100 repetitions (I2)";
+        let ends = "Both models (the item model at its three readings) and a random placebo at 1% and 20%, 100 repetitions (I2)";
         entry.tables.push(sweep_table(&fraction_ends, ends));
-        let more = "The user-based model at 6% and 7%, 100 repetitions (I7)";
+        let more = "The user-based model and a random placebo at 6% and 7%, 100 repetitions (I7)";
         entry.tables.push(sweep_table(&six_to_seven, more));
     }
     let mut similarities = similarities_experiment(&similarities, &ml, &ratings)?;
@@ -269,6 +271,7 @@ impl Runner<'_> {
     ) -> Result<Sweep> {
         let (config, source) = self.options.config(PAPER, name)?;
         let n = list_length(&config)?;
+        let lengths = list_lengths(&config);
         let keys = Keys::new(n);
         let mut points = Vec::with_capacity(xs.len());
         let mut first = None;
@@ -279,8 +282,10 @@ impl Runner<'_> {
             if draws == Draws::Independent {
                 plan = plan.with_seed(recs_core::mix64(self.options.seed ^ (index as u64 + 1)));
             }
-            for measure in hidden::measures(n) {
-                plan = plan.with_measure(measure)?;
+            for (index, &length) in lengths.iter().enumerate() {
+                for measure in hidden::measures(length, index == 0) {
+                    plan = plan.with_measure(measure)?;
+                }
             }
             let run = self.session.run(&plan, &Silent)?;
             let show = |label: &str| {
@@ -322,6 +327,7 @@ impl Runner<'_> {
             dataset,
             labels: config.models.iter().map(|m| m.label().to_string()).collect(),
             list_length: n,
+            list_lengths: lengths,
             points,
         })
     }
@@ -330,7 +336,7 @@ impl Runner<'_> {
     fn single(&self, name: &str) -> Result<(Results, Experiment)> {
         let (config, source) = self.options.config(PAPER, name)?;
         let mut plan = self.options.checked(&config, &source)?;
-        for measure in hidden::measures(list_length(&config)?) {
+        for measure in hidden::measures(list_length(&config)?, true) {
             plan = plan.with_measure(measure)?;
         }
         self.lines.say(format!("{name}: running"));
@@ -347,6 +353,18 @@ fn list_length(config: &Config) -> Result<usize> {
         .iter()
         .find_map(|m| m.strip_prefix("r@")?.parse().ok())
         .context("the experiment needs an `r@N` metric (the list length of the paper's measures)")
+}
+
+/// Every list length of an experiment file, the `N` of each `r@N` metric in order, without
+/// repeats: the first is [`list_length`], the others the ends of that choice.
+fn list_lengths(config: &Config) -> Vec<usize> {
+    let mut lengths = Vec::new();
+    for n in config.evaluation.metrics.iter().filter_map(|m| m.strip_prefix("r@")?.parse().ok()) {
+        if !lengths.contains(&n) {
+            lengths.push(n);
+        }
+    }
+    lengths
 }
 
 /// The hidden-items protocol of `config`, for a sweep to change.
@@ -440,6 +458,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(list_length(&config).unwrap(), 7);
+        assert_eq!(list_lengths(&config), vec![7]);
+        config.evaluation.metrics = vec!["r@10".into(), "p@10".into(), "r@5".into(), "r@10".into()];
+        assert_eq!(list_lengths(&config), vec![10, 5]);
         set_neighbours(&mut config, 4.0).unwrap();
         assert_eq!(config.models[0].params["k"], toml::Value::Integer(4));
         set_test_share(&mut config, 25.0).unwrap();

@@ -108,6 +108,9 @@ pub(crate) struct Sweep {
     pub(crate) labels: Vec<String>,
     /// The list length `n` of the paper's measures.
     pub(crate) list_length: usize,
+    /// Every list length the paper's measures were computed at, [`Sweep::list_length`]
+    /// first.
+    pub(crate) list_lengths: Vec<usize>,
     pub(crate) points: Vec<Point>,
 }
 
