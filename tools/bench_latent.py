@@ -90,13 +90,18 @@ def row(label, peer, mine):
     print(f"{label:56} {peer:10.4f} {mine_text} {ratio}", flush=True)
 
 
-def main():
+def peer_arguments():
+    """The options every peer-comparison script takes."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--target-dir", default=os.environ.get("CARGO_TARGET_DIR", "target"))
     parser.add_argument("--skip-cargo", action="store_true",
                         help="reuse the criterion results and matrices of an earlier run")
     parser.add_argument("--runs", type=int, default=3, help="peer timings: best of this many")
-    args = parser.parse_args()
+    return parser
+
+
+def main():
+    args = peer_arguments().parse_args()
     target_dir = pathlib.Path(args.target_dir).resolve()
     export_dir = target_dir / "bench-latent-data"
     np = try_import("numpy")

@@ -60,42 +60,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use rand_core::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use recs_core::{DuplicatePolicy, Event, Fit, Interactions, Recommender, TrainData};
+use recs_core::{Fit, Interactions, Recommender, TrainData};
 use recs_models_latent::{AlsParams, AspectParams, LpcaParams, PureSvdParams};
-
-/// A matrix with skewed user activity and item popularity (both roughly Zipf-like),
-/// ratings 1–5, exactly `events` distinct pairs. Deterministic for a seed.
-fn synthetic(users: usize, items: usize, events: usize, seed: u64) -> Interactions {
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut unit = move || (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-    let mut seen = std::collections::HashSet::with_capacity(events);
-    let mut list = Vec::with_capacity(events);
-    while list.len() < events {
-        // Inverse-power draws concentrate on small indices.
-        let u = ((users as f64) * unit().powf(1.6)) as u32 % users as u32;
-        let i = ((items as f64) * unit().powf(2.2)) as u32 % items as u32;
-        if seen.insert((u, i)) {
-            list.push(Event::new(u, i, 1.0 + (unit() * 5.0).floor().min(4.0) as f32));
-        }
-    }
-    Interactions::from_events(users, items, list, DuplicatePolicy::Error).expect("valid events")
-}
-
-/// Writes `train` as `user<TAB>item<TAB>rating` lines to `$RECS_BENCH_EXPORT/<name>.tsv`
-/// when that variable is set, so that `tools/bench_latent.py` times its peers on exactly
-/// these matrices.
-fn export(name: &str, train: &Interactions) {
-    let Some(dir) = std::env::var_os("RECS_BENCH_EXPORT") else { return };
-    let dir = std::path::PathBuf::from(dir);
-    std::fs::create_dir_all(&dir).expect("export folder");
-    let mut text = format!("# {} {}\n", train.n_users(), train.n_items());
-    for event in train.events() {
-        text.push_str(&format!("{}\t{}\t{}\n", event.user, event.item, event.value));
-    }
-    std::fs::write(dir.join(format!("{name}.tsv")), text).expect("export file");
-}
+use recs_testkit::bench::{export, skewed as synthetic};
 
 fn bench_size(c: &mut Criterion, name: &str, train: &Interactions) {
     export(name, train);

@@ -49,6 +49,8 @@
 //! ```
 #![deny(missing_docs)]
 
+pub mod bench;
+
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
