@@ -12,9 +12,9 @@
 //!   the range as a whole (the ten points, each its own independent draws, pooled) was
 //!   named after the every-count one had been seen, so it is post hoc and does not decide;
 //! - "better near 1%, degrades, stays stable" (I2, over 100 repetitions of its own at
-//!   each end): the user-based recall at 1% minus at 20% lies within ±[`STABLE`]; at 1%
-//!   hidden the item − user recall lies above [`NOISE`]; the item-based recall at 1% minus
-//!   at 20% lies above [`STABLE`];
+//!   each end): at 1% hidden the item − user recall lies above [`NOISE`] and the
+//!   item-based recall at 1% minus at 20% lies above [`STABLE`]; in a reading of its own,
+//!   the user-based recall at 1% minus at 20% lies within ±[`STABLE`];
 //! - "rise" (I3, I5): the value at the end of the range minus the value at its start,
 //!   paired repetition by repetition, lies above [`NOISE`], for both models and both
 //!   measures;
@@ -30,8 +30,11 @@
 //!   pooled over the range).
 //!
 //! I2 and I7 run random scores through the same tests as a placebo (in each test, in the
-//! place of the model the test is about): under §4's conventions every model's recall
-//! falls as the hidden fraction grows and fewer users are without a hidden event.
+//! place of the model the test is about), and a perfect list (every hidden event first)
+//! through the tests on the user-based recall: under §4's conventions every model's recall
+//! falls as the hidden fraction grows and fewer users are without a hidden event, and a
+//! test that even a perfect list fails is false by construction, so its reading is
+//! untestable.
 //!
 //! Choices of ours whose other ends could move a verdict run there as the reading's
 //! sensitivity, and a flip makes the reading depend on that choice: the item model (§2's
@@ -64,7 +67,7 @@
 
 use anyhow::{Context, Result, bail};
 use recs_bench::report::{
-    Claim, Effect, End, Placebo, Quote, Reading, Rule, Sensitivity, Test, UntestableCause,
+    Claim, Effect, End, Placebo, Quote, Reading, Rule, Sensitivity, Test, UntestableCause, Verdict,
 };
 
 use self::choices::{Blocks, ItemModel, Measured, MlRun, Sign, SyntheticRun, Zero};
@@ -483,6 +486,7 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let recall = keys.ml.recall.as_str();
     let with = vec![rises(USER, recall)?];
     let without = vec![rises(USER, &keys.ml.recall_plain)?];
+    let perfect = perfect_list_test(keys, |key| rises(USER, key))?;
     let lengths = list_length_ends(sweep, |key| Ok(vec![rises(USER, key)?]))?;
     let placebo = vec![rises(RANDOM, recall)?];
     let mut measured = format!(
@@ -493,15 +497,18 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     );
     let ends: Vec<&End> = lengths.iter().flat_map(|l| l.ends.iter()).collect();
     measured.push_str(&format!(
-        "{} ({})",
+        "{}; {} {} ({})",
         ends_and_placebo_text(&ends, &placebo, sweep, [from, to]),
+        perfect.subject,
+        perfect.effect.short(4),
         over(sweep)
     ));
-    let mut reading =
-        ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with)
-            .with_choices([choices::six_to_seven()])
-            .with_sensitivity(plain_shown(without))
-            .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
+    let base =
+        ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with);
+    let mut reading = false_by_construction(base, &perfect, keys)
+        .with_choices([choices::six_to_seven()])
+        .with_sensitivity(plain_shown(without))
+        .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
     if let Some(lengths) = lengths {
         reading = reading.with_sensitivity(lengths);
     }
@@ -814,10 +821,10 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
             d,
         ))
     };
-    // The user-based change first: no reading of the item model or of the list length
-    // moves it, so it is the number a reader sees first.
+    // "Stays stable" is judged apart, since a perfect list can fail it (below): these two
+    // tests on the item-based model are the other reading's.
     let tests = |key: &str, item: &str| -> Result<Vec<Test>> {
-        Ok(vec![stable(USER, key)?, better([item, USER], key)?, falls(item, key)?])
+        Ok(vec![better([item, USER], key)?, falls(item, key)?])
     };
     let describe = |key: &str| -> Result<String> {
         let at = |label: &str, x: f64| {
@@ -848,8 +855,10 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let without = tests(&keys.ml.recall_plain, ITEM)?;
     let item_models = item_model_ends(|item| tests(recall, item))?;
     let lengths = list_length_ends(sweep, |key| tests(key, ITEM))?;
-    let placebo =
-        vec![stable(RANDOM, recall)?, better([RANDOM, USER], recall)?, falls(RANDOM, recall)?];
+    let placebo = vec![better([RANDOM, USER], recall)?, falls(RANDOM, recall)?];
+    let user_stable = stable(USER, recall)?;
+    let random_stable = stable(RANDOM, recall)?;
+    let perfect = perfect_list_test(keys, |key| stable(USER, key))?;
     let mut measured = format!(
         "{}; without the conventions {}",
         describe(recall)?,
@@ -858,16 +867,39 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let ends: Vec<&End> =
         item_models.ends.iter().chain(lengths.iter().flat_map(|l| l.ends.iter())).collect();
     measured.push_str(&format!(
-        "{}; precision is not tested ({})",
+        "{}; {} {}; {} {}; precision is not tested ({})",
         ends_and_placebo_text(&ends, &placebo, sweep, [x0, x1]),
+        random_stable.subject,
+        random_stable.effect.short(4),
+        perfect.subject,
+        perfect.effect.short(4),
         over(sweep)
     ));
-    let mut reading =
-        ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with)
-            .with_choices([choices::fraction_ends(), choices::recall_only()])
-            .with_sensitivity(item_models)
-            .with_sensitivity(plain_shown(without))
-            .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
+    // "The user-based method is still quite stable" is a reading of its own, untestable by
+    // construction when a perfect list fails the same test.
+    let stays_stable = false_by_construction(
+        ml_reading(
+            format!("{CONVENTIONS}: the user-based recall stays stable"),
+            MlRun::HiddenFraction,
+            Zero::Conventions,
+            Measured::Recall,
+            vec![user_stable],
+        ),
+        &perfect,
+        keys,
+    )
+    .with_choices([choices::fraction_ends(), choices::recall_only()]);
+    let mut reading = ml_reading(
+        format!("{CONVENTIONS}: the item-based recall is better near 1% and degrades"),
+        MlRun::HiddenFraction,
+        Zero::Conventions,
+        Measured::Recall,
+        with,
+    )
+    .with_choices([choices::fraction_ends(), choices::recall_only()])
+    .with_sensitivity(item_models)
+    .with_sensitivity(plain_shown(without))
+    .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
     if let Some(lengths) = lengths {
         reading = reading.with_sensitivity(lengths);
     }
@@ -883,8 +915,46 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
                 .into(),
         },
         measured,
-        vec![reading.primary_if_fixed()],
+        vec![stays_stable.primary_if_fixed(), reading.primary_if_fixed()],
     ))
+}
+
+/// The test `test_of(key)` on the recall of a perfect list (every hidden event first),
+/// named as such: what no model can beat.
+fn perfect_list_test(keys: &ClaimKeys<'_>, test_of: impl Fn(&str) -> Result<Test>) -> Result<Test> {
+    let test = test_of(&keys.ml.recall_perfect)?;
+    let subject = test.subject.replacen(
+        &format!("{USER} {}", keys.ml.recall_perfect),
+        &format!("a perfect list's {}", keys.ml.recall),
+        1,
+    );
+    Ok(Test::new(subject, test.rule, test.effect))
+}
+
+/// `reading` as judged, or, when a perfect list (every hidden event first) fails its test
+/// `perfect`, untestable by construction: under §4's rules no model could pass it, so its
+/// failing says nothing of the model. The reading's tests and the perfect list's stay as
+/// evidence.
+fn false_by_construction(reading: Reading, perfect: &Test, keys: &ClaimKeys<'_>) -> Reading {
+    if perfect.verdict != Verdict::Fails {
+        return reading;
+    }
+    let n = keys.ml.recall.trim_start_matches("recall@");
+    let why = format!(
+        "a perfect list, holding the user's hidden events first, fails the same test ({} {}): \
+         §4 gives recall 1 to a user without a hidden event, and a top-{n} list holds at \
+         most {n} of a user's hidden events, so every model's recall moves with the share \
+         of users without one",
+        perfect.subject,
+        perfect.effect.short(4)
+    );
+    let mut tests = reading.tests.clone();
+    tests.push(perfect.clone());
+    let mut out =
+        Reading::untestable(reading.name.clone(), UntestableCause::Construction, why, tests);
+    out.choices = reading.choices;
+    out.sensitivity = reading.sensitivity;
+    out.judged()
 }
 
 /// The placebo of the hidden-fraction claims (I2, I7), as labelled in their runs.
@@ -1777,6 +1847,32 @@ mod tests {
 
     fn verdicts(tests: &[Test]) -> Vec<Verdict> {
         tests.iter().map(|t| t.verdict).collect()
+    }
+
+    #[test]
+    fn a_test_a_perfect_list_fails_is_false_by_construction() {
+        let (ml, synthetic) = (Keys::new(10), Keys::new(5));
+        let keys = ClaimKeys { ml: &ml, synthetic: &synthetic };
+        let falls = draws(&[-0.03, -0.02, -0.025, -0.02]);
+        let model = Test::new("user-based recall@10 at 7% − at 6%", Rule::above(NOISE), falls);
+        let reading = || Reading::new("r", vec![model.clone()]);
+        assert_eq!(reading().verdict, Verdict::Fails);
+        // The perfect list fails too: the reading is untestable, both tests kept.
+        let perfect = perfect_list_test(&keys, |key| {
+            Ok(Test::new(format!("{USER} {key} at 7% − at 6%"), Rule::above(NOISE), falls))
+        })
+        .unwrap();
+        assert_eq!(perfect.subject, "a perfect list's recall@10 at 7% − at 6%");
+        let judged = false_by_construction(reading(), &perfect, &keys);
+        assert_eq!(judged.verdict, Verdict::Untestable);
+        assert_eq!(judged.untestable.as_ref().unwrap().cause, UntestableCause::Construction);
+        assert!(judged.reason().contains("top-10 list holds at most 10"), "{}", judged.reason());
+        assert_eq!(judged.tests.len(), 2);
+        // A perfect list that passes, or that the data cannot judge, leaves it as it was.
+        for effect in [draws(&[0.02, 0.03, 0.025]), draws(&[-0.02, 0.03, 0.0])] {
+            let other = Test::new("a perfect list's", Rule::above(NOISE), effect);
+            assert_eq!(false_by_construction(reading(), &other, &keys).verdict, Verdict::Fails);
+        }
     }
 
     #[test]

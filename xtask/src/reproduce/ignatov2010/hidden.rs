@@ -37,12 +37,25 @@ pub(crate) struct UserOutcome {
     /// E[precision · 1{|r_n(u) ∩ I_hidden| > 0}]: the precision over the orders that list
     /// a hidden item, weighted by their probability.
     pub(crate) precision_listed: f64,
+    /// The list length `n`.
+    pub(crate) list_length: usize,
 }
 
 impl UserOutcome {
     /// Recall with the paper's convention (1 without hidden events).
     pub(crate) fn recall(&self) -> f64 {
         if self.hidden_events == 0 { 1.0 } else { self.hits / self.hidden_events as f64 }
+    }
+
+    /// Recall with the paper's convention of a perfect list, which holds the user's hidden
+    /// events first: min(|u^I ∩ I_hidden|, n) / |u^I ∩ I_hidden|, and 1 without hidden
+    /// events. No model does better; what it cannot do, no model can.
+    pub(crate) fn perfect_recall(&self) -> f64 {
+        if self.hidden_events == 0 {
+            1.0
+        } else {
+            self.hidden_events.min(self.list_length) as f64 / self.hidden_events as f64
+        }
     }
 
     /// Precision with the paper's convention.
@@ -68,6 +81,8 @@ pub(crate) struct SplitMeans {
     pub(crate) without_hidden_events: f64,
     /// Expected share of test users whose list holds no hidden item.
     pub(crate) without_hidden_listed: f64,
+    /// Mean recall of a perfect list, with the paper's convention.
+    pub(crate) recall_perfect: f64,
 }
 
 impl SplitMeans {
@@ -93,6 +108,7 @@ impl SplitMeans {
             precision_plain,
             without_hidden_events: mean(&|o| f64::from(u8::from(o.hidden_events == 0))),
             without_hidden_listed: mean(&|o| o.p_no_hidden_listed),
+            recall_perfect: mean(&UserOutcome::perfect_recall),
         })
     }
 }
@@ -184,7 +200,7 @@ fn listed_outcome(
             precision_listed += p * (hits_above + x as f64 * group_share) / listed;
         }
     }
-    UserOutcome { hidden_events, hits, p_no_hidden_listed, precision_listed }
+    UserOutcome { hidden_events, hits, p_no_hidden_listed, precision_listed, list_length: n }
 }
 
 /// The `n`-th largest score (the score at the cut of a top-`n` list); `None` when there
@@ -271,6 +287,8 @@ pub(crate) struct Keys {
     pub(crate) precision_plain: String,
     pub(crate) recall_unpadded: String,
     pub(crate) precision_unpadded: String,
+    /// The recall of a perfect list (every hidden event first), with the conventions.
+    pub(crate) recall_perfect: String,
 }
 
 /// The report key of the share of users without hidden events (whatever the list length).
@@ -287,6 +305,7 @@ impl Keys {
             precision_plain: format!("precision@{n} plain"),
             recall_unpadded: format!("recall@{n} unpadded"),
             precision_unpadded: format!("precision@{n} unpadded"),
+            recall_perfect: format!("recall@{n} of a perfect list"),
         }
     }
 }
@@ -299,8 +318,9 @@ type Field = fn(&SplitMeans) -> Option<f64>;
 /// several list lengths adds them once).
 pub(crate) fn measures(n: usize, shares: bool) -> Vec<Measure> {
     let keys = Keys::new(n);
-    let pick: [(String, Lists, Field); 8] = [
+    let pick: [(String, Lists, Field); 9] = [
         (keys.recall, Lists::Padded, |m| Some(m.recall)),
+        (keys.recall_perfect, Lists::Padded, |m| Some(m.recall_perfect)),
         (keys.precision, Lists::Padded, |m| Some(m.precision)),
         (keys.recall_plain, Lists::Padded, |m| m.recall_plain),
         (keys.precision_plain, Lists::Padded, |m| m.precision_plain),
@@ -394,6 +414,8 @@ mod tests {
         assert_eq!(means.recall_plain, Some(0.0));
         assert_eq!(means.precision_plain, None);
         assert!(close(means.without_hidden_events, 0.5));
+        // A perfect list lists the one hidden event: recall 1 for both users.
+        assert!(close(means.recall_perfect, 1.0));
         assert!(close(means.without_hidden_listed, 1.0));
     }
 
@@ -424,6 +446,16 @@ mod tests {
         let b = user_outcome(&scores_b, &pick(&hidden), &pick(&relevant), 3);
         assert!(close(a.hits, b.hits) && close(a.precision(), b.precision()));
         assert!(close(a.p_no_hidden_listed, b.p_no_hidden_listed));
+    }
+
+    #[test]
+    fn a_perfect_list_holds_at_most_n_hidden_events() {
+        // Three hidden events, lists of 2: a perfect list finds 2 of 3, whatever the scores.
+        let o = outcome(&[0.0; 5], "11100", "11100", 2);
+        assert!(close(o.perfect_recall(), 2.0 / 3.0));
+        // No hidden event: 1 by the convention; one: 1.
+        assert!(close(outcome(&[1.0, 2.0], "00", "11", 2).perfect_recall(), 1.0));
+        assert!(close(outcome(&[1.0, 2.0], "10", "11", 2).perfect_recall(), 1.0));
     }
 
     #[test]
