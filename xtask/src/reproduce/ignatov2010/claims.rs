@@ -33,8 +33,8 @@
 //! place of the model the test is about), and a perfect list (every hidden event first)
 //! through the tests on the user-based recall: under §4's conventions every model's recall
 //! falls as the hidden fraction grows and fewer users are without a hidden event, and a
-//! test that even a perfect list fails is false by construction, so its reading is
-//! untestable.
+//! test that a perfect list and random scores both fail cannot tell the best list from the
+//! worst, so its reading is untestable by construction.
 //!
 //! Choices of ours whose other ends could move a verdict run there as the reading's
 //! sensitivity, and a flip makes the reading depend on that choice: the item model (§2's
@@ -505,7 +505,7 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     ));
     let base =
         ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with);
-    let mut reading = false_by_construction(base, &perfect, keys)
+    let mut reading = false_by_construction(base, [&perfect, &placebo[0]], keys)
         .with_choices([choices::six_to_seven()])
         .with_sensitivity(plain_shown(without))
         .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
@@ -876,7 +876,7 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
         over(sweep)
     ));
     // "The user-based method is still quite stable" is a reading of its own, untestable by
-    // construction when a perfect list fails the same test.
+    // construction when a perfect list and random scores both fail the same test.
     let stays_stable = false_by_construction(
         ml_reading(
             format!("{CONVENTIONS}: the user-based recall stays stable"),
@@ -885,7 +885,7 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
             Measured::Recall,
             vec![user_stable],
         ),
-        &perfect,
+        [&perfect, &random_stable],
         keys,
     )
     .with_choices([choices::fraction_ends(), choices::recall_only()]);
@@ -931,25 +931,35 @@ fn perfect_list_test(keys: &ClaimKeys<'_>, test_of: impl Fn(&str) -> Result<Test
     Ok(Test::new(subject, test.rule, test.effect))
 }
 
-/// `reading` as judged, or, when a perfect list (every hidden event first) fails its test
-/// `perfect`, untestable by construction: under §4's rules no model could pass it, so its
-/// failing says nothing of the model. The reading's tests and the perfect list's stay as
-/// evidence.
-fn false_by_construction(reading: Reading, perfect: &Test, keys: &ClaimKeys<'_>) -> Reading {
-    if perfect.verdict != Verdict::Fails {
+/// `reading` as judged, or untestable by construction when both ends of model quality fail
+/// its test: a perfect list (every hidden event first, `perfect`) and random scores
+/// (`random`). A test that the best possible list and the worst fail alike cannot tell a
+/// model's behaviour from the protocol's (under §4's rules, the share of users without a
+/// hidden event sets the change). A perfect list failing alone would not do: a change
+/// test compares two fractions, and a model could gain on the perfect list between them.
+/// The reading's tests and both ends' stay as evidence.
+fn false_by_construction(
+    reading: Reading,
+    [perfect, random]: [&Test; 2],
+    keys: &ClaimKeys<'_>,
+) -> Reading {
+    if perfect.verdict != Verdict::Fails || random.verdict != Verdict::Fails {
         return reading;
     }
     let n = keys.ml.recall.trim_start_matches("recall@");
     let why = format!(
-        "a perfect list, holding the user's hidden events first, fails the same test ({} {}): \
-         §4 gives recall 1 to a user without a hidden event, and a top-{n} list holds at \
-         most {n} of a user's hidden events, so every model's recall moves with the share \
-         of users without one",
+        "a perfect list, holding the user's hidden events first, and random scores both fail \
+         the same test ({} {}; {} {}): §4 gives recall 1 to a user without a hidden event and \
+         a top-{n} list holds at most {n} of a user's hidden events, so the share of users \
+         without one moves every list's recall, and the test cannot tell the best list from \
+         the worst",
         perfect.subject,
-        perfect.effect.short(4)
+        perfect.effect.short(4),
+        random.subject,
+        random.effect.short(4)
     );
     let mut tests = reading.tests.clone();
-    tests.push(perfect.clone());
+    tests.extend([perfect.clone(), random.clone()]);
     let mut out =
         Reading::untestable(reading.name.clone(), UntestableCause::Construction, why, tests);
     out.choices = reading.choices;
@@ -1863,15 +1873,19 @@ mod tests {
         })
         .unwrap();
         assert_eq!(perfect.subject, "a perfect list's recall@10 at 7% − at 6%");
-        let judged = false_by_construction(reading(), &perfect, &keys);
+        let random = Test::new("random recall@10 at 7% − at 6%", Rule::above(NOISE), falls);
+        let judged = false_by_construction(reading(), [&perfect, &random], &keys);
         assert_eq!(judged.verdict, Verdict::Untestable);
         assert_eq!(judged.untestable.as_ref().unwrap().cause, UntestableCause::Construction);
         assert!(judged.reason().contains("top-10 list holds at most 10"), "{}", judged.reason());
-        assert_eq!(judged.tests.len(), 2);
-        // A perfect list that passes, or that the data cannot judge, leaves it as it was.
+        assert_eq!(judged.tests.len(), 3);
+        // Either end passing, or left undecided by the data, leaves the reading as it was.
         for effect in [draws(&[0.02, 0.03, 0.025]), draws(&[-0.02, 0.03, 0.0])] {
-            let other = Test::new("a perfect list's", Rule::above(NOISE), effect);
-            assert_eq!(false_by_construction(reading(), &other, &keys).verdict, Verdict::Fails);
+            let other = Test::new("an end", Rule::above(NOISE), effect);
+            for ends in [[&other, &random], [&perfect, &other]] {
+                let kept = false_by_construction(reading(), ends, &keys);
+                assert_eq!(kept.verdict, Verdict::Fails);
+            }
         }
     }
 
