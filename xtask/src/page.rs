@@ -90,6 +90,16 @@ pub(crate) fn command(args: &[String]) -> Result<()> {
 /// Copies `report.json`, `report.md` and the figures of a run's report folder into the
 /// page's folder, replacing the figures there.
 fn copy_report(from: &Path, to: &Path) -> Result<()> {
+    // Copying a folder onto itself would delete its figures and tables before reading them.
+    if let (Ok(a), Ok(b)) = (from.canonicalize(), to.canonicalize())
+        && a == b
+    {
+        bail!(
+            "{} is the page's own folder: to regenerate the page from its committed report, \
+             run `cargo xtask page <paper>` without --report",
+            from.display()
+        );
+    }
     let report: Report = serde_json::from_str(&read(&from.join("report.json"))?)?;
     if report.quick {
         bail!("{}: a page is generated from a full run, not a quick one", from.display());
@@ -338,6 +348,17 @@ mod tests {
                     `given = 0.5` and\n```\n0.25\n```\nends at 0.57.";
         let numbers: Vec<String> = quoted_numbers(text).into_iter().map(|q| q.text).collect();
         assert_eq!(numbers, ["0.9144", "0.886", "93.7%", "0.57"]);
+    }
+
+    #[test]
+    fn a_report_folder_is_not_copied_onto_itself() {
+        let dir = std::env::temp_dir().join(format!("recs-page-self-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("tables")).unwrap();
+        std::fs::write(dir.join("figure.svg"), "<svg/>").unwrap();
+        let error = copy_report(&dir, &dir.join("tables").join("..")).unwrap_err();
+        assert!(error.to_string().contains("the page's own folder"), "{error}");
+        assert!(dir.join("figure.svg").exists(), "nothing is deleted");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
