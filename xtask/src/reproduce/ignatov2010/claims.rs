@@ -884,7 +884,8 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
             Zero::Conventions,
             Measured::Recall,
             vec![user_stable],
-        ),
+        )
+        .with_sensitivity(plain_shown(vec![stable(USER, &keys.ml.recall_plain)?])),
         [&perfect, &random_stable],
         keys,
     )
@@ -1879,6 +1880,25 @@ mod tests {
         assert_eq!(judged.untestable.as_ref().unwrap().cause, UntestableCause::Construction);
         assert!(judged.reason().contains("top-10 list holds at most 10"), "{}", judged.reason());
         assert_eq!(judged.tests.len(), 3);
+        // As a claim builds it: its choices kept, the claim untestable, nothing broken.
+        let full = false_by_construction(
+            ml_reading(
+                CONVENTIONS,
+                MlRun::HiddenFraction,
+                Zero::Conventions,
+                Measured::Recall,
+                vec![model.clone()],
+            )
+            .with_sensitivity(plain_shown(vec![model.clone()])),
+            [&perfect, &random],
+            &keys,
+        )
+        .with_choices([choices::six_to_seven()]);
+        let quote = Quote { section: "§5".into(), words: "slightly increases".into() };
+        let claim = Claim::new("I7", "t", quote, "m", vec![full.primary_if_fixed()])
+            .without_placebo("a test");
+        assert_eq!(claim.verdict, Verdict::Untestable);
+        assert!(claim.problems().is_empty(), "{:?}", claim.problems());
         // Either end passing, or left undecided by the data, leaves the reading as it was.
         for effect in [draws(&[0.02, 0.03, 0.025]), draws(&[-0.02, 0.03, 0.0])] {
             let other = Test::new("an end", Rule::above(NOISE), effect);
