@@ -329,9 +329,9 @@ pub(crate) fn measures(n: usize, shares: bool) -> Vec<Measure> {
         (WITHOUT_HIDDEN_EVENTS.into(), Lists::Padded, |m| Some(m.without_hidden_events)),
         (WITHOUT_HIDDEN_LISTED.into(), Lists::Padded, |m| Some(m.without_hidden_listed)),
     ];
-    let per_list = if shares { pick.len() } else { pick.len() - 2 };
+    let shared = [WITHOUT_HIDDEN_EVENTS, WITHOUT_HIDDEN_LISTED];
     pick.into_iter()
-        .take(per_list)
+        .filter(|(key, _, _)| shares || !shared.contains(&key.as_str()))
         .map(|(key, lists, field)| {
             Measure::with_split(key, false, move |split, judgments, scores| {
                 let outcomes = outcomes(split, judgments, scores, n, lists)?;
