@@ -10,23 +10,19 @@
 //! corrected, `recs_sampled::Estimator`) for each seed; across runs, how each estimator
 //! orders them. Definitions: `docs/metrics.md`, "Sampled metrics".
 
-mod estimates;
-mod instances;
-mod orders;
 mod report;
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use recs_core::Judgments;
-use recs_metrics::Scored;
 use recs_metrics::io::{Candidates, Qrels, RunFormat, read_qrels, read_run, run_warnings};
+use recs_metrics::{Scored, score_key};
+use recs_sampled::versus::{EstimatorTable, UserLists, run_values, user_instances};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::{NegativeSampling, SampleBy};
 
 use crate::candidates::{Catalog, graded_known_warning, user_id};
-use estimates::{EstimatorTable, run_values};
-use instances::{UserLists, user_instances};
 use report::{RunReport, Setup};
 
 /// The corrections compared when `--corrections` is not given.
@@ -213,10 +209,12 @@ pub(crate) fn run(request: &Request<'_>) -> anyhow::Result<()> {
         let name = path.display().to_string();
         warnings.extend(run_warnings(Candidates::Qrels, &run, 0, &qrels_name, &name));
         let scored = Scored::new(&full.judgments, &run.scores)?;
-        let mut instances = Vec::new();
+        let (mut instances, mut keys) = (Vec::new(), Vec::new());
         for (position, lists) in users.iter().enumerate() {
             if usable(&lists) {
-                user_instances(lists, scored.user(position).1, &mut instances);
+                keys.clear();
+                keys.extend(scored.user(position).1.iter().map(|&s| score_key(s)));
+                user_instances(lists, &keys, &mut instances);
             }
         }
         n_instances = instances.len();

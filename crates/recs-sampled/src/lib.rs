@@ -12,7 +12,8 @@
 //!   a [`RankMetric`];
 //! - [`Estimator`]: a corrected metric, one value per sampled rank, for each
 //!   [`Correction`]: none, the rank estimate, minimal bias, its monotone variant and the
-//!   bias–variance trade-off `BV γ`.
+//!   bias–variance trade-off `BV γ`;
+//! - [`versus`]: sampled against exact on real runs, instance by instance, tie-aware.
 //!
 //! Every definition, with its equation, is in `docs/metrics.md` ("Sampled metrics").
 //!
@@ -35,6 +36,7 @@ mod error;
 mod linalg;
 mod metric;
 mod rank;
+pub mod versus;
 
 pub use correct::{Correction, Estimator};
 pub use error::{Result, SampledError};

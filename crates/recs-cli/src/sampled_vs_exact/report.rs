@@ -2,12 +2,10 @@
 //! estimated value of each seed with their mean and standard deviation and the error;
 //! across runs, Kendall's τ and the reversed pairs. As JSON (`--json`) or a table.
 
+use recs_sampled::versus::{RunValues, kendall_tau, reverses};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::SampleBy;
 use serde_json::{Map, Value, json};
-
-use super::estimates::RunValues;
-use super::orders::{kendall_tau, reverses};
 
 /// What was compared, and on what.
 pub(crate) struct Setup {

@@ -11,7 +11,7 @@ fn order(a: f64, b: f64) -> Ordering {
 /// Kendall's τ-b between `x` and `y` (same length): `(C − D) / √((P − Tx)(P − Ty))` over
 /// the `P` pairs, `C` concordant, `D` discordant, `Tx` and `Ty` tied in `x` and in `y`
 /// (scipy's `kendalltau`); `None` when every pair ties in one of them.
-pub(crate) fn kendall_tau(x: &[f64], y: &[f64]) -> Option<f64> {
+pub fn kendall_tau(x: &[f64], y: &[f64]) -> Option<f64> {
     let (mut concordant, mut discordant, mut tied_x, mut tied_y, mut pairs) = (0u64, 0u64, 0, 0, 0);
     for i in 0..x.len() {
         for j in i + 1..x.len() {
@@ -34,7 +34,7 @@ pub(crate) fn kendall_tau(x: &[f64], y: &[f64]) -> Option<f64> {
 
 /// Whether the estimated values of runs `a` and `b` order them the other way round from
 /// their exact values (`None` when the exact values tie: there is no order to reverse).
-pub(crate) fn reverses(exact: (f64, f64), estimated: (f64, f64)) -> Option<bool> {
+pub fn reverses(exact: (f64, f64), estimated: (f64, f64)) -> Option<bool> {
     let truth = order(exact.0, exact.1);
     (truth != Ordering::Equal).then(|| order(estimated.0, estimated.1) == truth.reverse())
 }

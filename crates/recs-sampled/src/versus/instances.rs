@@ -1,18 +1,19 @@
-//! The instances of `--sampled-vs-exact`: every relevant item of every user, placed among
-//! the user's full-catalog negatives (its exact rank) and among each seed's drawn
-//! negatives (its sampled rank). The user's other relevant items are in neither list
-//! (leave one out), so each instance is the one-relevant-item setting of Krichene & Rendle.
-
-use recs_metrics::score_key;
+//! The instances: every relevant item of every user, placed among the user's
+//! full-catalog negatives (its exact rank) and among each seed's drawn negatives (its
+//! sampled rank). The user's other relevant items are in neither list (leave one out), so
+//! each instance is the one-relevant-item setting of Krichene & Rendle.
 
 /// Where an item falls among `others` items: `above` of them score higher and `tied`
 /// score the same, so its rank among the `others + 1` is any of `above + 1 ..= above +
 /// tied + 1`, each equally likely over the random orders of the tie.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Placement {
-    pub(crate) others: u64,
-    pub(crate) above: u64,
-    pub(crate) tied: u64,
+pub struct Placement {
+    /// How many items it is ranked among (besides itself).
+    pub others: u64,
+    /// How many of them score higher.
+    pub above: u64,
+    /// How many of them score the same.
+    pub tied: u64,
 }
 
 /// The item of score key `key` among the ascending keys `sorted`.
@@ -29,40 +30,46 @@ fn place(sorted: &[u32], key: u32) -> Placement {
 /// One user's lists, as positions in its full-catalog row: its relevant items, its
 /// negatives (every other candidate) and the negatives each seed drew.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct UserLists {
-    pub(crate) relevant: Vec<u32>,
-    pub(crate) negatives: Vec<u32>,
-    pub(crate) drawn: Vec<Vec<u32>>,
+pub struct UserLists {
+    /// Its relevant items, each an instance.
+    pub relevant: Vec<u32>,
+    /// Every other candidate: what an instance's exact rank is among.
+    pub negatives: Vec<u32>,
+    /// Per seed, the negatives drawn: what its sampled rank is among.
+    pub drawn: Vec<Vec<u32>>,
 }
 
 impl UserLists {
     /// Whether the user's items can be instances: it has a relevant item, and a negative
     /// in the catalog and in every draw (a rank among one item says nothing).
-    pub(crate) fn is_usable(&self) -> bool {
+    pub fn is_usable(&self) -> bool {
         !self.negatives.is_empty() && self.drawn.iter().all(|d| !d.is_empty())
     }
 }
 
 /// One relevant item: its exact placement and its placement in each seed's draw.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Instance {
-    pub(crate) exact: Placement,
-    pub(crate) sampled: Vec<Placement>,
+pub struct Instance {
+    /// Among the user's negatives.
+    pub exact: Placement,
+    /// Among each seed's drawn negatives.
+    pub sampled: Vec<Placement>,
 }
 
-/// The instances of one user under one run, `scores` being its full-catalog row's scores
-/// (`NaN` = missing: below every score, tied with the other missing ones, as everywhere
-/// in recs), appended to `out`.
-pub(crate) fn user_instances(lists: &UserLists, scores: &[f32], out: &mut Vec<Instance>) {
+/// The instances of one user under one run, appended to `out`. `keys` are its
+/// full-catalog row's scores as order-preserving keys: a higher score has a higher key,
+/// equal scores equal keys (`recs_metrics::score_key`, which sends a missing score below
+/// every other, tied with the other missing ones, as everywhere in recs).
+pub fn user_instances(lists: &UserLists, keys: &[u32], out: &mut Vec<Instance>) {
     let sorted_keys = |positions: &[u32]| {
-        let mut keys: Vec<u32> = positions.iter().map(|&p| score_key(scores[p as usize])).collect();
-        keys.sort_unstable();
-        keys
+        let mut sorted: Vec<u32> = positions.iter().map(|&p| keys[p as usize]).collect();
+        sorted.sort_unstable();
+        sorted
     };
     let negatives = sorted_keys(&lists.negatives);
     let drawn: Vec<Vec<u32>> = lists.drawn.iter().map(|d| sorted_keys(d)).collect();
     for &item in &lists.relevant {
-        let key = score_key(scores[item as usize]);
+        let key = keys[item as usize];
         out.push(Instance {
             exact: place(&negatives, key),
             sampled: drawn.iter().map(|d| place(d, key)).collect(),
@@ -77,14 +84,15 @@ mod tests {
     #[test]
     fn placements_count_higher_and_equal_scores_and_missing_ones_tie_last() {
         // Positions 0..6; relevant 0 (0.5) and 3 (missing); negatives 1, 2, 4, 5, 6.
-        let scores = [0.5, 0.9, 0.5, f32::NAN, 0.5, 0.1, f32::NAN];
+        // Keys of scores 0.5, 0.9, 0.5, missing, 0.5, 0.1, missing.
+        let keys = [5, 9, 5, 0, 5, 1, 0];
         let lists = UserLists {
             relevant: vec![0, 3],
             negatives: vec![1, 2, 4, 5, 6],
             drawn: vec![vec![2, 5], vec![1, 6]],
         };
         let mut out = Vec::new();
-        user_instances(&lists, &scores, &mut out);
+        user_instances(&lists, &keys, &mut out);
         let p = |others, above, tied| Placement { others, above, tied };
         assert_eq!(
             out,

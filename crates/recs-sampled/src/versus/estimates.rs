@@ -1,37 +1,36 @@
-//! The values of `--sampled-vs-exact`: each instance's exact metric and each estimator's
-//! value of its sampled rank, both averaged over the positions of its tie group, and
-//! their means over the instances of a run.
+//! The values: each instance's exact metric and each estimator's value of its sampled
+//! rank, both averaged over the positions of its tie group, and their means over the
+//! instances of a run.
 //!
-//! An estimator (`recs_sampled::Estimator`) is built for one catalog size `n`, while the
-//! instances have as many sizes as users have training profiles: one is built per
-//! distinct `(n, m)` (`m` the user's number of drawn negatives, `N` unless it has fewer
-//! eligible items), for every metric and correction at once, and shared by all runs and
-//! seeds. Each assumes the negatives drawn uniformly without replacement, the draw of
-//! `sampled:N:uniform`.
+//! An [`Estimator`] is built for one catalog size `n`, while the instances have as many
+//! sizes as users have training profiles: one is built per distinct `(n, m)` (`m` the
+//! user's number of drawn negatives, `N` unless it has fewer eligible items), for every
+//! metric and correction at once, and shared by all runs and seeds. Each assumes the
+//! negatives drawn uniformly without replacement.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use rayon::prelude::*;
-use recs_sampled::{Correction, Estimator, RankMetric, SampledRank, Sampling};
 
 use super::instances::{Instance, Placement};
+use crate::{Correction, Estimator, RankMetric, Result, SampledError, SampledRank, Sampling};
 
 /// `M(r; others + 1)` averaged over the ranks `r` the item can take in its tie.
-pub(crate) fn exact_value(metric: RankMetric, p: Placement) -> f64 {
+pub fn exact_value(metric: RankMetric, p: Placement) -> f64 {
     let size = p.others + 1;
     let sum: f64 = (p.above + 1..=p.above + p.tied + 1).map(|r| metric.value(r, size)).sum();
     sum / (p.tied + 1) as f64
 }
 
 /// The estimator's value averaged over the sampled ranks the item can take in its tie.
-pub(crate) fn estimated_value(estimator: &Estimator, p: Placement) -> f64 {
+pub fn estimated_value(estimator: &Estimator, p: Placement) -> f64 {
     let values = &estimator.values()[p.above as usize..=(p.above + p.tied) as usize];
     values.iter().sum::<f64>() / values.len() as f64
 }
 
 /// The estimators of every metric under every correction, for each `(n, m)` the
 /// instances need.
-pub(crate) struct EstimatorTable {
+pub struct EstimatorTable {
     /// `(n, m)` → correction → metric.
     by_size: BTreeMap<(u64, u64), Vec<Vec<Estimator>>>,
 }
@@ -39,51 +38,73 @@ pub(crate) struct EstimatorTable {
 impl EstimatorTable {
     /// Builds them in parallel; each is computed on its own, so the table does not
     /// depend on the number of threads.
-    pub(crate) fn build(
+    ///
+    /// # Errors
+    /// [`SampledError::Invalid`] for a size the sampling cannot have (`m ≥ n`, `m = 0`),
+    /// and a failed solve as [`SampledError::Numeric`], naming the correction and size.
+    pub fn build(
         sizes: BTreeSet<(u64, u64)>,
         metrics: &[RankMetric],
         corrections: &[Correction],
-    ) -> anyhow::Result<EstimatorTable> {
+    ) -> Result<EstimatorTable> {
         let sizes: Vec<(u64, u64)> = sizes.into_iter().collect();
         let built: Vec<Vec<Vec<Estimator>>> = sizes
             .par_iter()
-            .map(|&(n, m)| -> anyhow::Result<Vec<Vec<Estimator>>> {
+            .map(|&(n, m)| -> Result<Vec<Vec<Estimator>>> {
                 let sampled = SampledRank::new(n, m, Sampling::WithoutReplacement)?;
                 corrections
                     .iter()
                     .map(|&c| {
-                        Estimator::for_metrics(metrics, sampled, c).map_err(|e| {
-                            anyhow::anyhow!("the {c} estimator for n = {n}, m = {m}: {e}")
+                        Estimator::for_metrics(metrics, sampled, c).map_err(|e| match e {
+                            SampledError::Numeric(text) => SampledError::Numeric(format!(
+                                "the {c} estimator for n = {n}, m = {m}: {text}"
+                            )),
+                            other => other,
                         })
                     })
                     .collect()
             })
-            .collect::<anyhow::Result<_>>()?;
+            .collect::<Result<_>>()?;
         Ok(EstimatorTable { by_size: sizes.into_iter().zip(built).collect() })
     }
 
     /// How many catalog sizes `(n, m)` the table holds.
-    pub(crate) fn n_sizes(&self) -> usize {
+    pub fn n_sizes(&self) -> usize {
         self.by_size.len()
     }
 
-    fn get(&self, n: u64, m: u64) -> &[Vec<Estimator>] {
-        // Built from the sizes of the very instances it serves.
+    /// The `(n, m)` of every instance and seed: the sizes a table must hold to serve them.
+    pub fn sizes_of(instances: &[Instance]) -> BTreeSet<(u64, u64)> {
+        instances
+            .iter()
+            .flat_map(|i| i.sampled.iter().map(|s| (i.exact.others + 1, s.others)))
+            .collect()
+    }
+
+    /// The estimators of size `(n, m)`, by correction then metric.
+    ///
+    /// # Panics
+    /// When the table was not built for that size (built from the very instances it
+    /// serves, see [`EstimatorTable::sizes_of`], it holds every one they need).
+    pub fn get(&self, n: u64, m: u64) -> &[Vec<Estimator>] {
         &self.by_size[&(n, m)]
     }
 }
 
 /// One run's means over its instances.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct RunValues {
+pub struct RunValues {
     /// Per metric.
-    pub(crate) exact: Vec<f64>,
+    pub exact: Vec<f64>,
     /// Per correction, metric and seed.
-    pub(crate) estimated: Vec<Vec<Vec<f64>>>,
+    pub estimated: Vec<Vec<Vec<f64>>>,
 }
 
 /// The means over `instances` (at least one) of the exact value and of each estimator's.
-pub(crate) fn run_values(
+///
+/// # Panics
+/// When `table` lacks a size of `instances` (see [`EstimatorTable::get`]).
+pub fn run_values(
     instances: &[Instance],
     table: &EstimatorTable,
     metrics: &[RankMetric],
@@ -114,14 +135,6 @@ pub(crate) fn run_values(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The `(n, m)` of every instance and seed.
-    fn sizes(instances: &[Instance]) -> BTreeSet<(u64, u64)> {
-        instances
-            .iter()
-            .flat_map(|i| i.sampled.iter().map(|s| (i.exact.others + 1, s.others)))
-            .collect()
-    }
 
     fn placement(others: u64, above: u64, tied: u64) -> Placement {
         Placement { others, above, tied }
@@ -169,7 +182,9 @@ mod tests {
         ];
         let metrics = [RankMetric::Ap, RankMetric::Recall { k: 2 }];
         let corrections = [Correction::Sampled, Correction::MinimalBias];
-        let table = EstimatorTable::build(sizes(&instances), &metrics, &corrections).unwrap();
+        let table =
+            EstimatorTable::build(EstimatorTable::sizes_of(&instances), &metrics, &corrections)
+                .unwrap();
         assert_eq!(table.n_sizes(), 2);
         let v = run_values(&instances, &table, &metrics, 2, 2);
         // AP: ranks 2, and 3..5 (mean 47/180); recall@2: 1 and 0.
