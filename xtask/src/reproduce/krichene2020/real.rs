@@ -135,9 +135,24 @@ pub(super) fn run(
     let samplings: Vec<NegativeSampling> = (1..=n_draws as u64)
         .map(|s| NegativeSampling { negatives: m, by: SampleBy::Uniform, seed: seed + s })
         .collect();
+    let train = TrainData::new(split.train(), seed);
+    let fitted: Vec<Box<dyn recs_core::Recommender>> = MODELS
+        .iter()
+        .map(|model| {
+            let entry = recs_bench::registry::find(model.name)?;
+            entry
+                .build_checked(&ParamValues::parse(model.params.iter().copied())?)?
+                .fit_dyn(&train)
+                .with_context(|| format!("{dataset}: fitting {}", model.label))
+        })
+        .collect::<Result<_>>()?;
+
+    // One user at a time: its draws are dropped once every model's instances are taken
+    // (on MS Web, 22,716 users × 100 draws of 100 positions would hold 0.9 GB).
     let is_relevant = |g: f32| g > 0.0;
-    let mut users = Vec::new();
-    let mut n_short = 0;
+    let mut instances: Vec<Vec<Instance>> = vec![Vec::new(); MODELS.len()];
+    let (mut n_users, mut n_short, mut n_candidates) = (0, 0, 0u64);
+    let (mut scores, mut keys) = (Vec::new(), Vec::new());
     for row in judgments.iter().filter(|row| row.user % extent.every.max(1) == 0) {
         let (relevant, negatives): (Vec<u32>, Vec<u32>) =
             (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
@@ -164,51 +179,39 @@ pub(super) fn run(
             drawn.push(positions);
         }
         let lists = UserLists { relevant, negatives, drawn };
-        if !lists.relevant.is_empty() && lists.is_usable() {
-            n_short += short;
-            users.push((row.user, row.items.to_vec(), lists));
+        if lists.relevant.is_empty() || !lists.is_usable() {
+            continue;
+        }
+        n_users += 1;
+        n_short += short;
+        n_candidates += row.items.len() as u64;
+        for (model, out) in fitted.iter().zip(&mut instances) {
+            scores.clear();
+            scores.resize(row.items.len(), 0.0);
+            model.score(row.user, row.items, &mut scores)?;
+            keys.clear();
+            keys.extend(scores.iter().map(|&s| score_key(s)));
+            recs_sampled::versus::user_instances(&lists, &keys, out);
         }
     }
-    anyhow::ensure!(!users.is_empty(), "{dataset}: no user to evaluate");
-    let n_candidates = users.iter().map(|(_, items, _)| items.len() as u64).sum();
+    anyhow::ensure!(n_users > 0, "{dataset}: no user to evaluate");
 
-    let train = TrainData::new(split.train(), seed);
     let metrics: Vec<RankMetric> = METRICS.iter().map(|(_, m)| *m).collect();
     let corrections: Vec<Correction> =
         CORRECTIONS.iter().map(|c| c.parse()).collect::<Result<_, _>>()?;
-    let mut table: Option<EstimatorTable> = None;
-    let mut values = Vec::with_capacity(MODELS.len());
-    let mut n_instances = 0;
-    for model in &MODELS {
-        let entry = recs_bench::registry::find(model.name)?;
-        let fitted = entry
-            .build_checked(&ParamValues::parse(model.params.iter().copied())?)?
-            .fit_dyn(&train)
-            .with_context(|| format!("{dataset}: fitting {}", model.label))?;
-        let mut instances: Vec<Instance> = Vec::new();
-        let (mut scores, mut keys) = (Vec::new(), Vec::new());
-        for (user, items, lists) in &users {
-            scores.clear();
-            scores.resize(items.len(), 0.0);
-            fitted.score(*user, items, &mut scores)?;
-            keys.clear();
-            keys.extend(scores.iter().map(|&s| score_key(s)));
-            recs_sampled::versus::user_instances(lists, &keys, &mut instances);
-        }
-        n_instances = instances.len();
-        // The sizes depend on the lists only, the same for every model.
-        if table.is_none() {
-            let sizes = EstimatorTable::sizes_of(&instances);
-            table = Some(EstimatorTable::build(sizes, &metrics, &corrections)?);
-        }
-        let table = table.as_ref().context("the estimator table is built with the first model")?;
-        values.push(run_values(&instances, table, &metrics, corrections.len(), n_draws));
-    }
+    // The sizes depend on the lists only, the same for every model.
+    let table =
+        EstimatorTable::build(EstimatorTable::sizes_of(&instances[0]), &metrics, &corrections)?;
+    let values = instances
+        .iter()
+        .map(|i| run_values(i, &table, &metrics, corrections.len(), n_draws))
+        .collect();
+    let n_instances = instances[0].len();
     Ok(RealRun {
         dataset: dataset.into(),
         hold_out,
         m,
-        n_users: users.len(),
+        n_users,
         n_items: data.n_items(),
         n_instances,
         n_candidates,
