@@ -11,6 +11,8 @@
 //! cosine neighbours without sparsification, and the same cut to 10 neighbours, whose
 //! scores leave most items at 0 (tied at the bottom). Random scores are the placebo.
 
+use std::collections::BTreeSet;
+
 use anyhow::{Context, Result};
 use recs_core::{DuplicatePolicy, Event, Interactions, ParamValues, TrainData};
 use recs_metrics::score_key;
@@ -27,22 +29,27 @@ pub(super) struct Model {
     pub(super) label: &'static str,
     pub(super) name: &'static str,
     pub(super) params: &'static [&'static str],
+    /// Whether its fit makes random choices (and so is repeated with each repetition's
+    /// seed); the others are fitted and scored once.
+    pub(super) seeded: bool,
 }
 
 /// X, Y, Z (ours; the roles of the secondary account's), then the placebo.
 pub(super) const MODELS: [Model; 4] = [
-    Model { label: "X (iALS, 16 factors)", name: "ials", params: &["factors=16"] },
+    Model { label: "X (iALS, 16 factors)", name: "ials", params: &["factors=16"], seeded: true },
     Model {
         label: "Y (item cosine, every neighbour)",
         name: "item-knn",
         params: &["similarity=cosine", "k=100000"],
+        seeded: false,
     },
     Model {
         label: "Z (item cosine, 10 neighbours)",
         name: "item-knn",
         params: &["similarity=cosine", "k=10"],
+        seeded: false,
     },
-    Model { label: "random scores (placebo)", name: "random", params: &[] },
+    Model { label: "random scores (placebo)", name: "random", params: &[], seeded: true },
 ];
 
 /// The metrics, in the order of every `[metric]` index below.
@@ -62,8 +69,10 @@ pub(super) enum HoldOut {
     OneAtRandom,
 }
 
-/// What one run computed: per recommender, the exact means and each estimator's mean per
-/// draw.
+/// What one run computed: per repetition and recommender, the exact means and each
+/// estimator's mean per draw. A repetition fits the models with a seed of its own (the
+/// factorisation's initial values, the random scores) and draws its own negatives; the
+/// split is the same for all.
 pub(super) struct RealRun {
     pub(super) dataset: String,
     pub(super) hold_out: HoldOut,
@@ -74,23 +83,46 @@ pub(super) struct RealRun {
     pub(super) n_instances: usize,
     /// Full-catalog candidates over the users (what the exact metric ranks).
     pub(super) n_candidates: u64,
-    /// Users with fewer than `m` eligible items (they get all of them).
+    /// Draws of a user with fewer than `m` eligible items (they take all of them).
     pub(super) n_short: usize,
-    /// `[model]`.
-    pub(super) values: Vec<RunValues>,
-    /// Draws (independent repetitions of the sampling).
+    /// `[repetition][model]`.
+    pub(super) reps: Vec<Vec<RunValues>>,
+    /// Draws per repetition.
     pub(super) n_draws: usize,
 }
 
 impl RealRun {
-    /// The exact mean of `model` by `metric`.
-    pub(super) fn exact(&self, model: usize, metric: usize) -> f64 {
-        self.values[model].exact[metric]
+    /// The number of independent repetitions.
+    pub(super) fn n_reps(&self) -> usize {
+        self.reps.len()
     }
 
-    /// The values of estimator `correction` for `model` by `metric`, one per draw.
-    pub(super) fn draws(&self, model: usize, metric: usize, correction: usize) -> &[f64] {
-        &self.values[model].estimated[correction][metric]
+    /// The exact mean of `model` by `metric` in repetition `rep`.
+    pub(super) fn exact(&self, rep: usize, model: usize, metric: usize) -> f64 {
+        self.reps[rep][model].exact[metric]
+    }
+
+    /// The values of estimator `correction` for `model` by `metric` in repetition `rep`,
+    /// one per draw.
+    pub(super) fn draws(
+        &self,
+        rep: usize,
+        model: usize,
+        metric: usize,
+        correction: usize,
+    ) -> &[f64] {
+        &self.reps[rep][model].estimated[correction][metric]
+    }
+
+    /// The exact means of `model` by `metric`, one per repetition.
+    pub(super) fn exact_per_rep(&self, model: usize, metric: usize) -> Vec<f64> {
+        (0..self.n_reps()).map(|r| self.exact(r, model, metric)).collect()
+    }
+
+    /// Every draw's value of `correction` for `model` by `metric`, repetition after
+    /// repetition.
+    pub(super) fn all_draws(&self, model: usize, metric: usize, correction: usize) -> Vec<f64> {
+        (0..self.n_reps()).flat_map(|r| self.draws(r, model, metric, correction).to_vec()).collect()
     }
 }
 
@@ -105,18 +137,31 @@ pub(super) fn binary(ratings: &Interactions) -> Result<Interactions> {
     )?)
 }
 
+/// `data` with its items numbered the other way (item `i` becomes `n − 1 − i`): the same
+/// data, on which the held-out event among a user's latest ones of the same second, the
+/// one of highest index, is the one of lowest original index.
+pub(super) fn items_reversed(data: &Interactions) -> Result<Interactions> {
+    let last = data.n_items() as u32 - 1;
+    let events: Vec<Event> = data.events().map(|e| Event { item: last - e.item, ..e }).collect();
+    Ok(Interactions::from_events(data.n_users(), data.n_items(), events, DuplicatePolicy::Error)?)
+}
+
 /// How much of the work a run does: the draws of the negatives, and every `every`-th user
 /// evaluated (1: all; the quick run evaluates a subset through the same code, since each
 /// user's catalog size needs estimators of its own).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Extent {
+    /// Independent repetitions (fits and draws).
+    pub(super) reps: usize,
+    /// Draws per repetition.
     pub(super) draws: usize,
     pub(super) every: u32,
 }
 
-/// Runs the experiment on `data` (binary): one split (seeded by `seed`), the models
-/// fitted with `seed` on its whole training part, and `extent.draws` draws of `m`
-/// negatives seeded `seed + 1 ..= seed + draws`.
+/// Runs the experiment on `data` (binary): one split (seeded by `seed`), then
+/// `extent.reps` repetitions, repetition `r` fitting the models with seed `seed + r` on
+/// the split's whole training part and drawing `extent.draws` times `m` negatives, draw
+/// `s` seeded `seed + 1 + r · draws + s`.
 pub(super) fn run(
     dataset: &str,
     data: &Interactions,
@@ -132,91 +177,133 @@ pub(super) fn run(
     };
     let split = protocol.split(data, seed, SplitId::default())?;
     let judgments = split.judgments(&JudgmentOptions::implicit())?;
-    let samplings: Vec<NegativeSampling> = (1..=n_draws as u64)
-        .map(|s| NegativeSampling { negatives: m, by: SampleBy::Uniform, seed: seed + s })
-        .collect();
-    let train = TrainData::new(split.train(), seed);
-    let fitted: Vec<Box<dyn recs_core::Recommender>> = MODELS
-        .iter()
-        .map(|model| {
-            let entry = recs_bench::registry::find(model.name)?;
-            entry
-                .build_checked(&ParamValues::parse(model.params.iter().copied())?)?
-                .fit_dyn(&train)
-                .with_context(|| format!("{dataset}: fitting {}", model.label))
-        })
-        .collect::<Result<_>>()?;
-
-    // One user at a time: its draws are dropped once every model's instances are taken
-    // (on MS Web, 22,716 users × 100 draws of 100 positions would hold 0.9 GB).
     let is_relevant = |g: f32| g > 0.0;
-    let mut instances: Vec<Vec<Instance>> = vec![Vec::new(); MODELS.len()];
-    let (mut n_users, mut n_short, mut n_candidates) = (0, 0, 0u64);
-    let (mut scores, mut keys) = (Vec::new(), Vec::new());
-    for row in judgments.iter().filter(|row| row.user % extent.every.max(1) == 0) {
-        let (relevant, negatives): (Vec<u32>, Vec<u32>) =
-            (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
-        let mut drawn = Vec::with_capacity(samplings.len());
-        let mut short = 0;
-        for sampling in &samplings {
-            let draw = sampling.sample(
-                SampledUser::Index(row.user),
-                row.items,
-                row.grades,
-                is_relevant,
-                &[],
-            );
-            short += usize::from(draw.n_negatives < m);
-            // The drawn negatives' positions in the user's full row (both ascend).
-            let mut positions = Vec::with_capacity(draw.n_negatives);
-            let mut at = 0;
-            for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
-                at += row.items[at..].partition_point(|&i| i < item);
-                if !is_relevant(grade) {
-                    positions.push(at as u32);
-                }
-            }
-            drawn.push(positions);
-        }
-        let lists = UserLists { relevant, negatives, drawn };
-        if lists.relevant.is_empty() || !lists.is_usable() {
-            continue;
-        }
-        n_users += 1;
-        n_short += short;
-        n_candidates += row.items.len() as u64;
-        for (model, out) in fitted.iter().zip(&mut instances) {
-            scores.clear();
-            scores.resize(row.items.len(), 0.0);
-            model.score(row.user, row.items, &mut scores)?;
-            keys.clear();
-            keys.extend(scores.iter().map(|&s| score_key(s)));
-            recs_sampled::versus::user_instances(&lists, &keys, out);
-        }
-    }
-    anyhow::ensure!(n_users > 0, "{dataset}: no user to evaluate");
-
+    // The users evaluated and the catalog sizes `(n, m)` their instances need, known
+    // before any draw: a uniform draw takes `min(m, negatives)` of a user's negatives.
+    let users: Vec<_> = judgments
+        .iter()
+        .filter(|row| row.user % extent.every.max(1) == 0)
+        .filter(|row| {
+            let relevant = row.grades.iter().filter(|&&g| is_relevant(g)).count();
+            relevant > 0 && relevant < row.items.len()
+        })
+        .collect();
+    anyhow::ensure!(!users.is_empty(), "{dataset}: no user to evaluate");
+    let sizes: BTreeSet<(u64, u64)> = users
+        .iter()
+        .map(|row| {
+            let negatives = row.grades.iter().filter(|&&g| !is_relevant(g)).count();
+            (negatives as u64 + 1, negatives.min(m) as u64)
+        })
+        .collect();
     let metrics: Vec<RankMetric> = METRICS.iter().map(|(_, m)| *m).collect();
     let corrections: Vec<Correction> =
         CORRECTIONS.iter().map(|c| c.parse()).collect::<Result<_, _>>()?;
-    // The sizes depend on the lists only, the same for every model.
-    let table =
-        EstimatorTable::build(EstimatorTable::sizes_of(&instances[0]), &metrics, &corrections)?;
-    let values = instances
+    let table = EstimatorTable::build(sizes, &metrics, &corrections)?;
+
+    let fit = |model: &Model, seed: u64| -> Result<Box<dyn recs_core::Recommender>> {
+        let entry = recs_bench::registry::find(model.name)?;
+        entry
+            .build_checked(&ParamValues::parse(model.params.iter().copied())?)?
+            .fit_dyn(&TrainData::new(split.train(), seed))
+            .with_context(|| format!("{dataset}: fitting {}", model.label))
+    };
+    let keys_of = |fitted: &dyn recs_core::Recommender, user: u32, items: &[u32]| {
+        let mut scores = vec![0.0; items.len()];
+        fitted.score(user, items, &mut scores)?;
+        Ok::<_, anyhow::Error>(scores.iter().map(|&s| score_key(s)).collect::<Vec<u32>>())
+    };
+    // The models without random choices give the same scores in every repetition:
+    // fitted and scored once, their score keys kept per user.
+    let fixed: Vec<Option<Vec<Vec<u32>>>> = MODELS
         .iter()
-        .map(|i| run_values(i, &table, &metrics, corrections.len(), n_draws))
-        .collect();
-    let n_instances = instances[0].len();
+        .map(|model| {
+            if model.seeded {
+                return Ok(None);
+            }
+            let fitted = fit(model, seed)?;
+            let keys = users
+                .iter()
+                .map(|row| keys_of(&*fitted, row.user, row.items))
+                .collect::<Result<_>>()?;
+            Ok(Some(keys))
+        })
+        .collect::<Result<_>>()?;
+
+    let mut reps = Vec::with_capacity(extent.reps);
+    let (mut n_short, mut n_instances) = (0, 0);
+    for rep in 0..extent.reps as u64 {
+        let fitted: Vec<Option<Box<dyn recs_core::Recommender>>> = MODELS
+            .iter()
+            .map(|model| model.seeded.then(|| fit(model, seed + rep)).transpose())
+            .collect::<Result<_>>()?;
+        let samplings: Vec<NegativeSampling> = (0..n_draws as u64)
+            .map(|s| NegativeSampling {
+                negatives: m,
+                by: SampleBy::Uniform,
+                seed: seed + 1 + rep * n_draws as u64 + s,
+            })
+            .collect();
+        // One user at a time: its draws are dropped once every model's instances are
+        // taken (on MS Web, every draw of every user at once would hold gigabytes).
+        let mut instances: Vec<Vec<Instance>> = vec![Vec::new(); MODELS.len()];
+        for (position, row) in users.iter().enumerate() {
+            let (relevant, negatives): (Vec<u32>, Vec<u32>) =
+                (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
+            let mut drawn = Vec::with_capacity(samplings.len());
+            for sampling in &samplings {
+                let draw = sampling.sample(
+                    SampledUser::Index(row.user),
+                    row.items,
+                    row.grades,
+                    is_relevant,
+                    &[],
+                );
+                n_short += usize::from(draw.n_negatives < m);
+                // The drawn negatives' positions in the user's full row (both ascend).
+                let mut positions = Vec::with_capacity(draw.n_negatives);
+                let mut at = 0;
+                for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
+                    at += row.items[at..].partition_point(|&i| i < item);
+                    if !is_relevant(grade) {
+                        positions.push(at as u32);
+                    }
+                }
+                drawn.push(positions);
+            }
+            let lists = UserLists { relevant, negatives, drawn };
+            let models = fitted.iter().zip(&fixed).zip(&mut instances).enumerate();
+            for (j, ((model, kept), out)) in models {
+                match (model, kept) {
+                    (Some(model), _) => {
+                        let keys = keys_of(&**model, row.user, row.items)?;
+                        recs_sampled::versus::user_instances(&lists, &keys, out);
+                    }
+                    (None, Some(kept)) => {
+                        recs_sampled::versus::user_instances(&lists, &kept[position], out);
+                    }
+                    (None, None) => anyhow::bail!("{}: neither fitted nor kept", MODELS[j].label),
+                }
+            }
+        }
+        n_instances = instances[0].len();
+        reps.push(
+            instances
+                .iter()
+                .map(|i| run_values(i, &table, &metrics, corrections.len(), n_draws))
+                .collect(),
+        );
+    }
     Ok(RealRun {
         dataset: dataset.into(),
         hold_out,
         m,
-        n_users,
+        n_users: users.len(),
         n_items: data.n_items(),
         n_instances,
-        n_candidates,
+        n_candidates: users.iter().map(|row| row.items.len() as u64).sum(),
         n_short,
-        values,
+        reps,
         n_draws,
     })
 }
@@ -247,8 +334,14 @@ impl RealRun {
         };
         format!(
             "{}: {hold_out}; {} users, {} instances, {} items; m = {} negatives drawn uniformly \
-             without replacement, {} draws{short}",
-            self.dataset, self.n_users, self.n_instances, self.n_items, self.m, self.n_draws
+             without replacement; {} repetitions (fits and draws), {} draws each{short}",
+            self.dataset,
+            self.n_users,
+            self.n_instances,
+            self.n_items,
+            self.m,
+            self.n_reps(),
+            self.n_draws
         )
     }
 
@@ -261,23 +354,27 @@ impl RealRun {
                 let mut row = vec![
                     serde_json::json!(spec.label),
                     serde_json::json!(name),
-                    cell(self.exact(model, k)),
+                    cell(mean_sd(&self.exact_per_rep(model, k)).0),
                 ];
                 for c in 0..CORRECTIONS.len() {
-                    let (mean, sd) = mean_sd(self.draws(model, k, c));
+                    let (mean, sd) = mean_sd(&self.all_draws(model, k, c));
                     row.extend([cell(mean), serde_json::json!(format!("{sd:.3e}"))]);
                 }
                 rows.push(row);
             }
         }
-        let mut columns = vec!["recommender".to_string(), "metric".into(), "exact".into()];
+        let mut columns = vec![
+            "recommender".to_string(),
+            "metric".into(),
+            "exact (mean over repetitions)".into(),
+        ];
         for c in CORRECTIONS {
             columns.extend([format!("{c} mean"), format!("{c} sd")]);
         }
         recs_bench::report::Table {
             name: format!(
-                "{}: exact metrics and each estimator's mean and standard deviation over the \
-                 draws",
+                "{}: exact metrics and each estimator's mean and standard deviation over every \
+                 draw",
                 self.describe()
             ),
             columns,
@@ -291,7 +388,8 @@ impl RealRun {
         let mut rows = Vec::new();
         for (k, (name, _)) in METRICS.iter().enumerate() {
             for (a, b) in [(0, 1), (0, 2), (1, 2)] {
-                let lead = self.exact(a, k) - self.exact(b, k);
+                let mean_exact = |model| mean_sd(&self.exact_per_rep(model, k)).0;
+                let lead = mean_exact(a) - mean_exact(b);
                 let (first, second) = if lead >= 0.0 { (a, b) } else { (b, a) };
                 let mut row = vec![
                     serde_json::json!(name),
@@ -302,14 +400,15 @@ impl RealRun {
                     cell(lead.abs()),
                 ];
                 for c in 0..CORRECTIONS.len() {
-                    let (x, y) = (self.draws(first, k, c), self.draws(second, k, c));
-                    let right = x.iter().zip(y).filter(|(x, y)| x > y).count();
-                    row.push(cell(right as f64 / self.n_draws as f64));
+                    let (x, y) = (self.all_draws(first, k, c), self.all_draws(second, k, c));
+                    let right = x.iter().zip(&y).filter(|(x, y)| x > y).count();
+                    row.push(cell(right as f64 / x.len() as f64));
                 }
                 rows.push(row);
             }
         }
-        let mut columns = vec!["metric".to_string(), "exact order".into(), "exact lead".into()];
+        let mut columns =
+            vec!["metric".to_string(), "exact order".into(), "exact lead (mean)".into()];
         columns.extend(CORRECTIONS.iter().map(|c| format!("{c}: share of draws right")));
         recs_bench::report::Table {
             name: format!(
@@ -334,20 +433,27 @@ mod tests {
     fn drawing_every_eligible_item_gives_the_exact_metrics() {
         let (ratings, _) = recs_testkit::synthetic_data();
         let data = binary(&ratings).unwrap();
-        let extent = Extent { draws: 2, every: 1 };
+        let extent = Extent { reps: 2, draws: 2, every: 1 };
         let run = run("synthetic", &data, HoldOut::Last, data.n_items(), extent, 3).unwrap();
         assert_eq!(run.n_instances, run.n_users);
-        assert_eq!(run.n_short, 2 * run.n_users);
-        for model in 0..MODELS.len() {
-            for k in 0..METRICS.len() {
-                let exact = run.exact(model, k);
-                for c in [0, 1] {
-                    for &v in run.draws(model, k, c) {
-                        assert!((v - exact).abs() < 1e-12, "{model} {k} {c}: {v} vs {exact}");
+        assert_eq!(run.n_short, 2 * 2 * run.n_users);
+        for rep in 0..2 {
+            for model in 0..MODELS.len() {
+                for k in 0..METRICS.len() {
+                    let exact = run.exact(rep, model, k);
+                    for c in [0, 1] {
+                        for &v in run.draws(rep, model, k, c) {
+                            assert!((v - exact).abs() < 1e-12, "{model} {k} {c}: {v} vs {exact}");
+                        }
                     }
                 }
             }
         }
+        // The factorisation and the random scores change with the repetition's seed.
+        assert_ne!(run.exact(0, 0, 3), run.exact(1, 0, 3));
+        assert_ne!(run.exact(0, 3, 3), run.exact(1, 3, 3));
+        // The item neighbours have no random choice.
+        assert_eq!(run.exact(0, 1, 3), run.exact(1, 1, 3));
     }
 
     /// A small draw ranks among fewer items: the sampled AP exceeds the exact one on
@@ -356,11 +462,11 @@ mod tests {
     fn a_small_draw_overstates_ap_but_not_auc() {
         let (ratings, _) = recs_testkit::synthetic_data();
         let data = binary(&ratings).unwrap();
-        let extent = Extent { draws: 20, every: 1 };
+        let extent = Extent { reps: 1, draws: 20, every: 1 };
         let run = run("synthetic", &data, HoldOut::OneAtRandom, 3, extent, 5).unwrap();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         // Random scores (index 3): AP of a rank among the catalog against among 4 items.
-        assert!(mean(run.draws(3, 3, 0)) > run.exact(3, 3) + 0.05);
-        assert!((mean(run.draws(3, 0, 0)) - run.exact(3, 0)).abs() < 0.1);
+        assert!(mean(run.draws(0, 3, 3, 0)) > run.exact(0, 3, 3) + 0.05);
+        assert!((mean(run.draws(0, 3, 0, 0)) - run.exact(0, 3, 0)).abs() < 0.1);
     }
 }
