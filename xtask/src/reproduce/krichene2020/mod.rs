@@ -131,17 +131,29 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     });
     lines.say("real data: MovieLens 100K and MS Web, sampled against exact");
     let extent = if options.quick { QUICK } else { FULL };
-    let movielens =
-        real::binary(&recs_data::load_named("ml-100k", &options.resolver())?.interactions)?;
-    let main =
-        real::run("MovieLens 100K", &movielens, HoldOut::Last, REAL_M, extent, options.seed)?;
-    let other_m =
-        real::run("MovieLens 100K", &movielens, HoldOut::Last, REAL_M_OTHER, extent, options.seed)?;
-    let reversed = real::items_reversed(&movielens)?;
-    let other_ties =
-        real::run("MovieLens 100K", &reversed, HoldOut::Last, REAL_M, extent, options.seed)?;
-    let msweb = recs_data::load_named("msweb", &options.resolver())?.interactions;
-    let msweb = real::run("MS Web", &msweb, HoldOut::OneAtRandom, REAL_M, extent, options.seed)?;
+    let movielens_data = recs_data::load_named("ml-100k", &options.resolver())?;
+    let movielens = real::binary(&movielens_data.interactions)?;
+    // MovieLens 100K, latest event held out, at m = `m` with the recommenders `models`.
+    let movielens_run = |data: &recs_core::Interactions, m: usize, models| {
+        real::run("MovieLens 100K", data, HoldOut::Last, m, extent, options.seed, models)
+    };
+    let main = movielens_run(&movielens, REAL_M, &real::MODELS)?;
+    let other_m = movielens_run(&movielens, REAL_M_OTHER, &real::MODELS)?;
+    let other_ties = movielens_run(&real::items_reversed(&movielens)?, REAL_M, &real::MODELS)?;
+    let z5 = movielens_run(&movielens, REAL_M, &real::MODELS_Z5)?;
+    let z50 = movielens_run(&movielens, REAL_M, &real::MODELS_Z50)?;
+    let msweb_data = recs_data::load_named("msweb", &options.resolver())?;
+    let msweb = real::run(
+        "MS Web",
+        &msweb_data.interactions,
+        HoldOut::OneAtRandom,
+        REAL_M,
+        extent,
+        options.seed,
+        &real::MODELS,
+    )?;
+    report.datasets =
+        vec![recs_bench::dataset_entry(&movielens_data), recs_bench::dataset_entry(&msweb_data)];
     report.experiments.push(Experiment {
         id: EXPERIMENTS[2].into(),
         protocol: "each user's held-out item ranked among every item the user has not seen \
@@ -173,6 +185,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         main: &main,
         other_m: &other_m,
         other_ties: &other_ties,
+        other_z: [&z5, &z50],
     }));
 
     let extras = Extras {

@@ -35,22 +35,36 @@ pub(super) struct Model {
 }
 
 /// X, Y, Z (ours; the roles of the secondary account's), then the placebo.
-pub(super) const MODELS: [Model; 4] = [
-    Model { label: "X (iALS, 16 factors)", name: "ials", params: &["factors=16"], seeded: true },
-    Model {
-        label: "Y (item cosine, every neighbour)",
-        name: "item-knn",
-        params: &["similarity=cosine", "k=100000"],
-        seeded: false,
-    },
-    Model {
-        label: "Z (item cosine, 10 neighbours)",
-        name: "item-knn",
-        params: &["similarity=cosine", "k=10"],
-        seeded: false,
-    },
-    Model { label: "random scores (placebo)", name: "random", params: &[], seeded: true },
-];
+pub(super) const MODELS: [Model; 4] = models(&["similarity=cosine", "k=10"]);
+/// The same with Z's neighbourhood at the other ends run: 5 and 50 neighbours.
+pub(super) const MODELS_Z5: [Model; 4] = models(&["similarity=cosine", "k=5"]);
+pub(super) const MODELS_Z50: [Model; 4] = models(&["similarity=cosine", "k=50"]);
+
+/// X, Y, Z with Z's parameters `z`, and the placebo. Z keeps its label (its role) at
+/// every neighbourhood size; the ends name the size.
+const fn models(z: &'static [&'static str]) -> [Model; 4] {
+    [
+        Model {
+            label: "X (iALS, 16 factors)",
+            name: "ials",
+            params: &["factors=16"],
+            seeded: true,
+        },
+        Model {
+            label: "Y (item cosine, every neighbour)",
+            name: "item-knn",
+            params: &["similarity=cosine", "k=100000"],
+            seeded: false,
+        },
+        Model {
+            label: "Z (item cosine, 10 neighbours)",
+            name: "item-knn",
+            params: z,
+            seeded: false,
+        },
+        Model { label: "random scores (placebo)", name: "random", params: &[], seeded: true },
+    ]
+}
 
 /// The metrics, in the order of every `[metric]` index below.
 pub(super) const METRICS: [(&str, RankMetric); 4] = [
@@ -159,7 +173,7 @@ pub(super) struct Extent {
 }
 
 /// Runs the experiment on `data` (binary): one split (seeded by `seed`), then
-/// `extent.reps` repetitions, repetition `r` fitting the models with seed `seed + r` on
+/// `extent.reps` repetitions, repetition `r` fitting `models` (in the roles of [`MODELS`]) with seed `seed + r` on
 /// the split's whole training part and drawing `extent.draws` times `m` negatives, draw
 /// `s` seeded `seed + 1 + r · draws + s`.
 pub(super) fn run(
@@ -169,6 +183,7 @@ pub(super) fn run(
     m: usize,
     extent: Extent,
     seed: u64,
+    models: &[Model; 4],
 ) -> Result<RealRun> {
     let n_draws = extent.draws;
     let protocol = match hold_out {
@@ -215,7 +230,7 @@ pub(super) fn run(
     };
     // The models without random choices give the same scores in every repetition:
     // fitted and scored once, their score keys kept per user.
-    let fixed: Vec<Option<Vec<Vec<u32>>>> = MODELS
+    let fixed: Vec<Option<Vec<Vec<u32>>>> = models
         .iter()
         .map(|model| {
             if model.seeded {
@@ -233,7 +248,7 @@ pub(super) fn run(
     let mut reps = Vec::with_capacity(extent.reps);
     let (mut n_short, mut n_instances) = (0, 0);
     for rep in 0..extent.reps as u64 {
-        let fitted: Vec<Option<Box<dyn recs_core::Recommender>>> = MODELS
+        let fitted: Vec<Option<Box<dyn recs_core::Recommender>>> = models
             .iter()
             .map(|model| model.seeded.then(|| fit(model, seed + rep)).transpose())
             .collect::<Result<_>>()?;
@@ -246,7 +261,7 @@ pub(super) fn run(
             .collect();
         // One user at a time: its draws are dropped once every model's instances are
         // taken (on MS Web, every draw of every user at once would hold gigabytes).
-        let mut instances: Vec<Vec<Instance>> = vec![Vec::new(); MODELS.len()];
+        let mut instances: Vec<Vec<Instance>> = vec![Vec::new(); models.len()];
         for (position, row) in users.iter().enumerate() {
             let (relevant, negatives): (Vec<u32>, Vec<u32>) =
                 (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
@@ -272,8 +287,8 @@ pub(super) fn run(
                 drawn.push(positions);
             }
             let lists = UserLists { relevant, negatives, drawn };
-            let models = fitted.iter().zip(&fixed).zip(&mut instances).enumerate();
-            for (j, ((model, kept), out)) in models {
+            let slots = fitted.iter().zip(&fixed).zip(&mut instances).enumerate();
+            for (j, ((model, kept), out)) in slots {
                 match (model, kept) {
                     (Some(model), _) => {
                         let keys = keys_of(&**model, row.user, row.items)?;
@@ -282,7 +297,7 @@ pub(super) fn run(
                     (None, Some(kept)) => {
                         recs_sampled::versus::user_instances(&lists, &kept[position], out);
                     }
-                    (None, None) => anyhow::bail!("{}: neither fitted nor kept", MODELS[j].label),
+                    (None, None) => anyhow::bail!("{}: neither fitted nor kept", models[j].label),
                 }
             }
         }
@@ -434,7 +449,8 @@ mod tests {
         let (ratings, _) = recs_testkit::synthetic_data();
         let data = binary(&ratings).unwrap();
         let extent = Extent { reps: 2, draws: 2, every: 1 };
-        let run = run("synthetic", &data, HoldOut::Last, data.n_items(), extent, 3).unwrap();
+        let run =
+            run("synthetic", &data, HoldOut::Last, data.n_items(), extent, 3, &MODELS).unwrap();
         assert_eq!(run.n_instances, run.n_users);
         assert_eq!(run.n_short, 2 * 2 * run.n_users);
         for rep in 0..2 {
@@ -463,7 +479,7 @@ mod tests {
         let (ratings, _) = recs_testkit::synthetic_data();
         let data = binary(&ratings).unwrap();
         let extent = Extent { reps: 1, draws: 20, every: 1 };
-        let run = run("synthetic", &data, HoldOut::OneAtRandom, 3, extent, 5).unwrap();
+        let run = run("synthetic", &data, HoldOut::OneAtRandom, 3, extent, 5, &MODELS).unwrap();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         // Random scores (index 3): AP of a rank among the catalog against among 4 items.
         assert!(mean(run.draws(0, 3, 3, 0)) > run.exact(0, 3, 3) + 0.05);

@@ -39,6 +39,8 @@ pub(super) struct Evidence<'a> {
     pub(super) other_m: &'a RealRun,
     /// The same with the other tie order of the held-out event.
     pub(super) other_ties: &'a RealRun,
+    /// The same with Z's neighbourhood of 5 and of 50 items.
+    pub(super) other_z: [&'a RealRun; 2],
 }
 
 const ABSTRACT: &str = "Abstract (KDD 2020; CACM 2022)";
@@ -98,6 +100,12 @@ fn setup_choices(run: &RealRun) -> Vec<Choice> {
             "the secondary account's 100 repetitions of the sampling, over models fitted once; \
              a single fit of the factorisation would make its exact metrics one draw, so the \
              fits are repeated too",
+        ),
+        Choice::ours(
+            ChoiceKind::ModelFit,
+            Z_SIZE,
+            "10 items",
+            "the secondary account's 10 neighbours for Z; 5 and 50 are run as the other ends",
         ),
         Choice::ours(
             ChoiceKind::Protocol,
@@ -179,8 +187,9 @@ fn reversal_tests(run: &RealRun, metrics: &[usize], tau: f64) -> Vec<Test> {
 
 const TIES: &str = "the held-out event among a user's latest of the same second";
 
-/// The ends every real-data reading is run at: m = 99, and the other tie order.
-fn ends(e: &Evidence<'_>, tests: impl Fn(&RealRun) -> Vec<Test>) -> [Sensitivity; 2] {
+/// The ends every real-data reading is run at: m = 99, the other tie order, and Z's
+/// neighbourhood of 5 and of 50 items.
+fn ends(e: &Evidence<'_>, tests: impl Fn(&RealRun) -> Vec<Test>) -> [Sensitivity; 3] {
     [
         Sensitivity::knob(
             SAMPLE_SIZE,
@@ -190,16 +199,25 @@ fn ends(e: &Evidence<'_>, tests: impl Fn(&RealRun) -> Vec<Test>) -> [Sensitivity
             TIES,
             vec![End::new("the one of lowest item index", tests(e.other_ties))],
         ),
+        Sensitivity::knob(
+            Z_SIZE,
+            vec![
+                End::new("5 neighbours", tests(e.other_z[0])),
+                End::new("50 neighbours", tests(e.other_z[1])),
+            ],
+        ),
     ]
 }
 
+const Z_SIZE: &str = "Z's neighbourhood size";
 /// K6: on real recommenders the sampled metric reverses an exact order, in expectation.
 fn k6(e: &Evidence<'_>) -> Claim {
-    let [m_end, ties_end] = ends(e, |run| reversal_tests(run, &TOP, TAU));
+    let [m_end, ties_end, z_end] = ends(e, |run| reversal_tests(run, &TOP, TAU));
     let reading = Reading::new("MovieLens 100K, our X, Y and Z", reversal_tests(e.main, &TOP, TAU))
         .with_choices(setup_choices(e.main))
         .with_sensitivity(m_end)
         .with_sensitivity(ties_end)
+        .with_sensitivity(z_end)
         .with_placebo(Placebo::new(
             "AUC in place of the top-heavy metrics",
             "sampled AUC is unbiased for the exact AUC (K4), so it cannot reverse an order in \
@@ -347,7 +365,7 @@ fn k7_reading(e: &Evidence<'_>, name: &str) -> Reading {
         }
         reading.judged()
     };
-    let [m_end, ties_end] = ends(e, |run| tests(run, 1.0));
+    let [m_end, ties_end, z_end] = ends(e, |run| tests(run, 1.0));
     reading
         .with_choices(setup_choices(e.main))
         .with_choices([Choice::ours(
@@ -359,6 +377,7 @@ fn k7_reading(e: &Evidence<'_>, name: &str) -> Reading {
         )])
         .with_sensitivity(m_end)
         .with_sensitivity(ties_end)
+        .with_sensitivity(z_end)
         .with_placebo(Placebo::new(
             "a constant estimator",
             "it ignores the sampled rank and orders nothing: a test it passes cannot tell a \
@@ -424,11 +443,12 @@ fn bias_tests(run: &RealRun, metrics: &[usize]) -> Vec<Test> {
 
 /// K8: the error is bias, not variance.
 fn k8(e: &Evidence<'_>) -> Claim {
-    let [m_end, ties_end] = ends(e, |run| bias_tests(run, &TOP));
+    let [m_end, ties_end, z_end] = ends(e, |run| bias_tests(run, &TOP));
     let reading = Reading::new("MovieLens 100K, our X, Y and Z", bias_tests(e.main, &TOP))
         .with_choices(setup_choices(e.main))
         .with_sensitivity(m_end)
         .with_sensitivity(ties_end)
+        .with_sensitivity(z_end)
         .with_placebo(Placebo::new(
             "AUC in place of the top-heavy metrics",
             "sampled AUC is unbiased (K4): its error is the draws' noise, a test it passes too \
@@ -555,7 +575,7 @@ mod tests {
         assert_eq!(test.effect.estimate, 0.0);
         assert_eq!(test.verdict, Verdict::Fails);
         assert!(uncorrected_at_bound(&r, TAU));
-        let at_bound = k7(&Evidence { main: &r, other_m: &r, other_ties: &r });
+        let at_bound = k7(&Evidence { main: &r, other_m: &r, other_ties: &r, other_z: [&r, &r] });
         assert_eq!(at_bound.verdict, Verdict::Untestable);
         // Reversed by the sampled metric in one comparison: no longer at the bound.
         let mut sampled = exact;
@@ -564,7 +584,12 @@ mod tests {
         assert!(!uncorrected_at_bound(&reversed, TAU));
         // A comparison with an exact lead of 0.01 counts at τ and at τ/2, not at 2τ: the
         // reading is judged (not untestable), its tolerance knob moving τ too.
-        let judged = k7(&Evidence { main: &reversed, other_m: &reversed, other_ties: &reversed });
+        let judged = k7(&Evidence {
+            main: &reversed,
+            other_m: &reversed,
+            other_ties: &reversed,
+            other_z: [&reversed, &reversed],
+        });
         assert_ne!(judged.readings[0].verdict, Verdict::Untestable);
         let knob = judged.readings[0].sensitivity.iter().find(|s| s.knob == TOLERANCE).unwrap();
         assert!(
@@ -582,10 +607,11 @@ mod tests {
         let sampled =
             [[0.9, 0.60, 0.30, 0.20], [0.8, 0.40, 0.20, 0.15], [0.7, 0.55, 0.28, 0.25], [0.5; 4]];
         let r = run(exact, sampled, 0.001);
-        let claims = claims(&Evidence { main: &r, other_m: &r, other_ties: &r });
+        let claims = claims(&Evidence { main: &r, other_m: &r, other_ties: &r, other_z: [&r, &r] });
         let ids: Vec<&str> = claims.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["K6", "K7", "K8"]);
         for claim in &claims {
+            assert!(claim.problems().is_empty(), "{}: {:?}", claim.id, claim.problems());
             for reading in &claim.readings {
                 assert!(reading.placebo.is_some(), "{}: {}", claim.id, reading.name);
             }
