@@ -329,7 +329,7 @@ fn cell(x: f64) -> serde_json::Value {
 }
 
 /// The mean and sample standard deviation of `values`.
-fn mean_sd(values: &[f64]) -> (f64, f64) {
+pub(super) fn mean_sd(values: &[f64]) -> (f64, f64) {
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
     let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);

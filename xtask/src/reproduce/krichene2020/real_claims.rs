@@ -13,7 +13,7 @@ use recs_bench::provenance::{Choice, ChoiceKind, End, Placebo, Sensitivity, TOLE
 use recs_bench::report::{Claim, Quote, Reading, UntestableCause};
 use recs_bench::verdict::{Effect, Rule, Test};
 
-use super::real::{CORRECTIONS, METRICS, MODELS, RealRun};
+use super::real::{CORRECTIONS, METRICS, MODELS, RealRun, mean_sd};
 
 /// Differences of a metric's value below this are not differences.
 pub(super) const TAU: f64 = 0.005;
@@ -420,11 +420,7 @@ fn bias_tests(run: &RealRun, metrics: &[usize]) -> Vec<Test> {
         for (model, spec) in MODELS[..3].iter().enumerate() {
             let ratios: Vec<f64> = (0..run.n_reps())
                 .map(|r| {
-                    let draws = run.draws(r, model, k, 0);
-                    let m = mean(draws);
-                    let sd = (draws.iter().map(|v| (v - m).powi(2)).sum::<f64>()
-                        / (draws.len() as f64 - 1.0))
-                        .sqrt();
+                    let (m, sd) = mean_sd(run.draws(r, model, k, 0));
                     (m - run.exact(r, model, k)).abs() / sd
                 })
                 .collect();
@@ -529,15 +525,18 @@ mod tests {
         }
     }
 
+    /// Exact values `[model][metric]` (AUC, Recall@10, NDCG@10, AP) where X leads Z by AP,
+    /// and sampled ones where Z leads X by AP.
+    const EXACT: [[f64; 4]; 4] =
+        [[0.9, 0.10, 0.05, 0.05], [0.8, 0.05, 0.03, 0.04], [0.7, 0.09, 0.04, 0.03], [0.5; 4]];
+    const SAMPLED: [[f64; 4]; 4] =
+        [[0.9, 0.60, 0.30, 0.20], [0.8, 0.40, 0.20, 0.15], [0.7, 0.55, 0.28, 0.25], [0.5; 4]];
+
     /// X leads Z by AP exactly (by 0.02); sampled, Z leads X by 0.05: the reversal found
     /// is that pair, and both of its tests hold; AUC (the placebo) keeps every order.
     #[test]
     fn the_largest_reversal_is_found_and_judged() {
-        let exact =
-            [[0.9, 0.10, 0.05, 0.05], [0.8, 0.05, 0.03, 0.04], [0.7, 0.09, 0.04, 0.03], [0.5; 4]];
-        let sampled =
-            [[0.9, 0.60, 0.30, 0.20], [0.8, 0.40, 0.20, 0.15], [0.7, 0.55, 0.28, 0.25], [0.5; 4]];
-        let r = run(exact, sampled, 0.001);
+        let r = run(EXACT, SAMPLED, 0.001);
         let tests = reversal_tests(&r, &TOP, TAU);
         assert_eq!(tests.len(), 2);
         assert!(tests[0].subject.starts_with("exact AP: X"), "{}", tests[0].subject);
@@ -602,11 +601,7 @@ mod tests {
     /// Every claim is built, and its placebo is judged.
     #[test]
     fn the_claims_carry_their_placebos() {
-        let exact =
-            [[0.9, 0.10, 0.05, 0.05], [0.8, 0.05, 0.03, 0.04], [0.7, 0.09, 0.04, 0.03], [0.5; 4]];
-        let sampled =
-            [[0.9, 0.60, 0.30, 0.20], [0.8, 0.40, 0.20, 0.15], [0.7, 0.55, 0.28, 0.25], [0.5; 4]];
-        let r = run(exact, sampled, 0.001);
+        let r = run(EXACT, SAMPLED, 0.001);
         let claims = claims(&Evidence { main: &r, other_m: &r, other_ties: &r, other_z: [&r, &r] });
         let ids: Vec<&str> = claims.iter().map(|c| c.id.as_str()).collect();
         assert_eq!(ids, ["K6", "K7", "K8"]);
