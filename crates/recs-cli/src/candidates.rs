@@ -93,6 +93,10 @@ pub(crate) struct Built {
     /// Every candidate of every judged user, graded from the qrels; users numbered as
     /// the qrels number them, items in canonical id order.
     pub(crate) qrels: Qrels,
+    /// Under `sampled:N`, `(user, n)` for each judged user, ascending: `n` is its number
+    /// of full-catalog negatives (catalog items neither trained nor relevant), what a
+    /// corrected metric estimates over.
+    pub(crate) catalog_negatives: Option<Vec<(u32, u64)>>,
     pub(crate) warnings: Vec<String>,
 }
 
@@ -229,9 +233,12 @@ pub(crate) fn sampled(
     let mut builder = Judgments::builder(qrels.users.len(), catalog.items.len());
     let (mut items, mut grades) = (Vec::new(), Vec::new());
     let (mut n_short, mut n_graded_known) = (0, 0);
+    let mut catalog_negatives = Vec::with_capacity(qrels.judgments.iter().len());
     for row in qrels.judgments.iter() {
         let id = user_id(qrels, row.user)?;
         n_graded_known += catalog.user_row(qrels, row.user, id, &mut items, &mut grades);
+        catalog_negatives
+            .push((row.user, grades.iter().filter(|&&g| g < threshold).count() as u64));
         let drawn = catalog.draw(sampling, id, &items, &grades, threshold);
         n_short += usize::from(drawn.n_negatives < sampling.negatives);
         builder.push_user(row.user, &drawn.items, &drawn.grades)?;
@@ -245,7 +252,7 @@ pub(crate) fn sampled(
     }
     let qrels =
         Qrels { users: qrels.users.clone(), items: catalog.items, judgments: builder.build()? };
-    Ok(Built { qrels, warnings })
+    Ok(Built { qrels, catalog_negatives: Some(catalog_negatives), warnings })
 }
 
 /// One user's full-catalog candidates into `items` and `grades` (cleared first): every
@@ -453,7 +460,7 @@ pub(crate) fn from_file(
         ));
     }
     let qrels = Qrels { users: qrels.users.clone(), items, judgments: builder.build()? };
-    Ok(Built { qrels, warnings })
+    Ok(Built { qrels, catalog_negatives: None, warnings })
 }
 
 #[cfg(test)]

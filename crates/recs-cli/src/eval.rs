@@ -13,7 +13,10 @@ use recs_metrics::{
 };
 use serde_json::{Map, Value, json};
 
+use recs_split::SampleBy;
+
 use crate::candidates::Policy;
+use crate::corrected::CorrectedMetric;
 use crate::reading::Reading;
 
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
@@ -62,10 +65,13 @@ pub(crate) struct Args {
     /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; and cremonesi2008's
     /// roc2@N (pooled and user-averaged TPR/FPR of every user's top N) and roc1@T
     /// (TPR/FPR of "score >= T" against "grade >= T", for runs whose scores are
-    /// predicted ratings on the grades' scale). With --sampled-vs-exact, metrics of one
-    /// relevant item's rank: auc, r@k (hit@k), p@k, ap (mrr), ndcg, ndcg@k
-    /// [default: roc,croc,p@10,r@10,ndcg@10,map,mrr; with --sampled-vs-exact:
-    /// auc,r@10,ndcg@10,ap]
+    /// predicted ratings on the grades' scale). With `--candidates sampled:N` (uniform),
+    /// corrected sampled metrics `M~E`: M a metric of one relevant item's rank (auc, r@k,
+    /// hit@k, p@k, ap, mrr, ndcg, ndcg@k) estimated from its sampled rank by E (sampled,
+    /// rank-estimate, minimal-bias, monotone, bv:γ), as `ndcg@10~bv:0.1`. With
+    /// --sampled-vs-exact, metrics of one relevant item's rank: auc, r@k (hit@k), p@k, ap
+    /// (mrr), ndcg, ndcg@k [default: roc,croc,p@10,r@10,ndcg@10,map,mrr; with
+    /// --sampled-vs-exact: auc,r@10,ndcg@10,ap]
     #[arg(long)]
     metrics: Option<String>,
     /// Print JSON instead of a table.
@@ -190,13 +196,30 @@ enum Cremonesi {
     Roc2(usize),
 }
 
-/// Splits the metric list into the library's metrics and the cremonesi2008 ones.
-fn parse_metrics(text: &str) -> anyhow::Result<(Vec<Metric>, Vec<Cremonesi>)> {
-    let mut library = Vec::new();
-    let mut cremonesi = Vec::new();
+/// The metrics asked for, by who computes them.
+#[derive(Debug, Default)]
+struct Asked {
+    /// The library's.
+    library: Vec<Metric>,
+    /// cremonesi2008's.
+    cremonesi: Vec<Cremonesi>,
+    /// Corrected sampled metrics (`ndcg@10~bv:0.1`).
+    corrected: Vec<CorrectedMetric>,
+}
+
+/// Splits the metric list into the library's metrics, the cremonesi2008 ones and the
+/// corrected sampled ones.
+fn parse_metrics(text: &str) -> anyhow::Result<Asked> {
+    let mut asked = Asked::default();
+    let Asked { library, cremonesi, corrected } = &mut asked;
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let lower = name.to_ascii_lowercase();
-        if let Some(n) = lower.strip_prefix("roc2@") {
+        if let Some(c) = CorrectedMetric::parse(&lower) {
+            let c = c?;
+            if !corrected.contains(&c) {
+                corrected.push(c);
+            }
+        } else if let Some(n) = lower.strip_prefix("roc2@") {
             match n.parse::<usize>() {
                 Ok(n) if n > 0 => cremonesi.push(Cremonesi::Roc2(n)),
                 _ => anyhow::bail!("unknown metric {name:?}: roc2@N needs a list length N >= 1"),
@@ -210,7 +233,20 @@ fn parse_metrics(text: &str) -> anyhow::Result<(Vec<Metric>, Vec<Cremonesi>)> {
             library.push(name.parse::<Metric>()?);
         }
     }
-    Ok((library, cremonesi))
+    Ok(asked)
+}
+
+/// Refuses corrected sampled metrics (`ndcg@10~bv:0.1`) where they cannot be computed,
+/// saying `why`.
+fn refuse_corrected(corrected: &[CorrectedMetric], why: &str) -> anyhow::Result<()> {
+    match corrected.first() {
+        None => Ok(()),
+        Some(c) => anyhow::bail!(
+            "{} is a corrected sampled metric, computed under --candidates sampled:N \
+             (uniform) only: {why}",
+            c.name()
+        ),
+    }
 }
 
 /// The columns of `values` whose metric is a per-user mean.
@@ -384,7 +420,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
              run's paired tests are --compare RUN2)"
         );
     }
-    let (mut metrics, cremonesi) =
+    let Asked { library: mut metrics, cremonesi, corrected } =
         parse_metrics(args.metrics.as_deref().unwrap_or(DEFAULT_METRICS))?;
     if args.curves.is_some() {
         for m in [Metric::Roc, Metric::Croc] {
@@ -397,18 +433,32 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--resamples must be at least 1");
     }
     let Some(run_path) = args.run.first().cloned() else {
+        refuse_corrected(&corrected, "--user-factors ranks the full catalog")?;
         return run_factors(&args, &metrics, &cremonesi);
     };
     let reading = args.reading();
     let policy = reading.policy(&run_path)?;
+    match &policy {
+        Policy::Sampled { by: SampleBy::Uniform, .. } => {}
+        Policy::Sampled { .. } => refuse_corrected(
+            &corrected,
+            "their estimators assume uniform draws, and --candidates draws by popularity",
+        )?,
+        other => refuse_corrected(
+            &corrected,
+            &format!("they correct a sampled rank, and --candidates is {other}"),
+        )?,
+    }
     if args.ballista.is_some() && args.engine != Engine::Datafusion {
         anyhow::bail!("--ballista runs the DataFusion engine: add --engine datafusion");
     }
     if args.engine == Engine::Datafusion {
+        refuse_corrected(&corrected, "the DataFusion engine does not compute them")?;
         return run_on_datafusion(&args, &run_path, &metrics, &cremonesi, &policy);
     }
     let mut extra_warnings = Vec::new();
-    let read = reading.candidate_qrels(&policy, read_qrels(&args.qrels)?, &mut extra_warnings)?;
+    let built = reading.candidate_set(&policy, read_qrels(&args.qrels)?, &mut extra_warnings)?;
+    let (read, catalog_negatives) = (built.qrels, built.catalog_negatives);
     let (candidates, run) = reading.run(&run_path, &read, &policy, &mut extra_warnings)?;
     let qrels = candidates.as_ref().unwrap_or(&read);
     if let Some(path) = &args.write_candidates {
@@ -420,6 +470,13 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let mut report = evaluate(&scored, &metrics, &options, args.max_fpr, args.curves.is_some())?;
     report.warnings.append(&mut extra_warnings);
     report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
+    if !corrected.is_empty() {
+        let sizes = catalog_negatives.as_deref().context("a sampled draw knows its catalog")?;
+        let (values, mut warnings) =
+            crate::corrected::values(&corrected, &scored, sizes, options.threshold)?;
+        report.values.extend(values);
+        report.warnings.append(&mut warnings);
+    }
 
     let has_user_means = metrics.iter().any(Metric::is_user_mean);
     let wants_per_user = args.intervals || args.compare.is_some();

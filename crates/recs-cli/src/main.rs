@@ -6,6 +6,7 @@
 
 mod candidates;
 mod compare;
+mod corrected;
 mod data;
 mod eval;
 mod factors;

@@ -10,7 +10,7 @@ use recs_metrics::io::{
     read_run_candidates, run_warnings,
 };
 
-use crate::candidates::Policy;
+use crate::candidates::{Built, Policy};
 
 /// The options that say how a run is read against the qrels.
 pub(crate) struct Reading<'a> {
@@ -62,13 +62,27 @@ impl Reading<'_> {
         qrels: Qrels,
         warnings: &mut Vec<String>,
     ) -> anyhow::Result<Qrels> {
+        Ok(self.candidate_set(policy, qrels, warnings)?.qrels)
+    }
+
+    /// As [`Reading::candidate_qrels`], with what a `sampled:N` draw knows of each user's
+    /// full catalog ([`Built::catalog_negatives`]).
+    pub(crate) fn candidate_set(
+        &self,
+        policy: &Policy,
+        qrels: Qrels,
+        warnings: &mut Vec<String>,
+    ) -> anyhow::Result<Built> {
         if self.train.is_some() && !policy.uses_train() {
             anyhow::bail!("--train is used by --candidates catalog and sampled:N, not {policy}");
         }
         let qrels_name = self.qrels.display().to_string();
-        let built = match policy {
-            Policy::Listed(Candidates::Catalog) => return self.catalog(policy, &qrels, warnings),
-            Policy::Listed(_) => return Ok(qrels),
+        let listed = |qrels| Built { qrels, catalog_negatives: None, warnings: Vec::new() };
+        let mut built = match policy {
+            Policy::Listed(Candidates::Catalog) => {
+                return Ok(listed(self.catalog(policy, &qrels, warnings)?));
+            }
+            Policy::Listed(_) => return Ok(listed(qrels)),
             Policy::Sampled { negatives, by } => {
                 let (path, train) = self.training(policy)?;
                 let sampling = recs_split::NegativeSampling {
@@ -90,8 +104,8 @@ impl Reading<'_> {
                 crate::candidates::from_file(path, &qrels, self.rel_threshold, &qrels_name)?
             }
         };
-        warnings.extend(built.warnings);
-        Ok(built.qrels)
+        warnings.extend(std::mem::take(&mut built.warnings));
+        Ok(built)
     }
 
     /// The full-catalog candidates of the users of `qrels`, given the training file of

@@ -426,4 +426,79 @@ fn movielens_sampled_vs_exact_matches_numpy() {
             assert!((bv - want).abs() < 1e-9, "{}: {bv} vs {want}", what("bv:0.1"));
         }
     }
+    // The same estimators as metric names under `--candidates sampled:100 --seed 0` (seed
+    // 0's draw): one relevant item per user, so the user mean is the instance mean, and
+    // numpy's numbers again; the uncorrected NDCG is the library's on those candidates.
+    let mut asked = vec!["ndcg@10".to_string()];
+    for metric in ["auc", "r@10", "ndcg@10", "ap"] {
+        for estimator in ["sampled", "rank-estimate", "bv:0.1"] {
+            asked.push(format!("{metric}~{estimator}"));
+        }
+    }
+    let asked = asked.join(",");
+    for run in ["pop", "hash"] {
+        let file = format!("{run}.tsv");
+        let args = [
+            "--qrels",
+            "graded.tsv",
+            "--train",
+            "train.tsv",
+            "--run",
+            &file,
+            "--candidates",
+            "sampled:100",
+            "--seed",
+            "0",
+            "--metrics",
+            &asked,
+            "--json",
+        ];
+        let out = eval_ok(at, &args);
+        assert_eq!(out.stdout, eval_in(at, &args, Some("1")).stdout, "{run}: one thread");
+        let v = json(&out);
+        let theirs = &fixture["runs"][run];
+        close(&v["ndcg@10~sampled"], v["ndcg@10"].as_f64().unwrap(), &format!("{run} library"));
+        for metric in ["auc", "r@10", "ndcg@10", "ap"] {
+            let what = |e: &str| format!("{run} {metric}~{e}");
+            close(
+                &v[format!("{metric}~sampled")],
+                theirs[metric]["sampled/0"].as_f64().unwrap(),
+                &what("sampled"),
+            );
+            let rank = theirs[metric]["rank-estimate/0"].as_f64().unwrap();
+            close(&v[format!("{metric}~rank-estimate")], rank, &what("rank-estimate"));
+            let bv = v[format!("{metric}~bv:0.1")].as_f64().unwrap();
+            let want = theirs[metric]["bv:0.1/0"].as_f64().unwrap();
+            assert!((bv - want).abs() < 1e-9, "{}: {bv} vs {want}", what("bv:0.1"));
+        }
+    }
+}
+
+/// Corrected sampled metrics are refused, saying why, where no sampled rank exists or the
+/// estimators' uniform draw does not hold.
+#[test]
+fn corrected_metrics_need_uniform_sampled_candidates() {
+    let dir = small_case();
+    let at = dir.path();
+    let base = ["--qrels", "q.tsv", "--run", "r.tsv", "--train", "train.tsv"];
+    let err = |candidates: &str, metrics: &str| {
+        let mut args = base.to_vec();
+        args.extend(["--candidates", candidates, "--metrics", metrics]);
+        eval_err(at, &args)
+    };
+    let e = err("catalog", "ndcg@10~bv:0.1");
+    assert!(
+        e.contains("ndcg@10~bv:0.1 is a corrected sampled metric") && e.contains("catalog"),
+        "{e}"
+    );
+    let e = err("sampled:2:popularity", "ap~monotone");
+    assert!(e.contains("assume uniform draws"), "{e}");
+    let e = err("sampled:2", "map~monotone");
+    assert!(e.contains("before `~`"), "{e}");
+    let e = err("sampled:2", "ap~bv:0");
+    assert!(e.contains("after `~`"), "{e}");
+    let mut args = base.to_vec();
+    args.extend(["--candidates", "sampled:2", "--metrics", "ap~sampled,r@1~rank-estimate"]);
+    let v = json(&eval_ok(at, &[args.as_slice(), &["--json"]].concat()));
+    assert!(v["ap~sampled"].as_f64().is_some() && v["r@1~rank-estimate"].as_f64().is_some(), "{v}");
 }

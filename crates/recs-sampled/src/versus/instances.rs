@@ -16,14 +16,23 @@ pub struct Placement {
     pub tied: u64,
 }
 
-/// The item of score key `key` among the ascending keys `sorted`.
-fn place(sorted: &[u32], key: u32) -> Placement {
-    let below = sorted.partition_point(|&k| k < key);
-    let not_above = sorted.partition_point(|&k| k <= key);
-    Placement {
-        others: sorted.len() as u64,
-        above: (sorted.len() - not_above) as u64,
-        tied: (not_above - below) as u64,
+impl Placement {
+    /// The item of score key `key` among the items of ascending score keys `sorted`
+    /// (`recs_metrics::score_key` order: a higher score, a higher key).
+    ///
+    /// ```
+    /// use recs_sampled::versus::Placement;
+    /// let p = Placement::among(&[1, 5, 5, 9], 5);
+    /// assert_eq!(p, Placement { others: 4, above: 1, tied: 2 });
+    /// ```
+    pub fn among(sorted: &[u32], key: u32) -> Placement {
+        let below = sorted.partition_point(|&k| k < key);
+        let not_above = sorted.partition_point(|&k| k <= key);
+        Placement {
+            others: sorted.len() as u64,
+            above: (sorted.len() - not_above) as u64,
+            tied: (not_above - below) as u64,
+        }
     }
 }
 
@@ -71,8 +80,8 @@ pub fn user_instances(lists: &UserLists, keys: &[u32], out: &mut Vec<Instance>) 
     for &item in &lists.relevant {
         let key = keys[item as usize];
         out.push(Instance {
-            exact: place(&negatives, key),
-            sampled: drawn.iter().map(|d| place(d, key)).collect(),
+            exact: Placement::among(&negatives, key),
+            sampled: drawn.iter().map(|d| Placement::among(d, key)).collect(),
         });
     }
 }
