@@ -13,10 +13,10 @@ use recs_metrics::{
 };
 use serde_json::{Map, Value, json};
 
+use recs_sampled::versus::CorrectedMetric;
 use recs_split::SampleBy;
 
 use crate::candidates::Policy;
-use crate::corrected::CorrectedMetric;
 use crate::reading::Reading;
 
 /// Evaluate scores (a run) against judgments (qrels) with exact, tie-aware metrics.
@@ -214,8 +214,10 @@ fn parse_metrics(text: &str) -> anyhow::Result<Asked> {
     let Asked { library, cremonesi, corrected } = &mut asked;
     for name in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let lower = name.to_ascii_lowercase();
-        if let Some(c) = CorrectedMetric::parse(&lower) {
-            let c = c?;
+        if CorrectedMetric::is_named(&lower) {
+            let c = lower
+                .parse::<CorrectedMetric>()
+                .map_err(|e| anyhow::anyhow!("unknown metric {name:?}: {e}"))?;
             if !corrected.contains(&c) {
                 corrected.push(c);
             }
@@ -244,7 +246,7 @@ fn refuse_corrected(corrected: &[CorrectedMetric], why: &str) -> anyhow::Result<
         Some(c) => anyhow::bail!(
             "{} is a corrected sampled metric, computed under --candidates sampled:N \
              (uniform) only: {why}",
-            c.name()
+            c
         ),
     }
 }

@@ -24,10 +24,12 @@
 //! # Ok::<(), recs_sampled::SampledError>(())
 //! ```
 
+mod corrected;
 mod estimates;
 mod instances;
 mod orders;
 
+pub use corrected::{CorrectedEstimators, CorrectedMetric, SampledUser};
 pub use estimates::{EstimatorTable, RunValues, estimated_value, exact_value, run_values};
 pub use instances::{Instance, Placement, UserLists, user_instances};
 pub use orders::{kendall_tau, reverses};

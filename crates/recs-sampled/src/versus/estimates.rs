@@ -68,6 +68,11 @@ impl EstimatorTable {
         Ok(EstimatorTable { by_size: sizes.into_iter().zip(built).collect() })
     }
 
+    /// The estimators by size: `(n, m)` → correction → metric.
+    pub(super) fn into_sizes(self) -> BTreeMap<(u64, u64), Vec<Vec<Estimator>>> {
+        self.by_size
+    }
+
     /// How many catalog sizes `(n, m)` the table holds.
     pub fn n_sizes(&self) -> usize {
         self.by_size.len()
