@@ -792,14 +792,26 @@ impl Config {
         }
         let evaluation = &self.evaluation;
         let mut metrics = Vec::with_capacity(evaluation.metrics.len());
+        let mut corrected = Vec::new();
         for (at, name) in evaluation.metrics.iter().enumerate() {
-            let metric: Metric = name.parse().map_err(|e: recs_metrics::MetricsError| {
-                err(&format!("evaluation.metrics[{at}]"), e.to_string())
-            })?;
+            let key = format!("evaluation.metrics[{at}]");
+            if crate::corrected::is_corrected(name) {
+                let threshold = evaluation.options().threshold;
+                let measure =
+                    crate::corrected::measure(name, self.judgments.sampled, &judging, threshold)
+                        .map_err(|message| err(&key, message))?;
+                corrected.push(measure);
+                continue;
+            }
+            let metric: Metric =
+                name.parse().map_err(|e: recs_metrics::MetricsError| err(&key, e.to_string()))?;
             metrics.push(metric);
         }
         if metrics.is_empty() {
-            return Err(err("evaluation.metrics", "at least one metric".into()));
+            return Err(err(
+                "evaluation.metrics",
+                "at least one metric besides the corrected sampled ones".into(),
+            ));
         }
         if !(evaluation.max_fpr > 0.0 && evaluation.max_fpr <= 1.0) {
             return Err(err("evaluation.max_fpr", "a rate in (0, 1]".into()));
@@ -886,6 +898,11 @@ impl Config {
             keep_judgments: false,
             comparison: None,
         };
+        for measure in corrected {
+            plan = plan.with_measure(measure).map_err(|_| {
+                err("evaluation.metrics", "a corrected sampled metric named twice".into())
+            })?;
+        }
         let keys = plan.keys();
         if self.models.is_empty() {
             return Err(err("models", "at least one [[models]] entry".into()));

@@ -45,6 +45,7 @@
 
 mod comparisons;
 mod config;
+mod corrected;
 mod curves;
 mod error;
 mod output;

@@ -194,3 +194,56 @@ fn sampled_candidates_judge_the_relevant_items_among_drawn_negatives() {
     let again = session.run(&plan(&sampled).keep_judgments(), &Silent).unwrap();
     assert_eq!(again.results.judgments(), run.results.judgments());
 }
+
+/// Corrected sampled metrics as metric names: with one held-out item per user, the
+/// uncorrected estimator is the library's metric on the same sampled candidates, and on
+/// item popularity the BV correction comes far closer to the full catalog's recall than
+/// the sampled one. Outside uniform sampled candidates they are refused.
+#[test]
+fn corrected_sampled_metrics_are_metric_names_of_a_run() {
+    let Some(session) = session() else { return };
+    let config = |judgments: &str| {
+        format!(
+            r#"
+name = "corrected"
+seed = 5
+[dataset]
+name = "ml-100k"
+[protocol]
+protocol = "leave-one-out"
+[judgments]
+mode = "implicit"
+{judgments}
+[evaluation]
+metrics = ["ndcg@10", "mrr", "r@10", "ndcg@10~sampled", "ap~sampled", "r@10~bv:0.1"]
+[[models]]
+name = "item-pop"
+"#
+        )
+    };
+    let sampled = session.run(&plan(&config("sampled = { negatives = 99 }")), &Silent).unwrap();
+    let mean = |key: &str| sampled.results.mean("item-pop", key).unwrap();
+    assert!((mean("ndcg@10~sampled") - mean("ndcg@10")).abs() < 1e-12);
+    assert!((mean("ap~sampled") - mean("mrr")).abs() < 1e-12);
+    let exact = session
+        .run(
+            &plan(
+                &config("").replace(", \"ndcg@10~sampled\", \"ap~sampled\", \"r@10~bv:0.1\"", ""),
+            ),
+            &Silent,
+        )
+        .unwrap();
+    let exact = exact.results.mean("item-pop", "r@10").unwrap();
+    let (sampled_error, corrected_error) =
+        ((mean("r@10") - exact).abs(), (mean("r@10~bv:0.1") - exact).abs());
+    assert!(corrected_error < sampled_error / 4.0, "{corrected_error} vs {sampled_error}");
+    let refused = |judgments: &str| {
+        let text = config(judgments);
+        let e = Config::from_toml(&text, "c.toml").unwrap().check("c.toml").unwrap_err();
+        e.to_string()
+    };
+    let e = refused("");
+    assert!(e.contains("evaluation.metrics[3]") && e.contains("judgments] sampled"), "{e}");
+    let e = refused("sampled = { negatives = 9, by = \"popularity\" }");
+    assert!(e.contains("uniform draws"), "{e}");
+}

@@ -242,6 +242,41 @@ impl Split {
     }
 }
 
+impl Split {
+    /// For each user [`Split::sampled_judgments`] judges under `options`, the number of its
+    /// full-catalog candidates graded below `threshold`, as `(user, count)` ascending by
+    /// user: the negatives a corrected sampled metric estimates over (its drawn negatives
+    /// are among them). One user's candidate list at a time, as the draw.
+    ///
+    /// # Errors
+    /// As [`Split::sampled_judgments`].
+    pub fn catalog_negative_counts(
+        &self,
+        options: &JudgmentOptions,
+        threshold: f32,
+    ) -> Result<Vec<(u32, u64)>> {
+        if options.candidates != crate::judge::CandidateSet::FullCatalog {
+            return Err(RecsError::invalid_parameter(
+                "candidates",
+                "held-out only",
+                "the full catalog to sample negatives from",
+            ));
+        }
+        let allowed_items = self.allowed_items(options)?;
+        let (mut candidates, mut grades) = (Vec::new(), Vec::new());
+        let mut out = Vec::new();
+        for user in self.judged_users(options) {
+            if self.user_candidates(user, options, &allowed_items, &mut candidates, &mut grades)
+                && grades.iter().any(|&g| g > 0.0)
+            {
+                out.push((user, grades.iter().filter(|&&g| g < threshold).count() as u64));
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+}
+
 /// `sampling.negatives` distinct items of `eligible` (sorted), in increasing order: a
 /// partial Fisher–Yates shuffle for the uniform draw, successive weighted draws for the
 /// popularity one (each next item in proportion to its popularity among those left).
@@ -383,6 +418,23 @@ mod tests {
                 )
                 .is_err()
         );
+    }
+
+    #[test]
+    fn catalog_negatives_are_what_a_draw_of_every_item_holds() {
+        let split = split();
+        let options = JudgmentOptions::implicit();
+        let counts = split.catalog_negative_counts(&options, 1.0).unwrap();
+        // 60 items − 5 known (6 for users 0..10) − 1 relevant: every eligible item.
+        let all = split.sampled_judgments(&options, &sampling(500, SampleBy::Uniform)).unwrap();
+        let drawn: Vec<(u32, u64)> = all
+            .iter()
+            .map(|u| (u.user, u.grades.iter().filter(|&&g| g < 1.0).count() as u64))
+            .collect();
+        assert_eq!(counts, drawn);
+        assert_eq!(counts[0], (0, 53));
+        assert_eq!(counts[299], (299, 54));
+        assert!(split.catalog_negative_counts(&JudgmentOptions::conditional(4.0), 1.0).is_err());
     }
 
     /// The rank of a relevant item among its sampled negatives follows the hypergeometric
