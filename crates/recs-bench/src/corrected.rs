@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use recs_metrics::{Scored, score_key};
-use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric, SampledUser};
+use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{JudgmentOptions, SampleBy};
 
 use crate::error::BenchError;
@@ -46,25 +46,13 @@ pub(crate) fn measure(
     Ok(Measure::with_split(metric.to_string(), false, move |split, judgments, scores| {
         let counts = split.catalog_negative_counts(&judging, threshold)?;
         let scored = Scored::new(judgments, scores)?;
-        let mut users = Vec::with_capacity(scored.n_users());
-        for position in 0..scored.n_users() {
+        let users = (0..scored.n_users()).map(|position| {
             let (judged, scores) = scored.user(position);
-            let Ok(at) = counts.binary_search_by_key(&judged.user, |&(u, _)| u) else {
-                return Err(BenchError::Experiment(format!(
-                    "{metric}: judged user {} has no full-catalog candidates",
-                    judged.user
-                )));
-            };
-            let (mut relevant, mut negatives) = (Vec::new(), Vec::new());
-            for (&grade, &score) in judged.grades.iter().zip(scores) {
-                if grade >= threshold { &mut relevant } else { &mut negatives }
-                    .push(score_key(score));
-            }
-            users.extend(SampledUser::new(&relevant, negatives, counts[at].1));
-        }
+            (judged.user, judged.grades, scores.iter().map(|&s| score_key(s)).collect())
+        });
         let means = estimators
-            .means(&users)
+            .run_means(users, &counts, threshold)
             .map_err(|e| BenchError::Experiment(format!("{metric}: {e}")))?;
-        Ok(means[0])
+        Ok(means.values[0].1)
     }))
 }

@@ -474,10 +474,9 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
     if !corrected.is_empty() {
         let sizes = catalog_negatives.as_deref().context("a sampled draw knows its catalog")?;
-        let (values, mut warnings) =
-            crate::corrected::values(&corrected, &scored, sizes, options.threshold)?;
-        report.values.extend(values);
-        report.warnings.append(&mut warnings);
+        let means = crate::corrected::values(&corrected, &scored, sizes, options.threshold)?;
+        report.warnings.extend(means.warning());
+        report.values.extend(means.values);
     }
 
     let has_user_means = metrics.iter().any(Metric::is_user_mean);

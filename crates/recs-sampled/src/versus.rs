@@ -29,7 +29,7 @@ mod estimates;
 mod instances;
 mod orders;
 
-pub use corrected::{CorrectedEstimators, CorrectedMetric, SampledUser};
+pub use corrected::{CorrectedEstimators, CorrectedMeans, CorrectedMetric, SampledUser};
 pub use estimates::{EstimatorTable, RunValues, estimated_value, exact_value, run_values};
 pub use instances::{Instance, Placement, UserLists, user_instances};
 pub use orders::{kendall_tau, reverses};

@@ -95,6 +95,45 @@ impl SampledUser {
             size: (catalog_negatives.max(negatives.len() as u64) + 1, negatives.len() as u64),
         })
     }
+
+    /// The user of one judged user's sampled candidates: their `grades` and score `keys`,
+    /// aligned; a candidate graded at least `threshold` is relevant, the others are its
+    /// drawn negatives. As [`SampledUser::new`] otherwise.
+    pub fn from_candidates(
+        grades: &[f32],
+        keys: impl IntoIterator<Item = u32>,
+        threshold: f32,
+        catalog_negatives: u64,
+    ) -> Option<Self> {
+        let (mut relevant, mut negatives) = (Vec::new(), Vec::new());
+        for (&grade, key) in grades.iter().zip(keys) {
+            if grade >= threshold { &mut relevant } else { &mut negatives }.push(key);
+        }
+        SampledUser::new(&relevant, negatives, catalog_negatives)
+    }
+}
+
+/// The corrected metrics of a run's sampled candidates: each asked metric's mean over the
+/// users, and how many relevant items were left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CorrectedMeans {
+    /// `(name, mean)` of each asked metric, in order; `None` when no user has a value.
+    pub values: Vec<(String, Option<f64>)>,
+    /// Relevant items of users without a drawn negative, left out.
+    pub n_left_out: usize,
+}
+
+impl CorrectedMeans {
+    /// The warning about the relevant items left out, if any.
+    pub fn warning(&self) -> Option<String> {
+        (self.n_left_out > 0).then(|| {
+            format!(
+                "{} relevant items are left out of the corrected metrics: their users have no \
+                 drawn negative to rank them against",
+                self.n_left_out
+            )
+        })
+    }
 }
 
 /// Built estimators by size: correction → metric.
@@ -105,6 +144,8 @@ type BySize = BTreeMap<(u64, u64), Arc<Vec<Vec<Estimator>>>>;
 /// so what is kept changes no number.
 #[derive(Debug)]
 pub struct CorrectedEstimators {
+    /// The asked metrics' names.
+    names: Vec<String>,
     metrics: Vec<RankMetric>,
     corrections: Vec<Correction>,
     /// Each asked metric's (correction, metric) position.
@@ -128,7 +169,48 @@ impl CorrectedEstimators {
             });
             positions.push((k, m));
         }
-        CorrectedEstimators { metrics, corrections, asked: positions, built: Mutex::default() }
+        CorrectedEstimators {
+            names: asked.iter().map(ToString::to_string).collect(),
+            metrics,
+            corrections,
+            asked: positions,
+            built: Mutex::default(),
+        }
+    }
+
+    /// The asked metrics of a run's sampled candidates, as every front end reports them:
+    /// `users` gives each judged user as `(user, grades, score keys)` (aligned; graded at
+    /// least `threshold` is relevant, the rest are its drawn negatives), and
+    /// `catalog_negatives` each judged user's number of full-catalog negatives, as `(user,
+    /// n)` ascending. A user's value is the mean over its relevant items; the reported
+    /// value the mean over users with a relevant item and a drawn negative.
+    ///
+    /// # Errors
+    /// [`SampledError::Invalid`] for a user without a catalog size; a failed estimator
+    /// build.
+    pub fn run_means<'a>(
+        &self,
+        users: impl IntoIterator<Item = (u32, &'a [f32], Vec<u32>)>,
+        catalog_negatives: &[(u32, u64)],
+        threshold: f32,
+    ) -> Result<CorrectedMeans> {
+        let mut sampled = Vec::new();
+        let mut n_left_out = 0;
+        for (user, grades, keys) in users {
+            let Ok(at) = catalog_negatives.binary_search_by_key(&user, |&(u, _)| u) else {
+                return Err(SampledError::invalid(
+                    "judged user",
+                    user,
+                    "a user with a full-catalog size",
+                ));
+            };
+            match SampledUser::from_candidates(grades, keys, threshold, catalog_negatives[at].1) {
+                Some(u) => sampled.push(u),
+                None => n_left_out += grades.iter().filter(|&&g| g >= threshold).count(),
+            }
+        }
+        let means = self.means(&sampled)?;
+        Ok(CorrectedMeans { values: self.names.iter().cloned().zip(means).collect(), n_left_out })
     }
 
     /// Each asked metric's mean over `users` of the user's mean over its relevant items of
@@ -184,6 +266,26 @@ mod tests {
     }
 
     #[test]
+    fn run_means_split_candidates_by_grade_and_leave_out_users_without_negatives() {
+        // User 0: relevant key 5 tied with drawn key 5 (1st or 2nd of 2); user 1: no drawn
+        // negative; user 2: a candidate graded 0.5 is a negative at threshold 1, above its
+        // relevant item (2nd of 2).
+        let users: Vec<(u32, &[f32], Vec<u32>)> = vec![
+            (0, &[1.0, 0.0, 0.0], vec![5, 5, 1]),
+            (1, &[1.0], vec![9]),
+            (2, &[2.0, 0.5], vec![2, 7]),
+        ];
+        let sizes = [(0, 4), (1, 3), (2, 3)];
+        let estimators = CorrectedEstimators::new(&[parse("ap~sampled")]);
+        let means = estimators.run_means(users.clone(), &sizes, 1.0).unwrap();
+        assert_eq!(means.values, [("ap~sampled".to_string(), Some((0.75 + 0.5) / 2.0))]);
+        assert_eq!(means.n_left_out, 1);
+        assert!(means.warning().unwrap().starts_with("1 relevant items are left out"));
+        let e = estimators.run_means(users, &sizes[..2], 1.0).unwrap_err();
+        assert!(e.to_string().contains("judged user `2`"), "{e}");
+    }
+
+    #[test]
     fn names_round_trip_and_say_what_goes_where() {
         assert_eq!(parse("mrr~rank-estimate").to_string(), "ap~rank-estimate");
         assert_eq!(parse("NDCG@10~BV:0.1").to_string(), "ndcg@10~bv:0.1");
@@ -217,6 +319,9 @@ mod tests {
         assert_eq!(estimators.means(&users[..1]).unwrap()[0], Some(0.75));
         assert_eq!(estimators.means(&[]).unwrap(), [None, None]);
         assert!(SampledUser::new(&[], vec![1], 3).is_none());
+        // Grades split the candidates: the same user from its candidates.
+        let from = SampledUser::from_candidates(&[0.0, 1.0, 2.0], [1, 8, 0], 1.0, 9);
+        assert_eq!(from, Some(users[1].clone()));
         assert!(SampledUser::new(&[1], vec![], 3).is_none());
     }
 }
