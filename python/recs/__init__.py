@@ -386,7 +386,11 @@ def evaluate(
     - ``metrics``: names as in ``recs eval --metrics`` (``roc``, ``croc``, ``user_auc``,
       ``p@N``, ``r@N``, ``f1@N``, ``hit@N``, ``ndcg@K``, ``ndcg_exp@K``, ``ap@K``,
       ``map``, ``mrr``, ``half_life@A``, ``coverage@N``), a list or a comma-separated
-      string.
+      string. With ``candidates="sampled:N"`` (uniform), also corrected sampled metrics
+      ``M~E`` such as ``ndcg@10~bv:0.1``: the estimator ``E`` (``sampled``,
+      ``rank-estimate``, ``minimal-bias``, ``monotone``, ``bv:γ``) of the metric ``M`` of
+      one relevant item's rank (``auc``, ``r@k``, ``hit@k``, ``p@k``, ``ap``, ``mrr``,
+      ``ndcg``, ``ndcg@k``), as ``recs eval --metrics`` computes them.
     - ``ties``: ``expected`` (expected value over random orders of equal scores),
       ``item-ascending`` or ``item-descending``.
     - ``candidates``: ``qrels`` (the qrels list every candidate), ``run`` (TREC: the

@@ -28,8 +28,9 @@ use recs_metrics::io::{
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
     Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
-    per_user,
+    per_user, score_key,
 };
+use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
 use recs_stats::StatsError;
 use recs_stats::family::{self, Cell, MetricValues, Pairs};
@@ -270,6 +271,8 @@ impl NativeRun {
 /// Evaluation settings, as the options of `recs eval`.
 struct Settings {
     metrics: Vec<Metric>,
+    /// Corrected sampled metrics (`ndcg@10~bv:0.1`), under uniform `sampled:N` only.
+    corrected: Vec<CorrectedMetric>,
     /// How the run is read: `qrels` for a sampled candidate set, which lists its pairs.
     policy: Candidates,
     /// `sampled:N[:by]`: each judged user's relevant items and N negatives drawn from its
@@ -320,12 +323,40 @@ impl Settings {
         zero: Option<&str>,
         max_fpr: f64,
     ) -> PyResult<Self> {
-        let metrics = Metric::parse_list(metrics).map_err(error)?;
+        let (corrected, library): (Vec<&str>, Vec<&str>) =
+            metrics.split(',').partition(|name| CorrectedMetric::is_named(name));
+        let metrics = Metric::parse_list(&library.join(",")).map_err(error)?;
+        let mut parsed: Vec<CorrectedMetric> = Vec::with_capacity(corrected.len());
+        for name in corrected {
+            let c = name
+                .trim()
+                .parse::<CorrectedMetric>()
+                .map_err(|e| invalid(format!("unknown metric {:?}: {e}", name.trim())))?;
+            if !parsed.contains(&c) {
+                parsed.push(c);
+            }
+        }
         if metrics.is_empty() {
-            return Err(invalid("no metric asked for"));
+            return Err(invalid("no metric asked for (besides corrected sampled ones)"));
         }
         let ties: TieBreak = ties.parse().map_err(error)?;
         let sampling = parse_sampling(candidates, seed)?;
+        if let Some(c) = parsed.first() {
+            match &sampling {
+                Some(NegativeSampling { by: SampleBy::Uniform, .. }) => {}
+                Some(_) => {
+                    return Err(invalid(format!(
+                        "{c} is a corrected sampled metric: its estimators assume uniform \
+                         draws, and candidates=\"{candidates}\" draws by popularity"
+                    )));
+                }
+                None => {
+                    return Err(invalid(format!(
+                        "{c} is a corrected sampled metric: it needs candidates=\"sampled:N\""
+                    )));
+                }
+            }
+        }
         let policy: Candidates = match sampling {
             Some(_) => Candidates::Qrels,
             None => candidates.parse().map_err(error)?,
@@ -333,6 +364,7 @@ impl Settings {
         let zero = zero.map(str::parse::<ZeroPolicy>).transpose().map_err(error)?;
         Ok(Settings {
             metrics,
+            corrected: parsed,
             policy,
             sampling,
             options: policy.options(threshold, ties, zero),
@@ -345,23 +377,31 @@ impl Settings {
     }
 }
 
+/// The sampled candidates (as qrels), each judged user's number of full-catalog negatives
+/// and the warnings.
+type SampledCandidates = (Qrels, Vec<(u32, u64)>, Vec<String>);
+
 /// `candidates="sampled:N"`: every judged user of `qrels` with its relevant items (grade at
 /// least `threshold`) and `sampling.negatives` of its other full-catalog candidates, drawn
 /// from its id's stream, as `recs eval --candidates sampled:N` draws them; with the
-/// warnings `recs eval` gives.
+/// warnings `recs eval` gives, and each judged user's number of full-catalog negatives
+/// (`(user, n)`, ascending), what a corrected sampled metric estimates over.
 fn sampled_candidates<'a>(
     qrels: &Qrels,
     known: impl IntoIterator<Item = (&'a str, &'a str)>,
     sampling: &NegativeSampling,
     threshold: f32,
     names: (&str, &str),
-) -> PyResult<(Qrels, Vec<String>)> {
+) -> PyResult<SampledCandidates> {
     let catalog = CatalogRows::new(qrels, known).map_err(error)?;
     let mut builder = Judgments::builder(qrels.users.len(), catalog.items().len());
     let mut n_short = 0;
+    let mut catalog_negatives = Vec::with_capacity(qrels.judgments.iter().len());
     let n_graded_known = catalog
         .for_each_user(qrels, |user, items, grades| {
             let id = qrels.users.external(user).unwrap_or_default();
+            catalog_negatives
+                .push((user, grades.iter().filter(|&&g| g < threshold).count() as u64));
             let drawn = sampling.sample(
                 SampledUser::Id(id),
                 items,
@@ -388,7 +428,8 @@ fn sampled_candidates<'a>(
     }
     warnings.extend(CatalogRows::warning(n_graded_known, names.0, names.1));
     let judgments = builder.build().map_err(|e| error(e.into()))?;
-    Ok((Qrels { users: qrels.users.clone(), items: catalog.items().clone(), judgments }, warnings))
+    let qrels = Qrels { users: qrels.users.clone(), items: catalog.items().clone(), judgments };
+    Ok((qrels, catalog_negatives, warnings))
 }
 
 /// The candidates (as qrels) and scores of a run under a candidate policy, with the
@@ -400,6 +441,8 @@ struct Matched<'a> {
     /// The judged users of the candidates before the run is read (the users a
     /// comparison expects every run to score), ascending.
     judged: Vec<u32>,
+    /// Under `sampled:N`, each judged user's number of full-catalog negatives.
+    catalog_negatives: Option<Vec<(u32, u64)>>,
 }
 
 /// `warn_users_without_run`: warn about the users of the qrels without a line in the run
@@ -424,7 +467,7 @@ fn matched<'a>(
             return Err(invalid("train must be held in memory (a dict or a frame)"));
         };
         let names = (qrels.source.display().to_string(), rows.source.display().to_string());
-        let (sampled, drawn_warnings) = sampled_candidates(
+        let (sampled, catalog_negatives, drawn_warnings) = sampled_candidates(
             &qrels.qrels,
             rows.iter().map(|(u, i, _)| (u, i)),
             sampling,
@@ -432,14 +475,10 @@ fn matched<'a>(
             (&names.0, &names.1),
         )?;
         warnings.extend(drawn_warnings);
-        return matched_on(
-            qrels,
-            run,
-            policy,
-            Cow::Owned(sampled),
-            warnings,
-            warn_users_without_run,
-        );
+        let mut m =
+            matched_on(qrels, run, policy, Cow::Owned(sampled), warnings, warn_users_without_run)?;
+        m.catalog_negatives = Some(catalog_negatives);
+        return Ok(m);
     }
     let base: Cow<'a, Qrels> = match (policy, train) {
         (Candidates::Catalog, None) => {
@@ -504,7 +543,7 @@ fn matched_on<'a>(
         Some(q) => Cow::Owned(q),
         None => base,
     };
-    Ok(Matched { qrels, run: read, warnings, judged })
+    Ok(Matched { qrels, run: read, warnings, judged, catalog_negatives: None })
 }
 
 /// The report of a matched run, computed without the GIL.
@@ -514,19 +553,37 @@ fn report_of(
     settings: &Settings,
     keep_curves: bool,
 ) -> PyResult<Report> {
-    py.detach(|| {
-        let scored = Scored::new(&m.qrels.judgments, &m.run.scores)?;
-        let mut report = recs_metrics::evaluate(
-            &scored,
-            &settings.metrics,
-            &settings.options,
-            settings.max_fpr,
-            keep_curves,
-        )?;
-        report.warnings.extend(m.warnings.iter().cloned());
-        Ok(report)
-    })
-    .map_err(error)
+    let mut report = py
+        .detach(|| {
+            let scored = Scored::new(&m.qrels.judgments, &m.run.scores)?;
+            let mut report = recs_metrics::evaluate(
+                &scored,
+                &settings.metrics,
+                &settings.options,
+                settings.max_fpr,
+                keep_curves,
+            )?;
+            report.warnings.extend(m.warnings.iter().cloned());
+            Ok(report)
+        })
+        .map_err(error)?;
+    if !settings.corrected.is_empty() {
+        // As `recs eval --metrics` computes them (`recs_sampled::versus`).
+        let sizes = m.catalog_negatives.as_deref().unwrap_or_default();
+        let scored = Scored::new(&m.qrels.judgments, &m.run.scores).map_err(error)?;
+        let users = (0..scored.n_users()).map(|position| {
+            let (judged, scores) = scored.user(position);
+            (judged.user, judged.grades, scores.iter().map(|&s| score_key(s)).collect())
+        });
+        let estimators = CorrectedEstimators::new(&settings.corrected);
+        let threshold = settings.options.threshold;
+        let means = py
+            .detach(|| estimators.run_means(users, sizes, threshold))
+            .map_err(|e| invalid(e.to_string()))?;
+        report.warnings.extend(means.warning());
+        report.values.extend(means.values);
+    }
+    Ok(report)
 }
 
 /// The keys and values of `recs eval --json` (without intervals and comparisons).

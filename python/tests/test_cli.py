@@ -119,13 +119,21 @@ def test_sampled_candidates_on_movielens_give_the_numbers_of_recs_eval(tmp_path)
     write_train(tmp_path / "train.tsv", train)
     write(tmp_path / "q.tsv", qrels_frame, "grade")
     write(tmp_path / "r.tsv", run_frame, "score")
-    metrics = "roc,ndcg@10,r@10,mrr"
+    # With corrected sampled metrics: the same estimators as the command line's.
+    metrics = "roc,ndcg@10,r@10,mrr,ndcg@10~bv:0.1,ap~rank-estimate,r@10~monotone,ndcg@10~sampled"
     expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", metrics, "--candidates", "sampled:100", "--train", tmp_path / "train.tsv")
     ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), metrics, candidates="sampled:100", train=train[["user", "item"]], details=True)
     assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
     assert ours == expected
     # 943 users, each with its held-out item and 100 negatives.
     assert ours["n_users"] == 943 and ours["n_candidates"] == 943 * 101
+    # One held-out item per user: the uncorrected estimator is the library's NDCG, and the
+    # corrections pull the sampled NDCG down towards the full catalog's.
+    assert ours["ndcg@10~sampled"] == pytest.approx(ours["ndcg@10"], abs=1e-12)
+    assert ours["ndcg@10~bv:0.1"] < ours["ndcg@10"] / 2
+    for metric, candidates in [("ndcg@10~bv:0.1", "catalog"), ("ap~monotone", "sampled:5:popularity")]:
+        with pytest.raises(recs.RecsError, match="corrected sampled metric"):
+            recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), metric + ",mrr", candidates=candidates, train=train[["user", "item"]])
 
 
 def test_sampled_candidates_are_refused_without_train_or_with_a_bad_count():
