@@ -41,7 +41,9 @@ pub enum Similarity {
     /// entries read as 0 (for the example: 13.5 / √(17 · 20.75) ≈ 0.719). On binary data
     /// every trimmed vector is constant, so this is then the phi coefficient of the two
     /// presence vectors. If the untrimmed correlation is undefined too (a vector constant
-    /// over all `D` dimensions), the pair has no similarity.
+    /// over all `D` dimensions), the pair has no similarity. `D` is every item when users
+    /// are compared, and the users with a training event when items are: a user without
+    /// one (a test user of a strong-generalization split) is not read as a row of zeros.
     Pearson,
     /// Jaccard coefficient of the sets of entries: `|A ∩ B| / |A ∪ B|` (values ignored).
     Jaccard,

@@ -113,6 +113,11 @@ pub(crate) struct Vectors {
     /// Mean raw value of each dimension (0 for an empty one), the centring of
     /// [`Similarity::AdjustedCosine`].
     dim_means: Vec<f64>,
+    /// The `D` of the untrimmed Pearson correlation: every item when users are compared;
+    /// when items are, the users with a training event. A user without one (a test user
+    /// of a strong-generalization split, folded in later) is no observation of any item:
+    /// counting it as a row of zeros would move every item's mean.
+    pearson_dims: usize,
 }
 
 impl Vectors {
@@ -151,17 +156,16 @@ impl Vectors {
             }
         }
         let stats = (0..rows.n_rows() as u32).map(|r| RowStats::of(rows.row(r).1)).collect();
-        Vectors { similarity, alpha, rows, dims, stats, dim_means }
+        let pearson_dims = match axis {
+            Axis::Users => dims.n_rows(),
+            Axis::Items => (0..dims.n_rows() as u32).filter(|&d| !dims.row(d).0.is_empty()).count(),
+        };
+        Vectors { similarity, alpha, rows, dims, stats, dim_means, pearson_dims }
     }
 
     /// Number of rows.
     pub(crate) fn n_rows(&self) -> usize {
         self.rows.n_rows()
-    }
-
-    /// Number of dimensions.
-    pub(crate) fn n_dims(&self) -> usize {
-        self.dims.n_rows()
     }
 
     /// A query vector from raw `(dimensions, values)`, transformed like the rows.
@@ -218,7 +222,7 @@ impl Vectors {
                 let norm = (pair.sq_a * pair.sq_b).sqrt();
                 (norm > 0.0).then(|| (pair.dot / norm).clamp(-1.0, 1.0))?
             }
-            Similarity::Pearson => pearson(pair, a, b, self.n_dims() as f64)?,
+            Similarity::Pearson => pearson(pair, a, b, self.pearson_dims as f64)?,
             Similarity::Jaccard => n / (a.count + b.count - n),
             Similarity::Tanimoto => {
                 let denominator = a.sum_sq + b.sum_sq - pair.dot;
@@ -494,6 +498,29 @@ mod tests {
     fn cosine_by_hand() {
         // a·b = 20 + 25 = 45, ‖a‖² = 66, ‖b‖² = 41.
         close(sim(&[A, B], Similarity::Cosine, 0.5), 45.0 / (66.0f64 * 41.0).sqrt());
+    }
+
+    /// Items compared over the users with a training event: users without one (test users
+    /// of a strong-generalization split) are not rows of zeros. Binary columns over three
+    /// training users, (1, 1, 0) and (1, 0, 1): the phi coefficient −1/2; counting two
+    /// empty user rows as zeros would give +1/6.
+    #[test]
+    fn item_pearson_ignores_users_without_training_events() {
+        let item_sim = |rows: &[&[f32]]| {
+            let data = matrix(rows);
+            let vectors = Vectors::new(&data, Axis::Items, Similarity::Pearson, 0.5);
+            let mut scratch = Scratch::new(vectors.n_rows());
+            vectors.accumulate(vectors.rows.row(0), &mut scratch);
+            let pair = scratch.take(1);
+            vectors.finish(&pair, &vectors.stats[0], &vectors.stats[1])
+        };
+        let users: [&[f32]; 3] = [&[1.0, 1.0], &[1.0, 0.0], &[0.0, 1.0]];
+        close(item_sim(&users), -0.5);
+        let with_empty: [&[f32]; 5] = [&[0.0, 0.0], users[0], users[1], &[0.0, 0.0], users[2]];
+        close(item_sim(&with_empty), -0.5);
+        // Users are still compared over every item, the empty ones included.
+        let (a, b): (&[f32], &[f32]) = (&[1.0, 1.0, 0.0, 0.0], &[1.0, 0.0, 0.0, 0.0]);
+        close(sim(&[a, b], Similarity::Pearson, 0.5), 1.0 / 3f64.sqrt());
     }
 
     #[test]
