@@ -142,6 +142,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let other_ties = movielens_run(&real::items_reversed(&movielens)?, REAL_M, &real::MODELS)?;
     let z5 = movielens_run(&movielens, REAL_M, &real::MODELS_Z5)?;
     let z50 = movielens_run(&movielens, REAL_M, &real::MODELS_Z50)?;
+    let x_secondary = movielens_run(&movielens, REAL_M, &real::MODELS_X_SECONDARY)?;
+    let x_alpha10 = movielens_run(&movielens, REAL_M, &real::MODELS_X_ALPHA10)?;
     let msweb_data = recs_data::load_named("msweb", &options.resolver())?;
     let msweb = real::run(
         "MS Web",
@@ -168,6 +170,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             main.values_table(),
             main.orders_table(),
             other_m.orders_table(),
+            titled("X at λ = 10, α = 0.2", x_secondary.values_table()),
+            titled("X at λ = 10, α = 0.2", x_secondary.orders_table()),
+            titled("X at α = 10", x_alpha10.orders_table()),
             msweb.values_table(),
             msweb.orders_table(),
         ],
@@ -186,6 +191,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         other_m: &other_m,
         other_ties: &other_ties,
         other_z: [&z5, &z50],
+        other_x: [&x_secondary, &x_alpha10],
     }));
 
     let extras = Extras {
@@ -200,6 +206,12 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     };
     let problems = check(&report);
     finish(options, &report, &extras, &problems, &lines)
+}
+
+/// `table` with its name prefixed by the setting it was run at.
+fn titled(setting: &str, mut table: Table) -> Table {
+    table.name = format!("{setting}. {}", table.name);
+    table
 }
 
 /// Recall@10's expected sampled value for every recommender at each `m` of `ms`:

@@ -34,22 +34,29 @@ pub(super) struct Model {
     pub(super) seeded: bool,
 }
 
-/// X, Y, Z (ours; the roles of the secondary account's), then the placebo.
-pub(super) const MODELS: [Model; 4] = models(&["similarity=cosine", "k=10"]);
-/// The same with Z's neighbourhood at the other ends run: 5 and 50 neighbours.
-pub(super) const MODELS_Z5: [Model; 4] = models(&["similarity=cosine", "k=5"]);
-pub(super) const MODELS_Z50: [Model; 4] = models(&["similarity=cosine", "k=50"]);
+/// X's parameters as run: 16 factors, the model's default penalty λ = 0.1 and confidence
+/// slope α = 1.
+const X: &[&str] = &["factors=16"];
+/// Z's parameters as run: cosine, 10 neighbours.
+const Z: &[&str] = &["similarity=cosine", "k=10"];
 
-/// X, Y, Z with Z's parameters `z`, and the placebo. Z keeps its label (its role) at
-/// every neighbourhood size; the ends name the size.
-const fn models(z: &'static [&'static str]) -> [Model; 4] {
+/// X, Y, Z (ours; the roles of the secondary account's), then the placebo.
+pub(super) const MODELS: [Model; 4] = models(X, Z);
+/// The same with Z's neighbourhood at the other ends run: 5 and 50 neighbours.
+pub(super) const MODELS_Z5: [Model; 4] = models(X, &["similarity=cosine", "k=5"]);
+pub(super) const MODELS_Z50: [Model; 4] = models(X, &["similarity=cosine", "k=50"]);
+/// The same with X's penalty and confidence at the other ends run: the secondary account's
+/// numbers (λ = 10, α = 0.2) read in this model's parameters, and a confidence slope ten
+/// times the default.
+pub(super) const MODELS_X_SECONDARY: [Model; 4] =
+    models(&["factors=16", "lambda=10", "alpha=0.2"], Z);
+pub(super) const MODELS_X_ALPHA10: [Model; 4] = models(&["factors=16", "alpha=10"], Z);
+
+/// X, Y, Z with X's parameters `x` and Z's `z`, and the placebo. X and Z keep their
+/// labels (their roles) at every end; the ends name the setting.
+const fn models(x: &'static [&'static str], z: &'static [&'static str]) -> [Model; 4] {
     [
-        Model {
-            label: "X (iALS, 16 factors)",
-            name: "ials",
-            params: &["factors=16"],
-            seeded: true,
-        },
+        Model { label: "X (iALS, 16 factors)", name: "ials", params: x, seeded: true },
         Model {
             label: "Y (item cosine, every neighbour)",
             name: "item-knn",
