@@ -9,7 +9,9 @@
 //! the draws. The exact metric of a fitted model on fixed data has no random choice, so
 //! its value is exact.
 
-use recs_bench::provenance::{Choice, ChoiceKind, End, Placebo, Sensitivity, TOLERANCE};
+use recs_bench::provenance::{
+    Choice, ChoiceKind, End, Placebo, Sensitivity, TOLERANCE, tolerance_choice,
+};
 use recs_bench::report::{Claim, Quote, Reading, UntestableCause};
 use recs_bench::verdict::{Effect, Rule, Test};
 
@@ -381,6 +383,7 @@ fn k7_reading(e: &Evidence<'_>, name: &str) -> Reading {
              correction can order more of them rightly",
             base,
         )
+        .with_choices([tolerance_choice()])
         .with_sensitivity(tolerance)
     } else {
         let mut reading = Reading::new(label, base);
@@ -640,6 +643,7 @@ mod tests {
             other_x: [&r, &r],
         });
         assert_eq!(at_bound.verdict, Verdict::Untestable);
+        assert!(at_bound.problems().is_empty(), "{:?}", at_bound.problems());
         // Reversed by the sampled metric in one comparison: no longer at the bound.
         let mut sampled = exact;
         sampled[1][3] = 0.06;
