@@ -450,7 +450,8 @@ fn k7(e: &Evidence<'_>) -> Claim {
 
 /// Per repetition, the sampled metric's error against the exact value (the mean over the
 /// draws) in units of its spread over the draws (the standard deviation of one
-/// evaluation), for the recommenders `models` (indices into `MODELS`).
+/// evaluation), for the recommenders `models` (indices into `MODELS`); a repetition whose
+/// draws all give one value has no spread and is left out.
 fn bias_tests(run: &RealRun, metrics: &[usize], models: &[usize]) -> Vec<Test> {
     let mut tests = Vec::new();
     for &k in metrics {
@@ -459,7 +460,14 @@ fn bias_tests(run: &RealRun, metrics: &[usize], models: &[usize]) -> Vec<Test> {
             let ratios: Vec<f64> = (0..run.n_reps())
                 .map(|r| {
                     let (m, sd) = mean_sd(run.draws(r, model, k, 0));
-                    (m - run.exact(r, model, k)).abs() / sd
+                    // Draws that do not vary give no spread to count in: the repetition is
+                    // left out (NaN), not read as an infinite ratio.
+                    // (Rounding can leave equal draws a spread of a few ulps: none either.)
+                    if sd > 1e-12 * m.abs().max(1.0) {
+                        (m - run.exact(r, model, k)).abs() / sd
+                    } else {
+                        f64::NAN
+                    }
                 })
                 .collect();
             tests.push(Test::new(
@@ -705,5 +713,10 @@ mod tests {
             other_x: [&biased, &biased],
         });
         assert_eq!(k8.readings[0].verdict, Verdict::Untestable);
+        // Draws without spread give no ratio: the repetitions are left out, not infinite.
+        let flat = bias_tests(&run(EXACT, SAMPLED, 0.0), &TOP, &XYZ);
+        assert!(
+            flat.iter().all(|t| t.effect.repetitions == 0 && t.verdict == Verdict::Inconclusive)
+        );
     }
 }
