@@ -28,7 +28,7 @@ use recs_metrics::io::{
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
     Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
-    per_user, score_key,
+    per_user,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
@@ -571,10 +571,7 @@ fn report_of(
         // As `recs eval --metrics` computes them (`recs_sampled::versus`).
         let sizes = m.catalog_negatives.as_deref().unwrap_or_default();
         let scored = Scored::new(&m.qrels.judgments, &m.run.scores).map_err(error)?;
-        let users = (0..scored.n_users()).map(|position| {
-            let (judged, scores) = scored.user(position);
-            (judged.user, judged.grades, scores.iter().map(|&s| score_key(s)).collect())
-        });
+        let users = scored.keyed_users();
         let estimators = CorrectedEstimators::new(&settings.corrected);
         let threshold = settings.options.threshold;
         let means = py

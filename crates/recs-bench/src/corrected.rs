@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use recs_metrics::{Scored, score_key};
+use recs_metrics::Scored;
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{JudgmentOptions, SampleBy};
 
@@ -46,12 +46,8 @@ pub(crate) fn measure(
     Ok(Measure::with_split(metric.to_string(), false, move |split, judgments, scores| {
         let counts = split.catalog_negative_counts(&judging, threshold)?;
         let scored = Scored::new(judgments, scores)?;
-        let users = (0..scored.n_users()).map(|position| {
-            let (judged, scores) = scored.user(position);
-            (judged.user, judged.grades, scores.iter().map(|&s| score_key(s)).collect())
-        });
         let means = estimators
-            .run_means(users, &counts, threshold)
+            .run_means(scored.keyed_users(), &counts, threshold)
             .map_err(|e| BenchError::Experiment(format!("{metric}: {e}")))?;
         Ok(means.values[0].1)
     }))

@@ -376,11 +376,13 @@ fn movielens_sampled_vs_exact_matches_numpy() {
         listed.lines().filter(|l| !l.ends_with("\t0")).map(|l| format!("{l}\n")).collect();
     std::fs::write(at.join("graded.tsv"), graded).unwrap();
     write_runs(at);
+    // The graded qrels and the training events every command below reads.
+    let files = ["--qrels", "graded.tsv", "--train", "train.tsv"];
     let args = [
-        "--qrels",
-        "graded.tsv",
-        "--train",
-        "train.tsv",
+        files[0],
+        files[1],
+        files[2],
+        files[3],
         "--run",
         "pop.tsv",
         "--run",
@@ -439,10 +441,10 @@ fn movielens_sampled_vs_exact_matches_numpy() {
     for run in ["pop", "hash"] {
         let file = format!("{run}.tsv");
         let args = [
-            "--qrels",
-            "graded.tsv",
-            "--train",
-            "train.tsv",
+            files[0],
+            files[1],
+            files[2],
+            files[3],
             "--run",
             &file,
             "--candidates",

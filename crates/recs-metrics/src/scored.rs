@@ -81,6 +81,16 @@ impl<'a> Scored<'a> {
         (self.users[position], &self.scores[self.offsets[position]..self.offsets[position + 1]])
     }
 
+    /// Every judged user as `(user, grades, score keys)`, the keys [`score_key`]'s of its
+    /// candidates' scores, aligned with the grades: what rank-based code outside this crate
+    /// (the corrected sampled metrics) reads.
+    pub fn keyed_users(&self) -> impl Iterator<Item = (u32, &'a [f32], Vec<u32>)> + '_ {
+        (0..self.n_users()).map(|position| {
+            let (judged, scores) = self.user(position);
+            (judged.user, judged.grades, scores.iter().map(|&s| score_key(s)).collect())
+        })
+    }
+
     /// Number of missing (`NaN`) scores.
     pub fn n_missing(&self) -> usize {
         self.scores.iter().filter(|s| s.is_nan()).count()
