@@ -1,6 +1,6 @@
-//! `recs`: evaluate recommender systems properly.
+//! `recs-eval`: evaluate recommender systems properly.
 //!
-//! This is the facade of the `recs` workspace: one dependency that re-exports each
+//! This is the facade of the `recs` workspace, published as `recs-eval`: one dependency that re-exports each
 //! single-purpose crate behind a cargo feature (all on by default). Depend on a single
 //! crate instead (most often `recs-metrics`) when that is all you need.
 //!
@@ -15,11 +15,13 @@
 //! | `bench` | `recs-bench` — experiment runner and reports | `bench` |
 //!
 //! ```
-//! use recs::core::{DuplicatePolicy, Event, Interactions};
+//! use recs_eval::core::{DuplicatePolicy, Event, Interactions};
 //! let train = Interactions::from_events(1, 2, [Event::new(0, 1, 1.0)], DuplicatePolicy::Error)?;
 //! assert_eq!(train.n_events(), 1);
-//! # Ok::<(), recs::core::RecsError>(())
+//! # Ok::<(), recs_eval::core::RecsError>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 pub use recs_core as core;
@@ -39,7 +41,12 @@ pub use recs_sampled as sampled;
 #[cfg(feature = "bench")]
 pub use recs_bench as bench;
 
-// The model crates as `recs::models::{baseline, bayes, knn, latent, ...}`: the list lives
+// The model crates as `recs_eval::models::{baseline, bayes, knn, latent, ...}`: the list lives
 // once, in recs-bench's registry, so a new model crate needs no line in the facade.
 #[cfg(feature = "models")]
 pub use recs_bench::registry::models;
+
+// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,14 +1,14 @@
-//! End to end through the facade: MovieLens 100K loaded by `recs::data`, a per-user 20%
-//! holdout from `recs::split`, user- and item-kNN from `recs::models::knn` (built from
+//! End to end through the facade: MovieLens 100K loaded by `recs_eval::data`, a per-user 20%
+//! holdout from `recs_eval::split`, user- and item-kNN from `recs_eval::models::knn` (built from
 //! text parameters through their catalog, as the runner does), and NDCG@10 from
-//! `recs::metrics`, against `ItemPopularity` from `recs::models::baseline`.
+//! `recs_eval::metrics`, against `ItemPopularity` from `recs_eval::models::baseline`.
 //!
 //! Needs `RECS_DATA_DIR`; without it the test prints a notice and returns.
 
-use recs::core::{FitDyn, Judgments, ParamValues, Recommender, TrainData};
-use recs::metrics::{Metric, Options, Scored, per_user};
-use recs::models::baseline::ItemPopularityParams;
-use recs::split::{Amount, JudgedUsers, JudgmentOptions, Protocol, SplitId};
+use recs_eval::core::{FitDyn, Judgments, ParamValues, Recommender, TrainData};
+use recs_eval::metrics::{Metric, Options, Scored, per_user};
+use recs_eval::models::baseline::ItemPopularityParams;
+use recs_eval::split::{Amount, JudgedUsers, JudgmentOptions, Protocol, SplitId};
 use recs_testkit::real_data_dir;
 
 mod support;
@@ -22,7 +22,7 @@ fn ndcg_at_10(model: &dyn Recommender, judgments: &Judgments) -> f64 {
 }
 
 fn knn(name: &str, params: &[&str]) -> Box<dyn FitDyn> {
-    let catalog = recs::models::knn::catalog();
+    let catalog = recs_eval::models::knn::catalog();
     let entry = catalog.iter().find(|e| e.name == name).expect("catalogued");
     entry.build_checked(&ParamValues::parse(params).expect("pairs")).expect("valid")
 }
@@ -30,7 +30,7 @@ fn knn(name: &str, params: &[&str]) -> Box<dyn FitDyn> {
 #[test]
 fn user_and_item_knn_beat_item_popularity_on_movielens_100k() {
     let Some(dir) = real_data_dir() else { return };
-    let dataset = recs::data::load_movielens_100k(&dir.join("ml-100k")).expect("ml-100k");
+    let dataset = recs_eval::data::load_movielens_100k(&dir.join("ml-100k")).expect("ml-100k");
     assert_eq!(dataset.n_events(), 100_000);
     let protocol = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
     let split = protocol.split(&dataset.interactions, 42, SplitId::default()).expect("split");

@@ -8,12 +8,12 @@
 //! too. Run with
 //! `RECS_DATA_DIR=/path/to/data cargo test --test latent_real_data -- --nocapture`.
 
-use recs::core::{Fit, Interactions, Judgments, Recommender, TrainData};
-use recs::data::{MsWebOptions, load_movielens_100k, load_msweb};
-use recs::metrics::{Scored, croc, roc_summary};
-use recs::models::baseline::ItemPopularityParams;
-use recs::models::latent::{AspectParams, LpcaParams, PureSvdParams};
-use recs::split::{Amount, Protocol, SplitId};
+use recs_eval::core::{Fit, Interactions, Judgments, Recommender, TrainData};
+use recs_eval::data::{MsWebOptions, load_movielens_100k, load_msweb};
+use recs_eval::metrics::{Scored, croc, roc_summary};
+use recs_eval::models::baseline::ItemPopularityParams;
+use recs_eval::models::latent::{AspectParams, LpcaParams, PureSvdParams};
+use recs_eval::split::{Amount, Protocol, SplitId};
 use recs_testkit::real_data_dir;
 
 mod support;

@@ -5,13 +5,13 @@
 //! training case ids, as in schein2005 §5.1). Candidates: every vroot a judged user has no
 //! training visit to; positives: the test visits. Set `RECS_DATA_DIR` to run it.
 
-use recs::core::{Fit, Recommender, TrainData};
-use recs::data::{MsWebOptions, load_msweb};
-use recs::metrics::{Scored, croc, random_croc, roc};
-use recs::models::baseline::{
+use recs_eval::core::{Fit, Recommender, TrainData};
+use recs_eval::data::{MsWebOptions, load_msweb};
+use recs_eval::metrics::{Scored, croc, random_croc, roc};
+use recs_eval::models::baseline::{
     ItemPopularityParams, RandomParams, UserItemPopularityParams, UserPopularityParams,
 };
-use recs::split::{JudgedUsers, JudgmentOptions, Split};
+use recs_eval::split::{JudgedUsers, JudgmentOptions, Split};
 use recs_testkit::real_data_dir;
 
 mod support;

@@ -40,7 +40,7 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
             let above = ["recs-bench", "recs-datafusion", "recs-cuda"].map(String::from);
             (names(FOUNDATION).into_iter().chain(above).collect(), testkit)
         }
-        "xtask" | "recs" => {
+        "xtask" | "recs-eval" => {
             (names(FOUNDATION).into_iter().chain(["recs-bench".to_string()]).collect(), testkit)
         }
         _ => return None,
@@ -162,7 +162,7 @@ fn member_dirs(root: &Path, patterns: &[String]) -> Vec<PathBuf> {
     dirs
 }
 
-/// The module of a model crate under `recs::models`: `recs-models-foo-bar` → `foo_bar`.
+/// The module of a model crate under `recs_eval::models`: `recs-models-foo-bar` → `foo_bar`.
 fn module_of(package: &str) -> String {
     package.trim_start_matches("recs-models-").replace('-', "_")
 }
@@ -207,7 +207,90 @@ fn every_crate_folder_is_a_member_and_fuzz_is_not() {
         assert!(is_member(&patterns, &relative), "{relative} is not a workspace member");
     }
     assert!(!is_member(&patterns, "fuzz"));
-    assert_eq!(workspace_list(&manifest, "exclude"), ["fuzz"], "fuzz needs nightly");
+    assert_eq!(
+        workspace_list(&manifest, "exclude"),
+        ["fuzz", "tests/consumers"],
+        "fuzz needs nightly; each consumer is a workspace of its own"
+    );
+}
+
+/// What every package ships (`include`): its sources, README and licences.
+const PACKAGE_INCLUDE: &[&str] = &["/src", "/README.md", "/LICENSE-APACHE", "/LICENSE-MIT"];
+
+/// The text that runs a crate's README example as a doctest, at the end of `src/lib.rs`.
+const README_DOCTEST: &str = "#[doc = include_str!(\"../README.md\")]";
+
+/// What keeps the crates.io page of the package in `dir` working: the fields of
+/// `[package]` a page shows, the `include` list, and a README whose example runs.
+fn package_page_problems(package: &Table, dir: &Path) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = |key: &str| package.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let list = |key: &str| -> Vec<&str> {
+        package
+            .get(key)
+            .and_then(Value::as_array)
+            .map_or_else(Vec::new, |a| a.iter().filter_map(Value::as_str).collect())
+    };
+    for key in ["description", "documentation"] {
+        if text(key).is_none() {
+            problems.push(format!("no `{key}`"));
+        }
+    }
+    if text("readme") != Some("README.md") {
+        problems.push("`readme` is not \"README.md\"".to_string());
+    } else if !dir.join("README.md").is_file() {
+        problems.push("no README.md".to_string());
+    }
+    let keywords = list("keywords");
+    // crates.io's rules: at most five, each at most 20 characters.
+    if keywords.is_empty() || keywords.len() > 5 || keywords.iter().any(|k| k.len() > 20) {
+        problems.push(format!(
+            "`keywords` must be 1 to 5 words of at most 20 characters: {keywords:?}"
+        ));
+    }
+    if list("categories").is_empty() {
+        problems.push("no `categories`".to_string());
+    }
+    if list("include") != PACKAGE_INCLUDE {
+        problems.push(format!("`include` must be {PACKAGE_INCLUDE:?}"));
+    }
+    if dir.join("src/lib.rs").is_file() {
+        let root = fs::read_to_string(dir.join("src/lib.rs")).unwrap_or_default();
+        if !root.contains(README_DOCTEST) {
+            problems.push(format!(
+                "src/lib.rs does not run the README as a doctest ({README_DOCTEST})"
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_published_package_has_a_working_page_and_ships_only_its_own_files() {
+    let root = workspace_root();
+    let members = member_dirs(&root, &workspace_list(&root_manifest(), "members"));
+    let licences: Vec<(&str, String)> =
+        ["LICENSE-APACHE", "LICENSE-MIT"].map(|f| (f, read(&root.join(f)))).into();
+    let mut problems = Vec::new();
+    let mut published = 0;
+    for dir in std::iter::once(root.clone()).chain(members) {
+        let manifest = parse_manifest(&dir.join("Cargo.toml")).unwrap();
+        let package = table(&manifest, "package").expect("[package]");
+        let name = package.get("name").and_then(Value::as_str).unwrap_or("?");
+        if package.get("publish").and_then(Value::as_bool) == Some(false) {
+            continue;
+        }
+        published += 1;
+        let mut found = package_page_problems(package, &dir);
+        for (file, text) in &licences {
+            if fs::read_to_string(dir.join(file)).ok().as_ref() != Some(text) {
+                found.push(format!("{file} is not the workspace's (link ../../{file})"));
+            }
+        }
+        problems.extend(found.into_iter().map(|p| format!("{name}: {p}")));
+    }
+    assert!(published >= 17, "expected the facade and every crate: {published}");
+    assert!(problems.is_empty(), "package problems:\n  {}", problems.join("\n  "));
 }
 
 /// A `crates/recs-models-*` folder in a tree, with what it is checked against.
@@ -330,6 +413,12 @@ const MODEL_CHECKS: &[ModelCheck] = &[
             Err("tests/conformance.rs does not use recs_testkit".to_string())
         }
     }),
+    ("publishable", |c| {
+        let manifest = c.manifest()?;
+        let package = table(&manifest, "package").ok_or("no [package]")?;
+        let problems = package_page_problems(package, &c.dir());
+        if problems.is_empty() { Ok(()) } else { Err(problems.join("; ")) }
+    }),
     ("in recs-bench's Cargo.toml", |c| {
         let manifest = parse_manifest(&c.tree.join("crates/recs-bench/Cargo.toml"))?;
         let dep = table(&manifest, "dependencies").and_then(|d| table(d, c.package));
@@ -405,7 +494,7 @@ fn every_model_crate_keeps_the_contract_of_the_page() {
         .collect();
     assert!(problems.is_empty(), "model crate problems:\n  {}", problems.join("\n  "));
     // What the registry compiled is what the folders hold.
-    let mut registered: Vec<String> = recs::bench::registry::MODEL_CRATES
+    let mut registered: Vec<String> = recs_eval::bench::registry::MODEL_CRATES
         .iter()
         .map(|c| c.crate_name.replace('_', "-"))
         .collect();
@@ -962,4 +1051,56 @@ fn import_circle_finder_catches_a_circle_injected_into_the_tree() {
     delimited.1.insert_str(0, "use crate::columnar::read_events;\n");
     let circle = import_circle(&files).expect("a circle");
     assert!(circle.contains(&"delimited.rs".to_string()), "{circle:?}");
+}
+
+// ---- tests/consumers: single crates used from outside the workspace -------------------
+
+/// Each consumer crate, and the crate whose README example it is.
+const CONSUMERS: &[(&str, &str)] =
+    &[("metrics-only", "recs-metrics"), ("knn-model", "recs-models-knn")];
+
+/// The first ```` ```rust ```` block of a markdown text.
+fn first_rust_block(markdown: &str) -> Option<String> {
+    let after = markdown.split_once("```rust\n")?.1;
+    Some(after.split_once("```")?.0.to_string())
+}
+
+#[test]
+fn each_consumer_is_the_example_of_its_crates_readme() {
+    let root = workspace_root();
+    let dir = root.join("tests/consumers");
+    let mut found: Vec<String> = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    found.sort();
+    let mut listed: Vec<&str> = CONSUMERS.iter().map(|(c, _)| *c).collect();
+    listed.sort();
+    assert_eq!(found, listed, "tests/consumers/ against CONSUMERS");
+    for (consumer, package) in CONSUMERS {
+        let main = read(&dir.join(consumer).join("src/main.rs"));
+        // The file is the README's example after its `//!` header.
+        let code = main
+            .lines()
+            .skip_while(|l| l.starts_with("//!") || l.is_empty())
+            .map(|l| format!("{l}\n"))
+            .collect::<String>();
+        let readme = read(&root.join("crates").join(package).join("README.md"));
+        assert_eq!(
+            first_rust_block(&readme).as_deref(),
+            Some(code.as_str()),
+            "tests/consumers/{consumer}/src/main.rs is not the example of crates/{package}/README.md"
+        );
+        // The consumer names its one crate by path, default features, outside the workspace.
+        let manifest = parse_manifest(&dir.join(consumer).join("Cargo.toml")).unwrap();
+        let deps = table(&manifest, "dependencies").expect("[dependencies]");
+        assert!(deps.contains_key(*package), "{consumer} does not depend on {package}");
+        assert!(table(&manifest, "workspace").is_some(), "{consumer} needs its own [workspace]");
+        assert!(
+            dir.join(consumer).join("Cargo.lock").is_file(),
+            "{consumer} needs its Cargo.lock (CI builds it --locked)"
+        );
+    }
 }

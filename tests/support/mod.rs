@@ -1,9 +1,9 @@
 //! Helpers shared by the integration tests of the workspace (`mod support;` in each).
 
-use recs::core::{Judgments, Recommender};
+use recs_eval::core::{Judgments, Recommender};
 
 /// The score `model` gives every candidate of `judgments`, user after user in the
-/// judgments' order: the layout `recs::metrics::Scored` reads.
+/// judgments' order: the layout `recs_eval::metrics::Scored` reads.
 pub(crate) fn score_judgments(model: &dyn Recommender, judgments: &Judgments) -> Vec<f32> {
     let mut scores = vec![0.0f32; judgments.n_candidates()];
     let mut start = 0;

@@ -41,6 +41,8 @@
 //! assert!(pop > random);
 //! # Ok::<(), recs_bench::BenchError>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod comparisons;
@@ -78,3 +80,8 @@ pub use runner::{
     Progress, Results, RunOptions, Session, Silent, Timing, UserValues, catalog_block_users,
     catalog_workers, dataset_entry, evaluate_catalog, run,
 };
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

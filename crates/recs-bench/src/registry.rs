@@ -9,7 +9,7 @@
 //! The model crates are declared once, in the `model_crates!` invocation below, as
 //! `module => crate`: that line puts the crate's catalog into [`catalog`] (in the order
 //! of the lines) and re-exports the crate as [`models`]`::module`, the path the facade
-//! offers as `recs::models::module`. With the crate's dependency line in this crate's
+//! offers as `recs_eval::models::module`. With the crate's dependency line in this crate's
 //! `Cargo.toml` it is all a new model crate needs outside itself
 //! (`docs/adding-a-model.md`).
 

@@ -40,6 +40,8 @@
 //! assert_eq!(judgments.n_relevant(1.0), 1);
 //! # Ok::<(), recs_core::RecsError>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod attributes;
@@ -63,3 +65,8 @@ pub use model::{
     ScoreNewItems, ScoreScale, Shape, TrainData, check_items, check_score_args,
 };
 pub use seed::{DEFAULT_SEED, GOLDEN_GAMMA, mix64, splitmix64};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -62,3 +62,8 @@ pub fn open_device(emulated: bool) -> Result<Box<dyn Device>, DeviceError> {
 }
 pub use error::{DeviceError, Error};
 pub use scores::{DeviceBlock, DeviceScores, FactorScores, Scores};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

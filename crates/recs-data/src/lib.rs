@@ -25,6 +25,8 @@
 //! assert!(err.unwrap_err().to_string().starts_with("u.data:1: expected a rating between 1 and 5"));
 //! # Ok::<(), recs_data::DataError>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod attribute_file;
@@ -128,3 +130,8 @@ mod tests {
         assert_eq!(sha256_file(&p).unwrap(), sha256_bytes(b"abc"));
     }
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

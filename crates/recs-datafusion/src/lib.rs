@@ -38,6 +38,8 @@
 //! println!("ROC AUC {:?}", evaluated.report.get("roc_auc"));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod functions;
 mod settings;
@@ -307,3 +309,8 @@ fn merge_parts(batch: &RecordBatch, users: &IdMap, part: &mut Part) -> Result<()
     }
     Ok(())
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

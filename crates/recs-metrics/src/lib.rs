@@ -54,6 +54,8 @@
 //! assert_eq!(croc.points().last(), Some(&[1.0, 1.0]));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
 mod aggregate;
@@ -93,3 +95,8 @@ pub use roc::{
 pub use scored::{Missing, Scored, TieBreak, score_key};
 pub use spec::Metric;
 pub use topn::{Options, PerUser, Summary, ZeroPolicy, per_user};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

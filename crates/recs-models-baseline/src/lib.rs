@@ -203,3 +203,8 @@ mod tests {
         assert!(find("top-rated").build_checked(&good).is_ok());
     }
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

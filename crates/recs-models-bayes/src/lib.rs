@@ -179,3 +179,8 @@ mod tests {
         assert!(nbn.build_checked(&ParamValues::parse(["alpha=0"]).unwrap()).is_ok());
     }
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -185,3 +185,8 @@ mod tests {
         assert_eq!(KnnParams::from_values(&defaults).unwrap(), KnnParams::new());
     }
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -45,6 +45,8 @@
 //! assert!((scores[0] - 4.0).abs() < 1e-4 && scores[1].abs() < 1e-4);
 //! # Ok::<(), recs_core::RecsError>(())
 //! ```
+// docs.rs marks each item that a cargo feature gates with the feature it needs.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 // The crate's documentation describes every model; without `fits` some are not built.
 #![cfg_attr(not(feature = "fits"), allow(rustdoc::broken_intra_doc_links))]
@@ -80,3 +82,8 @@ pub use given::FactorModel;
 pub use lpca::{Lpca, LpcaFit, LpcaParams, LpcaReport};
 #[cfg(feature = "fits")]
 pub use puresvd::{PureSvd, PureSvdParams, SvdReport, SvdSolver};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -478,3 +478,8 @@ mod tests {
         assert_eq!(parsed, BprParams::DEFAULT_BIAS);
     }
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -42,3 +42,8 @@ pub use correct::{Correction, Estimator};
 pub use error::{Result, SampledError};
 pub use metric::RankMetric;
 pub use rank::{SampledRank, Sampling};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -68,3 +68,8 @@ pub use keys::{PROTOCOL_KEYS, ProtocolKey, protocol_keys, protocol_names};
 pub use protocol::{Amount, Generalization, Given, HistoryOrder, Protocol, SplitId, TimeCut};
 pub use sampled::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
 pub use split::{Split, SplitSummary};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

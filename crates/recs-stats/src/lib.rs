@@ -77,3 +77,8 @@ pub use paired::{
 };
 pub use randomised::{BootstrapTest, RandomisedTest, fisher_randomisation, paired_bootstrap};
 pub use tukey::{TukeyHsd, TukeyPair, randomised_tukey_hsd};
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -758,3 +758,8 @@ macro_rules! conformance_test {
         }
     };
 }
+
+// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
