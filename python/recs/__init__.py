@@ -28,6 +28,7 @@ __all__ = [
     "evaluate_factors",
     "evaluate_scorer",
     "compare",
+    "sampled_vs_exact",
     "curves",
     "Accumulator",
     "RecsError",
@@ -325,6 +326,14 @@ def _as_run(data: Any, what: str) -> Run:
     raise RecsError(f"{what} must be a recs.Run or a dict, not {type(data).__name__}")
 
 
+def _named_runs(runs: Union[Mapping[str, Any], Sequence[Any]]):
+    """``{name: run}`` or a sequence (named ``"0"``, ``"1"``, ...) as names and runs."""
+    if isinstance(runs, Mapping):
+        return [str(k) for k in runs.keys()], [_as_run(r, f"run {k}") for k, r in runs.items()]
+    run_list = [_as_run(r, f"run {i}") for i, r in enumerate(runs)]
+    return [str(i) for i in range(len(run_list))], run_list
+
+
 def _train(train: Any) -> Any:
     """Training events (a dict, a frame or a table of user and item) as a native run."""
     if train is None:
@@ -447,6 +456,80 @@ def evaluate(
     if details:
         return dict(report)
     return _metric_values(report)
+
+
+def sampled_vs_exact(
+    qrels: Any,
+    runs: Union[Mapping[str, Run], Sequence[Run]],
+    train: Any,
+    negatives: int = 100,
+    *,
+    by: str = "uniform",
+    seeds: int = 5,
+    seed: int = 0,
+    metrics: Union[str, Sequence[str]] = "auc,r@10,ndcg@10,ap",
+    corrections: Union[str, Sequence[str]] = "sampled,rank-estimate,minimal-bias,monotone,bv:0.1",
+    threshold: float = 1.0,
+) -> Dict[str, Any]:
+    """Sampled metrics against exact ones, side by side, as ``recs eval --sampled-vs-exact
+    N --json`` reports them (the same code, ``recs_sampled::versus``; the same dict).
+
+    Every relevant item (grade at least ``threshold``) of a user of ``qrels`` is an
+    instance. Its exact rank is among the user's full-catalog negatives (the catalog: the
+    items of ``qrels`` and ``train``, less the user's training events); its sampled rank is
+    among the ``negatives`` that each of ``seeds`` draws takes from them (``by``
+    ``"uniform"`` or ``"popularity"``; draw ``s`` uses seed ``seed + s``, so draw 0 is the
+    draw of ``candidates="sampled:N"`` with that seed). The user's other relevant items
+    are in neither list.
+
+    - ``runs``: ``{name: run}`` (a ``Run`` or a dict), or a sequence named ``"0"``, ...;
+      each must score the user's full-catalog candidates.
+    - ``metrics``: metrics of one relevant item's rank: ``auc``, ``r@K`` (``hit@K``),
+      ``p@K``, ``ap`` (``mrr``), ``ndcg``, ``ndcg@K``.
+    - ``corrections``: ``sampled`` (none), ``rank-estimate``, ``minimal-bias``,
+      ``monotone``, ``bv:γ`` (``docs/metrics.md``, "Sampled metrics").
+
+    Returns ``{"mode", "negatives", "sampling", "seeds", "metrics", "corrections",
+    "n_users", "n_instances", "n_catalog_sizes", "runs", "orders", "warnings"}``: per run
+    and metric the ``exact`` mean and per estimator ``per_seed``, ``mean``, ``sd`` (None
+    for one seed), ``error`` (mean − exact) and ``rmse``; with two runs or more, per metric
+    and estimator Kendall's τ against the exact order per seed (``kendall_tau``, and its
+    mean) and each pair's share of seeds that reverse it. Warnings are also issued as
+    ``RecsWarning``.
+
+    >>> q = Qrels({"u": {"a": 1}, "v": {"b": 1}})
+    >>> train = {"u": ["c"], "v": ["d"], "w": ["e", "f", "g", "h"]}
+    >>> def scores(relevant, known):  # the relevant item 4th of the 7 candidates
+    ...     rest = [i for i in "abcdefgh" if i not in (relevant, known)]
+    ...     return {i: float(len(rest) - k) for k, i in enumerate(rest[:3] + [relevant] + rest[3:])}
+    >>> run = Run({"u": scores("a", "c"), "v": scores("b", "d")})
+    >>> out = sampled_vs_exact(q, {"mid": run}, train, negatives=6, seeds=1, metrics="r@4")
+    >>> r4 = out["runs"][0]["metrics"]["r@4"]
+    >>> r4["exact"], r4["sampled"]["mean"]  # 6 negatives of 6 drawn: sampled is exact
+    (1.0, 1.0)
+    """
+    names, run_list = _named_runs(runs)
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise RecsError(f"two runs are named {name!r}: each run needs its own name")
+    native_train = _train(train)
+    if native_train is None:
+        raise RecsError("sampled_vs_exact needs train: the training events")
+    out = _recs.sampled_vs_exact(
+        _as_qrels(qrels)._native,
+        [r._native for r in run_list],
+        names,
+        native_train,
+        int(negatives),
+        by,
+        int(seed),
+        int(seeds),
+        _metric_list(metrics),
+        _metric_list(corrections),
+        float(threshold),
+    )
+    _warn(out)
+    return out
 
 
 def curves(
@@ -901,12 +984,7 @@ def compare(
     if tests is None:
         tests = "t,fisher"
     test_list = [t.strip() for t in tests.split(",")] if isinstance(tests, str) else [str(t) for t in tests]
-    if isinstance(runs, Mapping):
-        names = [str(k) for k in runs.keys()]
-        run_list = [_as_run(r, f"run {k}") for k, r in runs.items()]
-    else:
-        run_list = [_as_run(r, f"run {i}") for i, r in enumerate(runs)]
-        names = [str(i) for i in range(len(run_list))]
+    names, run_list = _named_runs(runs)
     if len(run_list) < 2:
         raise RecsError(f"compare needs at least two runs, found {len(run_list)}")
     for i, name in enumerate(names):

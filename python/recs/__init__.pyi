@@ -130,6 +130,20 @@ def compare(
     test: Optional[str] = ...,
 ) -> pd.DataFrame: ...
 
+def sampled_vs_exact(
+    qrels: Any,
+    runs: Union[Mapping[str, Union[Run, _Ids]], Sequence[Union[Run, _Ids]]],
+    train: Any,
+    negatives: int = ...,
+    *,
+    by: str = ...,
+    seeds: int = ...,
+    seed: int = ...,
+    metrics: _Metrics = ...,
+    corrections: Union[str, Sequence[str]] = ...,
+    threshold: float = ...,
+) -> Dict[str, Any]: ...
+
 class Accumulator:
     def __init__(
         self,

@@ -12,6 +12,7 @@
 //! path here panics on input.
 
 mod catalog;
+mod versus;
 
 use std::borrow::Cow;
 use std::path::PathBuf;
@@ -1401,6 +1402,7 @@ fn _recs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(evaluate, m)?)?;
     m.add_function(wrap_pyfunction!(curves, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(versus::sampled_vs_exact, m)?)?;
     m.add_function(wrap_pyfunction!(load_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(split, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::evaluate_factors, m)?)?;

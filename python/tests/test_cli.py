@@ -44,6 +44,17 @@ def cli(*args):
     return json.loads(out.stdout)
 
 
+def movielens_leave_one_out():
+    """MovieLens 100K, each user's last event held out: training events, held-out events
+    and each item's number of training events (skips without `RECS_DATA_DIR`)."""
+    if "RECS_DATA_DIR" not in os.environ:
+        pytest.skip("RECS_DATA_DIR is not set")
+    events = recs.datasets.load("ml-100k")
+    parts = recs.split(events, "leave-k-out", k=1, seed=0, timestamp_col="timestamp")
+    train, test = parts["train"], parts["test"]
+    return train, test, train.groupby("item").size()
+
+
 @pytest.mark.parametrize("candidates", ["qrels", "run"])
 @pytest.mark.parametrize("ties", ["expected", "item-ascending"])
 def test_python_gives_the_numbers_of_recs_eval(tmp_path, seed, candidates, ties):
@@ -107,12 +118,7 @@ def test_sampled_candidates_give_the_numbers_of_recs_eval(tmp_path, draw):
 
 
 def test_sampled_candidates_on_movielens_give_the_numbers_of_recs_eval(tmp_path):
-    if "RECS_DATA_DIR" not in os.environ:
-        pytest.skip("RECS_DATA_DIR is not set")
-    events = recs.datasets.load("ml-100k")
-    parts = recs.split(events, "leave-k-out", k=1, seed=0, timestamp_col="timestamp")
-    train, test = parts["train"], parts["test"]
-    popularity = train.groupby("item").size()
+    train, test, popularity = movielens_leave_one_out()
     users = test.user.unique()
     run_frame = pd.DataFrame({"user": np.repeat(users, len(popularity)), "item": np.tile(popularity.index.to_numpy(), len(users)), "score": np.tile(popularity.to_numpy().astype(float), len(users))})
     qrels_frame = test.assign(grade=1.0)[["user", "item", "grade"]]
@@ -162,3 +168,51 @@ def test_sampled_candidates_in_compare_and_curves_are_those_of_evaluate():
         assert row.mean_b == pytest.approx(recs.evaluate(q, runs[row.run_b], row.metric, **options)[row.metric], abs=1e-12)
     curve = recs.curves(q, runs["a"], **options)
     assert curve["roc"]["auc"] == pytest.approx(recs.evaluate(q, runs["a"], "roc", **options)["roc_auc"], abs=1e-12)
+
+
+def test_sampled_vs_exact_on_movielens_gives_the_dict_of_recs_eval(tmp_path):
+    """`recs.sampled_vs_exact` is `recs eval --sampled-vs-exact N --json`: the same
+    instances, draws, estimates, orders and keys, on MovieLens 100K (60 users' held-out
+    items against the whole catalog) with two runs and two seeds: every number equal."""
+    train, test, popularity = movielens_leave_one_out()
+    # 60 users: each catalog size (a user's number of negatives) needs its own estimators,
+    # which most of the time goes to.
+    users = test.user.unique()[:60]
+    test = test[test.user.isin(users)]
+    pairs = {"user": np.repeat(users, len(popularity)), "item": np.tile(popularity.index.to_numpy(), len(users))}
+    pop = pd.DataFrame({**pairs, "score": np.tile(popularity.to_numpy().astype(float), len(users))})
+    # Popularity with noise: a second order of the items, ties broken differently.
+    rng = np.random.default_rng(7)
+    noisy = pop.assign(score=np.round(pop.score + rng.normal(0, 20, len(pop))))
+    qrels_frame = test.assign(grade=1.0)[["user", "item", "grade"]]
+    write_train(tmp_path / "train.tsv", train)
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "pop.tsv", pop, "score")
+    write(tmp_path / "noisy.tsv", noisy, "score")
+    names = [str(tmp_path / "pop.tsv"), str(tmp_path / "noisy.tsv")]
+    expected = cli("--qrels", tmp_path / "q.tsv", "--train", tmp_path / "train.tsv", "--run", names[0], "--run", names[1], "--sampled-vs-exact", "100", "--seeds", "2", "--seed", "3")
+    runs = {names[0]: recs.Run.from_df(pop), names[1]: recs.Run.from_df(noisy)}
+    with pytest.warns(recs.RecsWarning):
+        ours = recs.sampled_vs_exact(recs.Qrels.from_df(qrels_frame), runs, train[["user", "item"]], 100, seeds=2, seed=3)
+    assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+    assert ours == expected
+    assert ours["n_instances"] == len(users) and ours["seeds"] == [3, 4]
+    ndcg = ours["orders"]["ndcg@10"]
+    assert set(ndcg) == {"sampled", "rank-estimate", "minimal-bias", "monotone", "bv:0.1"}
+
+
+def test_sampled_vs_exact_refuses_bad_arguments_with_the_reason():
+    q = recs.Qrels({"u": {"a": 1}})
+    run = {"u": {"a": 1.0, "b": 0.5}}
+    train = {"u": ["c"]}
+    for kwargs, message in [
+        ({"negatives": 0}, "negatives must be at least 1"),
+        ({"seeds": 0}, "seeds must be at least 1"),
+        ({"by": "often"}, "uniform"),
+        ({"metrics": "map"}, "not a metric of one relevant item's rank"),
+        ({"corrections": "bv:2"}, "corrections"),
+    ]:
+        with pytest.raises(recs.RecsError, match=message):
+            recs.sampled_vs_exact(q, {"r": run}, train, **kwargs)
+    with pytest.raises(recs.RecsError, match="needs train"):
+        recs.sampled_vs_exact(q, {"r": run}, None)

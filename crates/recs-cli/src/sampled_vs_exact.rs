@@ -18,7 +18,7 @@ use anyhow::Context;
 use recs_core::Judgments;
 use recs_metrics::io::{Candidates, Qrels, RunFormat, read_qrels, read_run, run_warnings};
 use recs_metrics::{Scored, score_key};
-use recs_sampled::versus::{EstimatorTable, UserLists, run_values, user_instances};
+use recs_sampled::versus::{EstimatorTable, UserLists, run_instances, run_values};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::{NegativeSampling, SampleBy};
 
@@ -118,39 +118,20 @@ fn user_lists(
     for row in qrels.judgments.iter() {
         let id = user_id(qrels, row.user)?;
         n_graded_known += catalog.user_row(qrels, row.user, id, &mut items, &mut grades);
-        let is_relevant = |p: usize| grades[p] >= request.threshold;
-        let (relevant, negatives): (Vec<u32>, Vec<u32>) =
-            (0..items.len() as u32).partition(|&p| is_relevant(p as usize));
-        let mut drawn = Vec::with_capacity(samplings.len());
-        for sampling in samplings {
-            let draw = catalog.draw(sampling, id, &items, &grades, request.threshold);
-            n_short += usize::from(draw.n_negatives < sampling.negatives);
-            // Both lists ascend: the drawn negatives' positions in the full row.
-            let mut positions = Vec::with_capacity(draw.n_negatives);
-            let mut at = 0;
-            for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
-                at += items[at..].partition_point(|&i| i < item);
-                if grade < request.threshold {
-                    positions.push(at as u32);
-                }
-            }
-            drawn.push(positions);
-        }
+        let draws: Vec<_> = samplings
+            .iter()
+            .map(|sampling| {
+                let draw = catalog.draw(sampling, id, &items, &grades, request.threshold);
+                n_short += usize::from(draw.n_negatives < sampling.negatives);
+                draw
+            })
+            .collect();
+        let draws: Vec<(&[u32], &[f32])> =
+            draws.iter().map(|d| (&d.items[..], &d.grades[..])).collect();
+        users.push(UserLists::from_rows(&items, &grades, request.threshold, &draws));
         builder.push_user(row.user, &items, &grades)?;
-        users.push(UserLists { relevant, negatives, drawn });
     }
-    let mut warnings = Vec::new();
-    if n_short > 0 {
-        let eligible = match samplings[0].by {
-            SampleBy::Uniform => "eligible items",
-            SampleBy::Popularity => "eligible items with training events",
-        };
-        warnings.push(format!(
-            "{n_short} draws (a user and a seed) found fewer than {} {eligible}, and took \
-             all there were",
-            samplings[0].negatives
-        ));
-    }
+    let mut warnings: Vec<String> = samplings[0].short_draws_warning(n_short).into_iter().collect();
     if n_graded_known > 0 {
         let (q, t) = (request.qrels.display().to_string(), request.train.display().to_string());
         warnings.push(graded_known_warning(n_graded_known, &q, &t));
@@ -176,24 +157,13 @@ pub(crate) fn run(request: &Request<'_>) -> anyhow::Result<()> {
         seeds.iter().map(|&seed| NegativeSampling { negatives, by, seed }).collect();
     let qrels = read_qrels(request.qrels)?;
     let Lists { full, users, mut warnings } = user_lists(request, &qrels, &samplings)?;
-    let usable = |u: &&UserLists| !u.relevant.is_empty() && u.is_usable();
-    let n_unusable: usize = users
-        .iter()
-        .filter(|u| !u.relevant.is_empty() && !u.is_usable())
-        .map(|u| u.relevant.len())
-        .sum();
-    if n_unusable > 0 {
-        warnings.push(format!(
-            "{n_unusable} relevant items are left out: their users have no negative to rank \
-             them against (in the catalog or, by popularity, in a draw)"
-        ));
-    }
+    warnings.extend(UserLists::left_out_warning(&users));
     let sizes = users
         .iter()
-        .filter(usable)
+        .filter(|u| u.has_instances())
         .flat_map(|u| u.drawn.iter().map(|d| (u.negatives.len() as u64 + 1, d.len() as u64)))
         .collect();
-    let n_users = users.iter().filter(usable).count();
+    let n_users = users.iter().filter(|u| u.has_instances()).count();
     anyhow::ensure!(
         n_users > 0,
         "{}: no relevant item (grade at least {}) of a user with negatives to rank it against",
@@ -209,14 +179,9 @@ pub(crate) fn run(request: &Request<'_>) -> anyhow::Result<()> {
         let name = path.display().to_string();
         warnings.extend(run_warnings(Candidates::Qrels, &run, 0, &qrels_name, &name));
         let scored = Scored::new(&full.judgments, &run.scores)?;
-        let (mut instances, mut keys) = (Vec::new(), Vec::new());
-        for (position, lists) in users.iter().enumerate() {
-            if usable(&lists) {
-                keys.clear();
-                keys.extend(scored.user(position).1.iter().map(|&s| score_key(s)));
-                user_instances(lists, &keys, &mut instances);
-            }
-        }
+        let instances = run_instances(&users, |position, keys| {
+            keys.extend(scored.user(position).1.iter().map(|&s| score_key(s)));
+        });
         n_instances = instances.len();
         let values = run_values(&instances, &table, &metrics, corrections.len(), seeds.len());
         reports.push(RunReport {

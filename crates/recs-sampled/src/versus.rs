@@ -31,5 +31,5 @@ mod orders;
 
 pub use corrected::{CorrectedEstimators, CorrectedMeans, CorrectedMetric, SampledUser};
 pub use estimates::{EstimatorTable, RunValues, estimated_value, exact_value, run_values};
-pub use instances::{Instance, Placement, UserLists, user_instances};
-pub use orders::{kendall_tau, reverses};
+pub use instances::{Instance, Placement, UserLists, run_instances, user_instances};
+pub use orders::{Orders, Spread, kendall_tau, orders, reverses, spread};

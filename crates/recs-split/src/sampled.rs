@@ -120,6 +120,30 @@ pub struct SampledCandidates {
 }
 
 impl NegativeSampling {
+    /// The warning about `n_short` draws (a user and a seed) that found fewer than
+    /// `self.negatives` eligible items and took all there were; `None` when there are none.
+    ///
+    /// ```
+    /// use recs_split::{NegativeSampling, SampleBy};
+    /// let sampling = NegativeSampling { negatives: 100, by: SampleBy::Popularity, seed: 0 };
+    /// let warning = sampling.short_draws_warning(3).unwrap();
+    /// assert!(warning.starts_with("3 draws") && warning.contains("with training events"));
+    /// assert_eq!(sampling.short_draws_warning(0), None);
+    /// ```
+    pub fn short_draws_warning(&self, n_short: usize) -> Option<String> {
+        let eligible = match self.by {
+            SampleBy::Uniform => "eligible items",
+            SampleBy::Popularity => "eligible items with training events",
+        };
+        (n_short > 0).then(|| {
+            format!(
+                "{n_short} draws (a user and a seed) found fewer than {} {eligible}, and took \
+                 all there were",
+                self.negatives
+            )
+        })
+    }
+
     /// One user's sampled candidates: out of its full candidate list (`items`, ascending,
     /// with their `grades`), every item whose grade `is_relevant`, and `self.negatives`
     /// of the others (the *eligible* items) drawn without replacement from `user`'s own

@@ -2,7 +2,7 @@
 //! estimated value of each seed with their mean and standard deviation and the error;
 //! across runs, Kendall's τ and the reversed pairs. As JSON (`--json`) or a table.
 
-use recs_sampled::versus::{RunValues, kendall_tau, reverses};
+use recs_sampled::versus::{RunValues, orders, spread};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::SampleBy;
 use serde_json::{Map, Value, json};
@@ -27,62 +27,9 @@ pub(crate) struct RunReport {
     pub(crate) values: RunValues,
 }
 
-/// An estimator's values over the seeds against the exact value.
-struct Spread {
-    mean: f64,
-    /// The sample standard deviation over seeds; `None` for one seed.
-    sd: Option<f64>,
-    /// `mean − exact`.
-    error: f64,
-    /// `√(mean over seeds of (value − exact)²)`.
-    rmse: f64,
-}
-
-fn spread(per_seed: &[f64], exact: f64) -> Spread {
-    let k = per_seed.len() as f64;
-    let mean = per_seed.iter().sum::<f64>() / k;
-    let sd = (per_seed.len() > 1)
-        .then(|| (per_seed.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (k - 1.0)).sqrt());
-    let rmse = (per_seed.iter().map(|v| (v - exact).powi(2)).sum::<f64>() / k).sqrt();
-    Spread { mean, sd, error: mean - exact, rmse }
-}
-
-/// How one estimator orders the runs, for one metric.
-struct Orders {
-    /// Per seed.
-    tau: Vec<Option<f64>>,
-    /// The mean over the seeds where τ is defined.
-    tau_mean: Option<f64>,
-    /// Each pair of runs (by index) and the share of seeds that reverse its exact order
-    /// (`None` when the exact values tie).
-    reversed: Vec<(usize, usize, Option<f64>)>,
-}
-
-fn orders(runs: &[RunReport], correction: usize, metric: usize, n_seeds: usize) -> Orders {
-    let exact: Vec<f64> = runs.iter().map(|r| r.values.exact[metric]).collect();
-    let estimated = |run: &RunReport, seed: usize| run.values.estimated[correction][metric][seed];
-    let tau: Vec<Option<f64>> = (0..n_seeds)
-        .map(|seed| {
-            let y: Vec<f64> = runs.iter().map(|r| estimated(r, seed)).collect();
-            kendall_tau(&exact, &y)
-        })
-        .collect();
-    let defined: Vec<f64> = tau.iter().flatten().copied().collect();
-    let tau_mean =
-        (!defined.is_empty()).then(|| defined.iter().sum::<f64>() / defined.len() as f64);
-    let mut reversed = Vec::new();
-    for a in 0..runs.len() {
-        for b in a + 1..runs.len() {
-            let shares: Option<usize> = (0..n_seeds)
-                .map(|seed| {
-                    let pair = (estimated(&runs[a], seed), estimated(&runs[b], seed));
-                    reverses((exact[a], exact[b]), pair).map(usize::from)
-                })
-                .sum();
-            reversed.push((a, b, shares.map(|count| count as f64 / n_seeds as f64)));
-        }
-    }
-    Orders { tau, tau_mean, reversed }
+/// The values of each run, in order.
+fn values_of(runs: &[RunReport]) -> Vec<&RunValues> {
+    runs.iter().map(|r| &r.values).collect()
 }
 
 fn number(v: Option<f64>) -> Value {
@@ -142,7 +89,7 @@ pub(crate) fn to_json(setup: &Setup, runs: &[RunReport], warnings: &[String]) ->
         for (k, name) in metric_names.iter().enumerate() {
             let mut by_correction = Map::new();
             for (c, correction) in correction_names.iter().enumerate() {
-                let o = orders(runs, c, k, setup.seeds.len());
+                let o = orders(&values_of(runs), c, k, setup.seeds.len());
                 let reversed: Vec<Value> = o
                     .reversed
                     .iter()
@@ -237,7 +184,7 @@ pub(crate) fn to_table(setup: &Setup, runs: &[RunReport]) -> String {
         ));
         for (k, metric) in setup.metrics.iter().enumerate() {
             for (c, correction) in setup.corrections.iter().enumerate() {
-                let o = orders(runs, c, k, setup.seeds.len());
+                let o = orders(&values_of(runs), c, k, setup.seeds.len());
                 let pairs: Vec<String> = o
                     .reversed
                     .iter()
@@ -257,36 +204,4 @@ pub(crate) fn to_table(setup: &Setup, runs: &[RunReport]) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn spreads_over_seeds() {
-        let s = spread(&[0.3, 0.5], 0.2);
-        assert!((s.mean - 0.4).abs() < 1e-15);
-        assert!((s.sd.unwrap() - 0.02f64.sqrt()).abs() < 1e-15);
-        assert!((s.error - 0.2).abs() < 1e-15);
-        assert!((s.rmse - ((0.01 + 0.09) / 2.0f64).sqrt()).abs() < 1e-15);
-        assert_eq!(spread(&[0.3], 0.3).sd, None);
-    }
-
-    #[test]
-    fn orders_count_reversals_per_pair() {
-        // Three runs, exact a > b > c; seed 0 keeps the order, seed 1 swaps a and b.
-        let run = |name: &str, exact: f64, seeds: [f64; 2]| RunReport {
-            name: name.into(),
-            n_missing: 0,
-            n_ignored: 0,
-            values: RunValues { exact: vec![exact], estimated: vec![vec![seeds.to_vec()]] },
-        };
-        let runs =
-            [run("a", 0.3, [0.9, 0.7]), run("b", 0.2, [0.8, 0.8]), run("c", 0.1, [0.1, 0.1])];
-        let o = orders(&runs, 0, 0, 2);
-        assert_eq!(o.tau, [Some(1.0), Some(1.0 / 3.0)]);
-        assert!((o.tau_mean.unwrap() - 2.0 / 3.0).abs() < 1e-15);
-        assert_eq!(o.reversed, [(0, 1, Some(0.5)), (0, 2, Some(0.0)), (1, 2, Some(0.0))]);
-    }
 }

@@ -49,6 +49,58 @@ pub struct UserLists {
 }
 
 impl UserLists {
+    /// A user's lists from its full-catalog row (`items` ascending, graded by `grades`) and
+    /// each seed's draw from it (`(items, grades)`, ascending): items graded at least
+    /// `threshold` are relevant, the rest negatives, and a draw's negatives are found by
+    /// position in the row. A drawn item that is not in the row is skipped.
+    pub fn from_rows(
+        items: &[u32],
+        grades: &[f32],
+        threshold: f32,
+        draws: &[(&[u32], &[f32])],
+    ) -> UserLists {
+        let (relevant, negatives): (Vec<u32>, Vec<u32>) =
+            (0..items.len() as u32).partition(|&p| grades[p as usize] >= threshold);
+        let drawn = draws
+            .iter()
+            .map(|(drawn_items, drawn_grades)| {
+                // Both lists ascend, so one pass finds every position.
+                let mut positions = Vec::with_capacity(drawn_items.len());
+                let mut at = 0;
+                for (&item, &grade) in drawn_items.iter().zip(drawn_grades.iter()) {
+                    at += items[at..].partition_point(|&i| i < item);
+                    if grade < threshold && items.get(at) == Some(&item) {
+                        positions.push(at as u32);
+                    }
+                }
+                positions
+            })
+            .collect();
+        UserLists { relevant, negatives, drawn }
+    }
+
+    /// Whether the user has instances: a relevant item, and negatives to rank it among
+    /// ([`UserLists::is_usable`]).
+    pub fn has_instances(&self) -> bool {
+        !self.relevant.is_empty() && self.is_usable()
+    }
+
+    /// The warning about the relevant items of `users` that are left out because their
+    /// user has no negative to rank them against; `None` when there are none.
+    pub fn left_out_warning(users: &[UserLists]) -> Option<String> {
+        let n: usize = users
+            .iter()
+            .filter(|u| !u.relevant.is_empty() && !u.is_usable())
+            .map(|u| u.relevant.len())
+            .sum();
+        (n > 0).then(|| {
+            format!(
+                "{n} relevant items are left out: their users have no negative to rank them \
+                 against (in the catalog or, by popularity, in a draw)"
+            )
+        })
+    }
+
     /// Whether the user's items can be instances: it has a relevant item, and a negative
     /// in the catalog and in every draw (a rank among one item says nothing).
     pub fn is_usable(&self) -> bool {
@@ -86,9 +138,46 @@ pub fn user_instances(lists: &UserLists, keys: &[u32], out: &mut Vec<Instance>) 
     }
 }
 
+/// The instances of every user of `users` that has some ([`UserLists::has_instances`]),
+/// in order: `keys_of(position, keys)` appends the keys of the user at `position` (its
+/// full-catalog row's scores, as for [`user_instances`]) to the cleared `keys`.
+pub fn run_instances(
+    users: &[UserLists],
+    mut keys_of: impl FnMut(usize, &mut Vec<u32>),
+) -> Vec<Instance> {
+    let (mut instances, mut keys) = (Vec::new(), Vec::new());
+    for (position, lists) in users.iter().enumerate() {
+        if lists.has_instances() {
+            keys.clear();
+            keys_of(position, &mut keys);
+            user_instances(lists, &keys, &mut instances);
+        }
+    }
+    instances
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lists_from_rows_find_each_drawn_negative_by_position() {
+        // Row: items 2, 5, 7, 9, 11; item 5 relevant. Seed 0 drew 7 and 11 (with the
+        // relevant 5), seed 1 drew 2.
+        let items = [2, 5, 7, 9, 11];
+        let grades = [0.0, 1.0, 0.0, 0.0, 0.0];
+        let draws: [(&[u32], &[f32]); 2] =
+            [(&[5, 7, 11], &[1.0, 0.0, 0.0]), (&[2, 5], &[0.0, 1.0])];
+        let lists = UserLists::from_rows(&items, &grades, 1.0, &draws);
+        assert_eq!(lists.relevant, [1]);
+        assert_eq!(lists.negatives, [0, 2, 3, 4]);
+        assert_eq!(lists.drawn, [vec![2, 4], vec![0]]);
+        assert!(lists.is_usable() && lists.has_instances());
+        let lonely = UserLists::from_rows(&[5], &[1.0], 1.0, &[(&[5], &[1.0])]);
+        assert!(!lonely.has_instances());
+        let warning = UserLists::left_out_warning(&[lists, lonely]).unwrap();
+        assert!(warning.starts_with("1 relevant items are left out"), "{warning}");
+    }
 
     #[test]
     fn placements_count_higher_and_equal_scores_and_missing_ones_tie_last() {
