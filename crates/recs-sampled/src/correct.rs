@@ -146,6 +146,49 @@ impl Estimator {
         Estimator::several(metrics, sampled, correction, &vec![1.0 / n as f64; n])
     }
 
+    /// The estimators of several metrics under each of several corrections, with a
+    /// uniform prior, by correction then metric: the values [`Estimator::for_metrics`]
+    /// gives for each correction, bit for bit, with the system the least-squares
+    /// corrections share (the distribution of the sampled rank at every exact rank, most
+    /// of their cost) built once for all of them.
+    ///
+    /// ```
+    /// use recs_sampled::{Correction, Estimator, RankMetric, SampledRank, Sampling};
+    /// let sampled = SampledRank::new(300, 20, Sampling::WithoutReplacement)?;
+    /// let metrics = [RankMetric::Ap];
+    /// let corrections = [Correction::MinimalBias, Correction::BiasVariance { gamma: 0.1 }];
+    /// let all = Estimator::for_corrections(&metrics, sampled, &corrections)?;
+    /// assert_eq!(all[1], Estimator::for_metrics(&metrics, sampled, corrections[1])?);
+    /// # Ok::<(), recs_sampled::SampledError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`Estimator::with_prior`].
+    pub fn for_corrections(
+        metrics: &[RankMetric],
+        sampled: SampledRank,
+        corrections: &[Correction],
+    ) -> Result<Vec<Vec<Self>>> {
+        let n = sampled.n() as usize;
+        let prior = vec![1.0 / n as f64; n];
+        let mut design = None;
+        corrections
+            .iter()
+            .map(|&c| {
+                Estimator::several_with(metrics, sampled, c, &prior, &mut design).map_err(|e| {
+                    match e {
+                        SampledError::Numeric(text) => SampledError::Numeric(format!(
+                            "the {c} estimator for n = {}, m = {}: {text}",
+                            sampled.n(),
+                            sampled.m()
+                        )),
+                        other => other,
+                    }
+                })
+            })
+            .collect()
+    }
+
     /// The estimator of each of `metrics`, in order; every path goes through here, so
     /// one metric or many give the same values.
     fn several(
@@ -153,6 +196,18 @@ impl Estimator {
         sampled: SampledRank,
         correction: Correction,
         prior: &[f64],
+    ) -> Result<Vec<Self>> {
+        Estimator::several_with(metrics, sampled, correction, prior, &mut None)
+    }
+
+    /// [`Estimator::several`], with the least-squares system in `design` when it was built
+    /// before for the same sampling and prior (and built there when it was not).
+    fn several_with(
+        metrics: &[RankMetric],
+        sampled: SampledRank,
+        correction: Correction,
+        prior: &[f64],
+        design: &mut Option<Design>,
     ) -> Result<Vec<Self>> {
         let (n, m) = (sampled.n(), sampled.m());
         if prior.len() as u64 != n {
@@ -190,21 +245,21 @@ impl Estimator {
                 })
                 .collect(),
             Correction::MinimalBias => {
-                let design = Design::new(sampled, prior, total)?;
+                let design = Design::shared(design, sampled, prior, total)?;
                 let solver = PseudoInverse::new(design.weighted.as_ref())?;
                 metrics.iter().map(|&metric| solver.solve(&design.target(metric))).collect()
             }
             Correction::Monotone => {
-                let design = Design::new(sampled, prior, total)?;
-                let solver = Monotone::new(&design)?;
+                let design = Design::shared(design, sampled, prior, total)?;
+                let solver = Monotone::new(design)?;
                 metrics
                     .iter()
                     .map(|&metric| solver.solve(&design.target(metric)))
                     .collect::<Result<_>>()?
             }
             Correction::BiasVariance { gamma } => {
-                let design = Design::new(sampled, prior, total)?;
-                let solver = BiasVariance::new(&design, gamma)?;
+                let design = Design::shared(design, sampled, prior, total)?;
+                let solver = BiasVariance::new(design, gamma)?;
                 metrics.iter().map(|&metric| solver.solve(&design.target(metric))).collect()
             }
         };
@@ -301,6 +356,20 @@ impl Design {
             }
         }
         Ok(Design { n, ranks, weighted })
+    }
+
+    /// The design in `slot`, built there first when empty.
+    fn shared<'a>(
+        slot: &'a mut Option<Design>,
+        sampled: SampledRank,
+        prior: &[f64],
+        total: f64,
+    ) -> Result<&'a Design> {
+        let design = match slot.take() {
+            Some(design) => design,
+            None => Design::new(sampled, prior, total)?,
+        };
+        Ok(slot.insert(design))
     }
 
     /// The targets `√p(r) M(r; n)` of `metric`.

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 
 use super::instances::{Instance, Placement};
-use crate::{Correction, Estimator, RankMetric, Result, SampledError, SampledRank, Sampling};
+use crate::{Correction, Estimator, RankMetric, Result, SampledRank, Sampling};
 
 /// `M(r; others + 1)` averaged over the ranks `r` the item can take in its tie.
 pub fn exact_value(metric: RankMetric, p: Placement) -> f64 {
@@ -40,8 +40,10 @@ impl EstimatorTable {
     /// depend on the number of threads.
     ///
     /// # Errors
-    /// [`SampledError::Invalid`] for a size the sampling cannot have (`m ≥ n`, `m = 0`),
-    /// and a failed solve as [`SampledError::Numeric`], naming the correction and size.
+    /// [`SampledError::Invalid`](crate::SampledError::Invalid) for a size the sampling
+    /// cannot have (`m ≥ n`, `m = 0`), and a failed solve as
+    /// [`SampledError::Numeric`](crate::SampledError::Numeric), naming the correction and
+    /// size.
     pub fn build(
         sizes: BTreeSet<(u64, u64)>,
         metrics: &[RankMetric],
@@ -52,17 +54,7 @@ impl EstimatorTable {
             .par_iter()
             .map(|&(n, m)| -> Result<Vec<Vec<Estimator>>> {
                 let sampled = SampledRank::new(n, m, Sampling::WithoutReplacement)?;
-                corrections
-                    .iter()
-                    .map(|&c| {
-                        Estimator::for_metrics(metrics, sampled, c).map_err(|e| match e {
-                            SampledError::Numeric(text) => SampledError::Numeric(format!(
-                                "the {c} estimator for n = {n}, m = {m}: {text}"
-                            )),
-                            other => other,
-                        })
-                    })
-                    .collect()
+                Estimator::for_corrections(metrics, sampled, corrections)
             })
             .collect::<Result<_>>()?;
         Ok(EstimatorTable { by_size: sizes.into_iter().zip(built).collect() })
