@@ -24,7 +24,7 @@ mod toy;
 use anyhow::Result;
 use recs_bench::report::{Experiment, Report, Table};
 use recs_bench::{Extras, Figure, Line};
-use recs_sampled::{Correction, Sampling};
+use recs_sampled::{Correction, RankMetric, Sampling};
 use serde_json::{Value, json};
 
 pub(crate) use self::check::check;
@@ -318,14 +318,18 @@ pub(super) struct CorrectionRow {
 
 /// The expectations of every correction of `CORRECTIONS` under `draw`.
 fn corrections(draw: Draw) -> Result<Vec<CorrectionRow>> {
+    let parsed: Vec<Correction> =
+        CORRECTIONS.iter().map(|name| name.parse()).collect::<Result<_, _>>()?;
+    let metrics: Vec<RankMetric> = METRICS[1..].iter().map(|(_, metric)| *metric).collect();
+    let estimators = toy::estimators(&metrics, draw, &parsed)?;
     CORRECTIONS
         .iter()
-        .map(|&name| {
-            let correction: Correction = name.parse()?;
+        .zip(estimators)
+        .map(|(&name, by_metric)| {
             let mut expected: [Vec<f64>; 3] = Default::default();
             let mut spread: [Vec<f64>; 3] = Default::default();
-            for (k, (_, metric)) in METRICS[1..].iter().enumerate() {
-                let values = toy::corrected(&toy::estimator(*metric, draw, correction)?)?;
+            for (k, estimator) in by_metric.iter().enumerate() {
+                let values = toy::corrected(estimator)?;
                 expected[k] = values.iter().map(|v| v.0).collect();
                 spread[k] = values.iter().map(|v| v.1).collect();
             }

@@ -4,6 +4,7 @@
 //! random draw enters, so the same ranks give the same numbers on any machine.
 
 use anyhow::Result;
+use rayon::prelude::*;
 use recs_sampled::{Correction, Estimator, RankMetric, SampledRank, Sampling};
 
 /// The catalog of the toy example.
@@ -81,17 +82,28 @@ pub(super) fn exact(metric: RankMetric, ranks: &[u64]) -> f64 {
 /// A recommender's expected sampled value of each metric of `METRICS` under `draw`, and
 /// the standard deviation of its mean over the five instances (what a table's ± over
 /// repeated samples estimates). One distribution per instance serves every metric.
+#[cfg(test)]
 pub(super) fn expected(draw: Draw, ranks: &[u64]) -> Result<[(f64, f64); 4]> {
-    let law = draw.law()?;
+    expected_with(draw, &sampled_values(draw), ranks)
+}
+
+/// Each metric of `METRICS` at every sampled rank `1..=m + 1` of `draw`: what
+/// [`expected`] weighs, the same for every exact rank and recommender.
+fn sampled_values(draw: Draw) -> [Vec<f64>; 4] {
     let size = draw.m + 1;
+    METRICS.map(|(_, metric)| (1..=size).map(|j| metric.value(j, size)).collect())
+}
+
+/// [`expected`] with the metrics' values at each sampled rank given (`sampled_values`).
+fn expected_with(draw: Draw, values: &[Vec<f64>; 4], ranks: &[u64]) -> Result<[(f64, f64); 4]> {
+    let law = draw.law()?;
     let mut means = [0.0f64; 4];
     let mut variances = [0.0f64; 4];
     for &r in ranks {
         let p = law.distribution(r)?;
-        for (k, (_, metric)) in METRICS.iter().enumerate() {
+        for (k, values) in values.iter().enumerate() {
             let (mut first, mut second) = (0.0f64, 0.0f64);
-            for (j, pj) in p.iter().enumerate() {
-                let v = metric.value(j as u64 + 1, size);
+            for (pj, &v) in p.iter().zip(values) {
                 first += pj * v;
                 second += pj * v * v;
             }
@@ -105,13 +117,15 @@ pub(super) fn expected(draw: Draw, ranks: &[u64]) -> Result<[(f64, f64); 4]> {
 
 /// Each recommender's expected sampled metrics under `draw`, in `RECOMMENDERS` order.
 pub(super) fn expected_all(draw: Draw) -> Result<Vec<[(f64, f64); 4]>> {
-    RECOMMENDERS.iter().map(|rec| expected(draw, &rec.ranks)).collect()
+    let values = sampled_values(draw);
+    RECOMMENDERS.iter().map(|rec| expected_with(draw, &values, &rec.ranks)).collect()
 }
 
 /// The expected sampled value of every metric for every recommender at each `m` of `ms`
 /// (drawn by `sampling`): `[m][recommender][metric]`.
 pub(super) fn sweep(ms: &[u64], sampling: Sampling) -> Result<Vec<Vec<[f64; 4]>>> {
-    ms.iter()
+    // Each m on its own, collected in order: the same values at any thread count.
+    ms.par_iter()
         .map(|&m| {
             let all = expected_all(Draw { m, sampling })?;
             Ok(all.iter().map(|values| values.map(|(mean, _)| mean)).collect())
@@ -214,14 +228,14 @@ pub(super) fn corrected(estimator: &Estimator) -> Result<Vec<(f64, f64)>> {
         .collect()
 }
 
-/// The estimator of `metric` under `correction` for `draw` (uniform prior over exact
-/// ranks).
-pub(super) fn estimator(
-    metric: RankMetric,
+/// The estimators of `metrics` under each of `corrections` for `draw` (uniform prior over
+/// exact ranks), by correction then metric; the least-squares ones share their system.
+pub(super) fn estimators(
+    metrics: &[RankMetric],
     draw: Draw,
-    correction: Correction,
-) -> Result<Estimator> {
-    Ok(Estimator::new(metric, draw.law()?, correction)?)
+    corrections: &[Correction],
+) -> Result<Vec<Vec<Estimator>>> {
+    Ok(Estimator::for_corrections(metrics, draw.law()?, corrections)?)
 }
 
 /// The value of the estimator that ignores the sampled rank: the prior mean of the metric
