@@ -14,6 +14,7 @@
 use std::collections::BTreeSet;
 
 use anyhow::{Context, Result};
+use rayon::prelude::*;
 use recs_core::{DuplicatePolicy, Event, Interactions, ParamValues, TrainData};
 use recs_metrics::score_key;
 use recs_sampled::versus::{EstimatorTable, Instance, RunValues, UserLists, run_values};
@@ -266,46 +267,63 @@ pub(super) fn run(
                 seed: seed + 1 + rep * n_draws as u64 + s,
             })
             .collect();
-        // One user at a time: its draws are dropped once every model's instances are
-        // taken (on MS Web, every draw of every user at once would hold gigabytes).
+        // Users in parallel, each on its own and collected in order, so the instances (and
+        // every sum over them) are those of one thread. A user's draws are dropped once
+        // every model's instances are taken (on MS Web, every draw of every user at once
+        // would hold gigabytes).
+        let per_user: Vec<(usize, Vec<Vec<Instance>>)> = users
+            .par_iter()
+            .enumerate()
+            .map(|(position, row)| -> Result<(usize, Vec<Vec<Instance>>)> {
+                let (relevant, negatives): (Vec<u32>, Vec<u32>) =
+                    (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
+                let mut short = 0;
+                let mut drawn = Vec::with_capacity(samplings.len());
+                for sampling in &samplings {
+                    let draw = sampling.sample(
+                        SampledUser::Index(row.user),
+                        row.items,
+                        row.grades,
+                        is_relevant,
+                        &[],
+                    );
+                    short += usize::from(draw.n_negatives < m);
+                    // The drawn negatives' positions in the user's full row (both ascend).
+                    let mut positions = Vec::with_capacity(draw.n_negatives);
+                    let mut at = 0;
+                    for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
+                        at += row.items[at..].partition_point(|&i| i < item);
+                        if !is_relevant(grade) {
+                            positions.push(at as u32);
+                        }
+                    }
+                    drawn.push(positions);
+                }
+                let lists = UserLists { relevant, negatives, drawn };
+                let mut out = vec![Vec::new(); models.len()];
+                let slots = fitted.iter().zip(&fixed).zip(&mut out).enumerate();
+                for (j, ((model, kept), out)) in slots {
+                    match (model, kept) {
+                        (Some(model), _) => {
+                            let keys = keys_of(&**model, row.user, row.items)?;
+                            recs_sampled::versus::user_instances(&lists, &keys, out);
+                        }
+                        (None, Some(kept)) => {
+                            recs_sampled::versus::user_instances(&lists, &kept[position], out);
+                        }
+                        (None, None) => {
+                            anyhow::bail!("{}: neither fitted nor kept", models[j].label)
+                        }
+                    }
+                }
+                Ok((short, out))
+            })
+            .collect::<Result<_>>()?;
         let mut instances: Vec<Vec<Instance>> = vec![Vec::new(); models.len()];
-        for (position, row) in users.iter().enumerate() {
-            let (relevant, negatives): (Vec<u32>, Vec<u32>) =
-                (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
-            let mut drawn = Vec::with_capacity(samplings.len());
-            for sampling in &samplings {
-                let draw = sampling.sample(
-                    SampledUser::Index(row.user),
-                    row.items,
-                    row.grades,
-                    is_relevant,
-                    &[],
-                );
-                n_short += usize::from(draw.n_negatives < m);
-                // The drawn negatives' positions in the user's full row (both ascend).
-                let mut positions = Vec::with_capacity(draw.n_negatives);
-                let mut at = 0;
-                for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
-                    at += row.items[at..].partition_point(|&i| i < item);
-                    if !is_relevant(grade) {
-                        positions.push(at as u32);
-                    }
-                }
-                drawn.push(positions);
-            }
-            let lists = UserLists { relevant, negatives, drawn };
-            let slots = fitted.iter().zip(&fixed).zip(&mut instances).enumerate();
-            for (j, ((model, kept), out)) in slots {
-                match (model, kept) {
-                    (Some(model), _) => {
-                        let keys = keys_of(&**model, row.user, row.items)?;
-                        recs_sampled::versus::user_instances(&lists, &keys, out);
-                    }
-                    (None, Some(kept)) => {
-                        recs_sampled::versus::user_instances(&lists, &kept[position], out);
-                    }
-                    (None, None) => anyhow::bail!("{}: neither fitted nor kept", models[j].label),
-                }
+        for (short, out) in per_user {
+            n_short += short;
+            for (all, mine) in instances.iter_mut().zip(out) {
+                all.extend(mine);
             }
         }
         n_instances = instances[0].len();
