@@ -245,8 +245,9 @@ pub(super) fn run(
                 return Ok(None);
             }
             let fitted = fit(model, seed)?;
+            // Each user scored on its own, collected in order.
             let keys = users
-                .iter()
+                .par_iter()
                 .map(|row| keys_of(&*fitted, row.user, row.items))
                 .collect::<Result<_>>()?;
             Ok(Some(keys))
