@@ -88,13 +88,14 @@ pub(super) fn expected(draw: Draw, ranks: &[u64]) -> Result<[(f64, f64); 4]> {
 }
 
 /// Each metric of `METRICS` at every sampled rank `1..=m + 1` of `draw`: what
-/// [`expected`] weighs, the same for every exact rank and recommender.
+/// the expected sampled metrics weigh, the same for every exact rank and recommender.
 fn sampled_values(draw: Draw) -> [Vec<f64>; 4] {
     let size = draw.m + 1;
     METRICS.map(|(_, metric)| (1..=size).map(|j| metric.value(j, size)).collect())
 }
 
-/// [`expected`] with the metrics' values at each sampled rank given (`sampled_values`).
+/// A recommender's expected sampled metrics and their spread (as `expected`), with the
+/// metrics' values at each sampled rank given (`sampled_values`).
 fn expected_with(draw: Draw, values: &[Vec<f64>; 4], ranks: &[u64]) -> Result<[(f64, f64); 4]> {
     let law = draw.law()?;
     let mut means = [0.0f64; 4];
