@@ -74,7 +74,7 @@ fn user_lists(
                 .collect();
             let draws: Vec<(&[u32], &[f32])> =
                 draws.iter().map(|d| (&d.items[..], &d.grades[..])).collect();
-            users.push(UserLists::from_rows(items, grades, threshold, &draws));
+            users.push(UserLists::from_rows(items, grades, |g| g >= threshold, &draws));
             builder.push_user(user, items, grades)?;
             Ok(())
         })

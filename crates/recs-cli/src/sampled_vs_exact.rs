@@ -128,7 +128,7 @@ fn user_lists(
             .collect();
         let draws: Vec<(&[u32], &[f32])> =
             draws.iter().map(|d| (&d.items[..], &d.grades[..])).collect();
-        users.push(UserLists::from_rows(&items, &grades, request.threshold, &draws));
+        users.push(UserLists::from_rows(&items, &grades, |g| g >= request.threshold, &draws));
         builder.push_user(row.user, &items, &grades)?;
     }
     let mut warnings: Vec<String> = samplings[0].short_draws_warning(n_short).into_iter().collect();

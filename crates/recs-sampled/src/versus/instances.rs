@@ -50,17 +50,17 @@ pub struct UserLists {
 
 impl UserLists {
     /// A user's lists from its full-catalog row (`items` ascending, graded by `grades`) and
-    /// each seed's draw from it (`(items, grades)`, ascending): items graded at least
-    /// `threshold` are relevant, the rest negatives, and a draw's negatives are found by
+    /// each seed's draw from it (`(items, grades)`, ascending): items whose grade
+    /// `is_relevant` are relevant, the rest negatives, and a draw's negatives are found by
     /// position in the row. A drawn item that is not in the row is skipped.
     pub fn from_rows(
         items: &[u32],
         grades: &[f32],
-        threshold: f32,
+        is_relevant: impl Fn(f32) -> bool,
         draws: &[(&[u32], &[f32])],
     ) -> UserLists {
         let (relevant, negatives): (Vec<u32>, Vec<u32>) =
-            (0..items.len() as u32).partition(|&p| grades[p as usize] >= threshold);
+            (0..items.len() as u32).partition(|&p| is_relevant(grades[p as usize]));
         let drawn = draws
             .iter()
             .map(|(drawn_items, drawn_grades)| {
@@ -69,7 +69,7 @@ impl UserLists {
                 let mut at = 0;
                 for (&item, &grade) in drawn_items.iter().zip(drawn_grades.iter()) {
                     at += items[at..].partition_point(|&i| i < item);
-                    if grade < threshold && items.get(at) == Some(&item) {
+                    if !is_relevant(grade) && items.get(at) == Some(&item) {
                         positions.push(at as u32);
                     }
                 }
@@ -168,12 +168,12 @@ mod tests {
         let grades = [0.0, 1.0, 0.0, 0.0, 0.0];
         let draws: [(&[u32], &[f32]); 2] =
             [(&[5, 7, 11], &[1.0, 0.0, 0.0]), (&[2, 5], &[0.0, 1.0])];
-        let lists = UserLists::from_rows(&items, &grades, 1.0, &draws);
+        let lists = UserLists::from_rows(&items, &grades, |g| g >= 1.0, &draws);
         assert_eq!(lists.relevant, [1]);
         assert_eq!(lists.negatives, [0, 2, 3, 4]);
         assert_eq!(lists.drawn, [vec![2, 4], vec![0]]);
         assert!(lists.is_usable() && lists.has_instances());
-        let lonely = UserLists::from_rows(&[5], &[1.0], 1.0, &[(&[5], &[1.0])]);
+        let lonely = UserLists::from_rows(&[5], &[1.0], |g| g >= 1.0, &[(&[5], &[1.0])]);
         assert!(!lonely.has_instances());
         let warning = UserLists::left_out_warning(&[lists, lonely]).unwrap();
         assert!(warning.starts_with("1 relevant items are left out"), "{warning}");

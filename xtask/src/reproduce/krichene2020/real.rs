@@ -276,31 +276,22 @@ pub(super) fn run(
             .par_iter()
             .enumerate()
             .map(|(position, row)| -> Result<(usize, Vec<Vec<Instance>>)> {
-                let (relevant, negatives): (Vec<u32>, Vec<u32>) =
-                    (0..row.items.len() as u32).partition(|&p| is_relevant(row.grades[p as usize]));
-                let mut short = 0;
-                let mut drawn = Vec::with_capacity(samplings.len());
-                for sampling in &samplings {
-                    let draw = sampling.sample(
-                        SampledUser::Index(row.user),
-                        row.items,
-                        row.grades,
-                        is_relevant,
-                        &[],
-                    );
-                    short += usize::from(draw.n_negatives < m);
-                    // The drawn negatives' positions in the user's full row (both ascend).
-                    let mut positions = Vec::with_capacity(draw.n_negatives);
-                    let mut at = 0;
-                    for (&item, &grade) in draw.items.iter().zip(&draw.grades) {
-                        at += row.items[at..].partition_point(|&i| i < item);
-                        if !is_relevant(grade) {
-                            positions.push(at as u32);
-                        }
-                    }
-                    drawn.push(positions);
-                }
-                let lists = UserLists { relevant, negatives, drawn };
+                let draws: Vec<_> = samplings
+                    .iter()
+                    .map(|sampling| {
+                        sampling.sample(
+                            SampledUser::Index(row.user),
+                            row.items,
+                            row.grades,
+                            is_relevant,
+                            &[],
+                        )
+                    })
+                    .collect();
+                let short = draws.iter().filter(|d| d.n_negatives < m).count();
+                let draws: Vec<(&[u32], &[f32])> =
+                    draws.iter().map(|d| (&d.items[..], &d.grades[..])).collect();
+                let lists = UserLists::from_rows(row.items, row.grades, is_relevant, &draws);
                 let mut out = vec![Vec::new(); models.len()];
                 let slots = fitted.iter().zip(&fixed).zip(&mut out).enumerate();
                 for (j, ((model, kept), out)) in slots {
