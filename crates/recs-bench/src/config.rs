@@ -357,6 +357,11 @@ pub struct EvaluationConfig {
     /// by every thread (default 1024): more threads share it, they do not multiply it.
     #[serde(default = "default_memory_budget_mib")]
     pub memory_budget_mib: usize,
+    /// The popularity head of `aplt@N` and `aclt@N`: the fewest most popular training
+    /// items holding this share of the training events (default 0.5, cremonesi2008).
+    pub head_share: Option<f64>,
+    /// The popularity head as this many most popular training items instead.
+    pub head_items: Option<usize>,
 }
 
 fn default_memory_budget_mib() -> usize {
@@ -397,6 +402,8 @@ impl Default for EvaluationConfig {
             streaming: true,
             device: EvalDevice::Cpu,
             memory_budget_mib: default_memory_budget_mib(),
+            head_share: None,
+            head_items: None,
         }
     }
 }
@@ -825,6 +832,21 @@ impl Config {
                 "\"cpu\": this build has no GPU support (build recs with `--features cuda`)".into(),
             ));
         }
+        let head = match (evaluation.head_share, evaluation.head_items) {
+            (Some(_), Some(_)) => {
+                return Err(err(
+                    "evaluation.head_items",
+                    "absent when evaluation.head_share is given (one head rule)".into(),
+                ));
+            }
+            (Some(share), None) if !(share > 0.0 && share <= 1.0) => {
+                return Err(err("evaluation.head_share", "a share in (0, 1]".into()));
+            }
+            (Some(share), None) => recs_metrics::HeadRule::Share(share),
+            (None, Some(0)) => return Err(err("evaluation.head_items", "at least 1".into())),
+            (None, Some(n)) => recs_metrics::HeadRule::Items(n),
+            (None, None) => recs_metrics::HeadRule::default(),
+        };
         if evaluation.memory_budget_mib == 0 {
             return Err(err("evaluation.memory_budget_mib", "at least 1 (MiB)".into()));
         }
@@ -881,6 +903,7 @@ impl Config {
             },
             metrics,
             options: evaluation.options(),
+            head,
             max_fpr: evaluation.max_fpr,
             rating_errors: evaluation.rating_errors,
             user_groups: evaluation.user_groups.clone(),

@@ -255,6 +255,8 @@ pub struct Plan {
     pub(crate) mode: String,
     pub(crate) metrics: Vec<Metric>,
     pub(crate) options: Options,
+    /// The popularity head of `aplt@N` and `aclt@N`.
+    pub(crate) head: recs_metrics::HeadRule,
     pub(crate) max_fpr: f64,
     pub(crate) rating_errors: bool,
     pub(crate) user_groups: Vec<usize>,
@@ -436,13 +438,13 @@ impl Plan {
 
     /// True when a full-catalog split may be evaluated without listing its candidates:
     /// nothing needs every candidate's score (measures, saved scores, kept judgments,
-    /// coverage).
+    /// metrics that read the lists' items).
     pub(crate) fn can_stream(&self) -> bool {
         self.streaming
             && self.measures.is_empty()
             && !self.save_scores
             && !self.keep_judgments
-            && !self.metrics.iter().any(|m| matches!(m, Metric::Coverage(_)))
+            && !self.metrics.iter().any(|m| m.list_depth().is_some())
     }
 
     /// Whether the ROC or CROC curves are computed (and drawn).

@@ -88,9 +88,12 @@ pub(crate) struct Args {
     /// `qrels` otherwise].
     #[arg(long, value_name = "POLICY")]
     candidates: Option<Policy>,
-    /// With `--candidates catalog` or `sampled:N`: the training events.
+    /// The training events: the catalog of `--candidates catalog` and `sampled:N`, and the
+    /// items' popularity of the popularity metrics (arp@N, epc@N, miuf@N, ...).
     #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
+    #[command(flatten)]
+    head: crate::popularity::HeadArgs,
     /// A candidate is relevant when its grade is at least this.
     #[arg(long, default_value_t = 1.0)]
     rel_threshold: f32,
@@ -211,6 +214,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             format!("--baseline {name:?} is not a run; the runs are {}", names.join(", "))
         })?),
     };
+    let train = crate::popularity::training(&metrics, args.train.as_deref(), &args.head)?;
     let reading = Reading {
         qrels: &args.qrels,
         train: args.train.as_deref(),
@@ -218,6 +222,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         format: args.run_format,
         seed: args.seed,
         rel_threshold: args.rel_threshold,
+        train_for_popularity: train.is_some(),
     };
     let policy = common_policy(&reading, &args.runs)?;
     let options = policy.reading().options(args.rel_threshold, args.ties, args.zero);
@@ -228,6 +233,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         metrics: &metrics,
         options: &options,
         missing: args.missing,
+        train: train.as_ref().map(|t| (t, args.head.rule())),
     })?;
     let settings = Settings {
         tests: args.tests.iter().map(|&t| t.into()).collect(),

@@ -6,10 +6,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use recs_metrics::io::{Candidates, Run, RunFormat, read_qrels, write_points_csv};
+use recs_metrics::io::{Candidates, Qrels, Run, RunFormat, read_qrels, write_points_csv};
 use recs_metrics::{
-    Metric, Options, PerUser, Report, Scored, TieBreak, ZeroPolicy, bootstrap_interval, evaluate,
-    paired_t_test, per_user, roc1, roc2, t_interval, wilcoxon_signed_rank,
+    HeadRule, Metric, Options, PerUser, Popularity, Report, Scored, TieBreak, ZeroPolicy,
+    bootstrap_interval, evaluate_with, paired_t_test, per_user_with, roc1, roc2, t_interval,
+    wilcoxon_signed_rank,
 };
 use serde_json::{Map, Value, json};
 
@@ -101,10 +102,14 @@ pub(crate) struct Args {
     /// [default: `run` for a TREC run, `qrels` otherwise]
     #[arg(long, value_name = "POLICY")]
     candidates: Option<Policy>,
-    /// With `--candidates catalog` or `sampled:N`: the training events, `user item ...`
-    /// per line (delimiter and header found from the file; further columns ignored).
+    /// The training events, `user item ...` per line (delimiter and header found from the
+    /// file; further columns ignored): the catalog of `--candidates catalog` and
+    /// `sampled:N`, and the items' popularity of arp@N, aplt@N, aclt@N, epc@N, efd@N,
+    /// miuf@N, gini@N and entropy@N (docs/metrics.md, "Beyond accuracy").
     #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
+    #[command(flatten)]
+    head: crate::popularity::HeadArgs,
     /// Write the candidates evaluated (any policy) as `user<TAB>item` lines under a
     /// `user<TAB>item` header, sorted by user then item (ids in numeric order when all are
     /// integers, byte order otherwise), for `--candidates file:FILE` to read back.
@@ -266,6 +271,7 @@ impl Args {
             format: self.format,
             seed: self.seed,
             rel_threshold: self.rel_threshold,
+            train_for_popularity: false,
         }
     }
 }
@@ -434,11 +440,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.resamples == 0 {
         anyhow::bail!("--resamples must be at least 1");
     }
+    let streamed = args.run.is_empty() || args.engine == Engine::Datafusion;
+    if let Some(m) = metrics.iter().find(|m| m.needs_popularity()).filter(|_| streamed) {
+        anyhow::bail!(
+            "{m} reads each user's top-N list, which --user-factors and --engine datafusion \
+             do not keep; evaluate a run file in process"
+        );
+    }
     let Some(run_path) = args.run.first().cloned() else {
         refuse_corrected(&corrected, "--user-factors ranks the full catalog")?;
         return run_factors(&args, &metrics, &cremonesi);
     };
-    let reading = args.reading();
+    let train = crate::popularity::training(&metrics, args.train.as_deref(), &args.head)?;
+    let reading = Reading { train_for_popularity: train.is_some(), ..args.reading() };
     let policy = reading.policy(&run_path)?;
     match &policy {
         Policy::Sampled { by: SampleBy::Uniform, .. } => {}
@@ -469,7 +483,18 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let trec = policy.reading() == Candidates::Run;
     let options = policy.reading().options(args.rel_threshold, args.ties, args.zero);
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
-    let mut report = evaluate(&scored, &metrics, &options, args.max_fpr, args.curves.is_some())?;
+    let popularity_of = |qrels: &Qrels| -> anyhow::Result<Option<Popularity>> {
+        train.as_ref().map(|t| crate::popularity::of_qrels(t, qrels, args.head.rule())).transpose()
+    };
+    let popularity = popularity_of(qrels)?;
+    let mut report = evaluate_with(
+        &scored,
+        &metrics,
+        &options,
+        args.max_fpr,
+        args.curves.is_some(),
+        popularity.as_ref(),
+    )?;
     report.warnings.append(&mut extra_warnings);
     report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
     if !corrected.is_empty() {
@@ -482,11 +507,10 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let has_user_means = metrics.iter().any(Metric::is_user_mean);
     let wants_per_user = args.intervals || args.compare.is_some();
     if wants_per_user && !has_user_means {
-        report.warnings.push(
-            "--intervals and --compare apply to per-user means (p, r, f1, hit, ndcg, \
-             ndcg_exp, ap, map, mrr); none was asked for"
-                .into(),
-        );
+        report.warnings.push(format!(
+            "--intervals and --compare apply to per-user means ({}); none was asked for",
+            Metric::USER_MEANS
+        ));
     }
     // The per-user values `evaluate` computed for the means; nothing is ranked again.
     let values = if wants_per_user && has_user_means { report.per_user.take() } else { None };
@@ -516,14 +540,16 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 ));
             }
             let scored_other = Scored::new(&other_qrels.judgments, &other.scores)?;
-            let b = per_user(&scored_other, a.metrics(), &options)?;
+            let other_popularity = popularity_of(other_qrels)?;
+            let b = per_user_with(&scored_other, a.metrics(), &options, other_popularity.as_ref())?;
             Some((path.clone(), other, compare(a, &b, &mut report.warnings)))
         }
         _ => None,
     };
 
     write_curves(&args, &report)?;
-    print(&args, &report, &policy, &options, run.n_ignored, &intervals, comparison.as_ref())
+    let shown = Shown { policy: &policy, options: &options, popularity: popularity.as_ref() };
+    print(&args, &report, shown, run.n_ignored, &intervals, comparison.as_ref())
 }
 
 /// `--curves DIR`: the ROC and CROC curves of `report` as CSV.
@@ -584,22 +610,32 @@ fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyh
         _ => Vec::new(),
     };
     write_curves(args, &report)?;
-    print(args, &report, &catalog, &options, 0, &intervals, None)
+    let shown = Shown { policy: &catalog, options: &options, popularity: None };
+    print(args, &report, shown, 0, &intervals, None)
 }
 
 /// A comparison run's path, its scores and the per-metric comparisons.
 type Compared = (PathBuf, Run, Vec<Comparison>);
 
 /// Prints the warnings, then the report as JSON or a table.
+/// What the report is printed with besides its values: how the candidates were chosen and
+/// ranked, and the popularity the popularity metrics read.
+#[derive(Clone, Copy)]
+struct Shown<'a> {
+    policy: &'a Policy,
+    options: &'a Options,
+    popularity: Option<&'a Popularity>,
+}
+
 fn print(
     args: &Args,
     report: &Report,
-    policy: &Policy,
-    options: &Options,
+    shown: Shown<'_>,
     n_ignored: usize,
     intervals: &[Intervals],
     comparison: Option<&Compared>,
 ) -> anyhow::Result<()> {
+    let Shown { policy, options, popularity } = shown;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -623,6 +659,9 @@ fn print(
         map.insert("n_users_without_relevant".into(), json!(report.n_users_without_relevant));
         map.insert("n_missing".into(), json!(report.n_missing));
         map.insert("n_ignored".into(), json!(n_ignored));
+        if let Some(p) = popularity {
+            map.insert("popularity".into(), popularity_json(p));
+        }
         if args.intervals {
             map.insert("bootstrap_seed".into(), json!(args.seed));
             map.insert("bootstrap_resamples".into(), json!(args.resamples));
@@ -677,6 +716,9 @@ fn print(
         println!("{:<width$}  {}", "users", report.n_users);
         println!("{:<width$}  {}", "candidates", report.n_candidates);
         println!("{:<width$}  {}", "positives", report.n_positives);
+        if let Some(p) = popularity {
+            println!("{:<width$}  {}", "head", head_text(p));
+        }
         if let Some((path, _, rows)) = comparison {
             println!();
             let run = args.run.first().map_or(Path::new("-"), PathBuf::as_path);
@@ -698,6 +740,26 @@ fn print(
         }
     }
     Ok(())
+}
+
+/// The head and training users behind the popularity metrics, for `--json`.
+fn popularity_json(p: &Popularity) -> Value {
+    let rule = match p.rule() {
+        HeadRule::Share(share) => json!({ "share": share }),
+        HeadRule::Items(n) => json!({ "items": n }),
+        _ => Value::Null,
+    };
+    json!({ "head": rule, "n_head_items": p.n_head(), "n_train_users": p.n_users() })
+}
+
+/// The head in one line: its rule and how many of the qrels' items it holds.
+fn head_text(p: &Popularity) -> String {
+    let rule = match p.rule() {
+        HeadRule::Share(share) => format!("items holding {share} of the training events"),
+        HeadRule::Items(n) => format!("the {n} most popular training items"),
+        _ => "?".into(),
+    };
+    format!("{rule}: {} of the qrels' items ({} training users)", p.n_head(), p.n_users())
 }
 
 /// `--ballista URL`: the evaluation on a Ballista cluster.
@@ -785,5 +847,6 @@ fn run_on_datafusion(
         )?,
         Some(url) => on_ballista(url, args, run, metrics, options)?,
     };
-    print(args, &evaluated.report, policy, &options, evaluated.n_ignored, &[], None)
+    let shown = Shown { policy, options: &options, popularity: None };
+    print(args, &evaluated.report, shown, evaluated.n_ignored, &[], None)
 }

@@ -11,6 +11,7 @@ mod data;
 mod eval;
 mod factors;
 mod format;
+mod popularity;
 mod reading;
 mod run;
 mod sampled_vs_exact;

@@ -18,6 +18,9 @@ pub(crate) struct Reading<'a> {
     pub(crate) qrels: &'a Path,
     /// `--train`: the training events (`catalog` and `sampled:N` need them).
     pub(crate) train: Option<&'a Path>,
+    /// Whether `--train` is read for the popularity metrics (`arp@N`, ...) too, so any
+    /// policy takes it.
+    pub(crate) train_for_popularity: bool,
     /// `--candidates`, when given.
     pub(crate) candidates: Option<&'a Policy>,
     /// The run files' format.
@@ -73,8 +76,11 @@ impl Reading<'_> {
         qrels: Qrels,
         warnings: &mut Vec<String>,
     ) -> anyhow::Result<Built> {
-        if self.train.is_some() && !policy.uses_train() {
-            anyhow::bail!("--train is used by --candidates catalog and sampled:N, not {policy}");
+        if self.train.is_some() && !policy.uses_train() && !self.train_for_popularity {
+            anyhow::bail!(
+                "--train is used by --candidates catalog and sampled:N, not {policy}, and by the \
+                 popularity metrics (arp@N, epc@N, gini@N, ...), none of which is asked for"
+            );
         }
         let qrels_name = self.qrels.display().to_string();
         let listed = |qrels| Built { qrels, catalog_negatives: None, warnings: Vec::new() };

@@ -162,14 +162,17 @@ fn every_example_runs_and_meets_the_report_contract() {
             let models = saved_models(&out);
             assert!(!models.is_empty());
             for model in models {
-                let output = recs()
-                    .args(["eval", "--json", "--metrics", &metrics])
+                let mut eval = recs();
+                eval.args(["eval", "--json", "--metrics", &metrics])
                     .arg("--qrels")
                     .arg(out.join("scores/qrels.tsv"))
                     .arg("--run")
-                    .arg(out.join(format!("scores/{model}.tsv")))
-                    .output()
-                    .unwrap();
+                    .arg(out.join(format!("scores/{model}.tsv")));
+                // The training events the popularity metrics read, saved beside them.
+                if out.join("scores/train.tsv").exists() {
+                    eval.arg("--train").arg(out.join("scores/train.tsv"));
+                }
+                let output = eval.output().unwrap();
                 assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
                 let eval: Value = serde_json::from_slice(&output.stdout).unwrap();
                 for (key, value) in first_split_values(&report, &model) {
@@ -190,7 +193,7 @@ fn saved_models(out: &Path) -> Vec<String> {
     let mut models: Vec<String> = std::fs::read_dir(out.join("scores"))
         .unwrap()
         .map(|e| e.unwrap().path().file_stem().unwrap().to_str().unwrap().to_string())
-        .filter(|m| m != "qrels")
+        .filter(|m| m != "qrels" && m != "train")
         .collect();
     models.sort();
     models

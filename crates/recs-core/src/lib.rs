@@ -13,6 +13,8 @@
 //!   [`PredictRating`], [`ScoreNewItems`], [`FoldInUser`];
 //! - [`ModelEntry`]: how a model crate lists its models for the runner and the CLI;
 //! - seeds: [`DEFAULT_SEED`] and [`mix64`], the one mixer streams are derived with;
+//! - how unequally a total is spread: [`gini`] and [`shannon_entropy`] (item popularity in
+//!   `recs-data`, item exposure in `recs-metrics`);
 //! - one error type, [`RecsError`]. Nothing here panics on bad input;
 //! - [`columnar`]: Parquet and Arrow IPC files read by column name, for every reader that
 //!   takes them.
@@ -49,6 +51,7 @@ mod catalog;
 pub mod columnar;
 mod error;
 mod ids;
+mod inequality;
 mod interactions;
 mod judgments;
 mod model;
@@ -58,6 +61,7 @@ pub use attributes::ItemAttributes;
 pub use catalog::{ModelEntry, ParamSpec, ParamValues};
 pub use error::{RecsError, Result, check_index, check_len};
 pub use ids::IdMap;
+pub use inequality::{gini, shannon_entropy};
 pub use interactions::{DuplicatePolicy, Event, Interactions, RowsBuilder, UserRow};
 pub use judgments::{Judgments, JudgmentsBuilder, UserJudgments};
 pub use model::{

@@ -217,20 +217,12 @@ pub fn popularity_head(interactions: &Interactions, share: f64) -> Result<Head> 
     })
 }
 
-/// Gini coefficient of non-negative counts `x_1 ≤ … ≤ x_n` (sorted ascending):
-/// `G = (2 Σ_i i·x_i) / (n Σ_i x_i) − (n + 1) / n`, 0 for equal counts, `1 − 1/n` when one
-/// item holds everything; 0 when all counts are 0 or there are none.
+/// Gini coefficient of non-negative counts ([`recs_core::gini`] of the counts): 0 for
+/// equal counts, `1 − 1/n` when one item holds everything; 0 when all counts are 0 or
+/// there are none.
 pub fn gini(counts: &[u32]) -> f64 {
-    let n = counts.len();
-    let total: f64 = counts.iter().map(|&c| f64::from(c)).sum();
-    if n == 0 || total == 0.0 {
-        return 0.0;
-    }
-    let mut sorted = counts.to_vec();
-    sorted.sort_unstable();
-    let weighted: f64 =
-        sorted.iter().enumerate().map(|(i, &c)| (i + 1) as f64 * f64::from(c)).sum();
-    2.0 * weighted / (n as f64 * total) - (n as f64 + 1.0) / n as f64
+    let amounts: Vec<f64> = counts.iter().map(|&c| f64::from(c)).collect();
+    recs_core::gini(&amounts)
 }
 
 #[cfg(test)]

@@ -19,6 +19,10 @@
 //! - [`per_user`]: precision, recall, F1, hit rate, NDCG (linear and exponential gain),
 //!   AP, MAP, MRR, half-life utility and coverage, named by [`Metric`] (`p@10`, `map`,
 //!   ...); [`evaluate`] computes any list of metrics into a [`Report`].
+//! - [`per_user_with`] and [`evaluate_with`]: beyond accuracy, from the items' training
+//!   [`Popularity`]: average recommendation popularity, long-tail share and count, EPC and
+//!   EFD novelty (rank-discounted or flat), mean inverse user frequency, and the Gini index
+//!   and entropy of the items' exposure (`arp@10`, `epc@10`, `gini@10`, ...).
 //! - cremonesi2008's [`roc1`], [`roc2`] and [`withheld_ranks`]; [`rating_errors`]
 //!   (MAE, MSE, RMSE).
 //! - [`t_interval`], [`bootstrap_interval`], [`paired_t_test`],
@@ -59,9 +63,11 @@
 #![deny(missing_docs)]
 
 mod aggregate;
+mod beyond;
 mod cremonesi;
 mod croc;
 mod curve;
+mod discount;
 mod error;
 pub mod io;
 mod names;
@@ -77,6 +83,7 @@ pub use aggregate::{
     Interval, TestResult, bootstrap_interval, group_means, paired_t_test, t_interval,
     wilcoxon_signed_rank,
 };
+pub use beyond::{HeadRule, Popularity};
 pub use cremonesi::{
     Confusion, RatingErrors, Roc1Point, Roc2Point, WithheldRank, rating_errors, recall_from_ranks,
     roc1, roc2, top_n_confusion, top_n_confusions, withheld_ranks,
@@ -87,14 +94,14 @@ pub use croc::{
 };
 pub use curve::{Curve, partial_trapezoid, trapezoid};
 pub use error::{MetricsError, Result};
-pub use report::{Report, evaluate};
+pub use report::{Report, evaluate, evaluate_with};
 pub use roc::{
     RocAccumulator, RocSummary, TieBounds, omniscient_roc, random_roc, roc, roc_auc, roc_summary,
     roc_summary_of_groups, roc_tie_bounds, user_averaged_auc,
 };
 pub use scored::{Missing, Scored, TieBreak, score_key};
 pub use spec::Metric;
-pub use topn::{Options, PerUser, Summary, ZeroPolicy, per_user};
+pub use topn::{Options, PerUser, Summary, ZeroPolicy, per_user, per_user_with};
 
 // The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

@@ -1,12 +1,13 @@
 //! One call that computes a list of metrics into named values: what `recs eval` prints.
 
+use crate::beyond::Popularity;
 use crate::croc::croc;
 use crate::curve::Curve;
 use crate::error::Result;
 use crate::roc::{check_max_fpr, roc, roc_summary, user_averaged_auc};
 use crate::scored::{Missing, Scored};
 use crate::spec::Metric;
-use crate::topn::{Options, PerUser, per_user};
+use crate::topn::{Options, PerUser, per_user_with};
 
 /// Named metric values, counts and warnings.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +74,22 @@ pub fn evaluate(
     max_fpr: f64,
     keep_curves: bool,
 ) -> Result<Report> {
+    evaluate_with(scored, metrics, options, max_fpr, keep_curves, None)
+}
+
+/// [`evaluate`] with the items' training popularity, for the popularity, novelty and
+/// exposure metrics ([`Metric::needs_popularity`]; see [`crate::per_user_with`]).
+///
+/// # Errors
+/// As [`evaluate`] and [`crate::per_user_with`].
+pub fn evaluate_with(
+    scored: &Scored<'_>,
+    metrics: &[Metric],
+    options: &Options,
+    max_fpr: f64,
+    keep_curves: bool,
+    popularity: Option<&Popularity>,
+) -> Result<Report> {
     options.check()?;
     check_max_fpr(max_fpr)?;
     let judgments = scored.judgments();
@@ -99,7 +116,7 @@ pub fn evaluate(
     let values = if per_user_metrics.is_empty() {
         None
     } else {
-        Some(per_user(scored, &per_user_metrics, options)?)
+        Some(per_user_with(scored, &per_user_metrics, options, popularity)?)
     };
     let threshold = options.threshold;
     // The areas always come from the summary (exact integers, rounded once), so keeping
@@ -219,6 +236,7 @@ fn push_pair(report: &mut Report, auc_key: String, pauc_key: String, result: Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::topn::per_user;
     use recs_core::Judgments;
 
     #[test]

@@ -38,6 +38,30 @@ pub enum Metric {
     HalfLife(f64),
     /// Share of the catalog appearing in some user's top N (`coverage@N`).
     Coverage(usize),
+    /// Average recommendation popularity: the mean training popularity of the top N's
+    /// items (`arp@N`).
+    Arp(usize),
+    /// Average percentage of long-tail items in the top N (`aplt@N`).
+    Aplt(usize),
+    /// Average number of long-tail items in the top N (`aclt@N`).
+    Aclt(usize),
+    /// Expected popularity complement of the relevant items of the top N, rank-discounted
+    /// (`epc@N`).
+    Epc(usize),
+    /// Expected popularity complement without rank discount (`epc_flat@N`).
+    EpcFlat(usize),
+    /// Expected free discovery of the relevant items of the top N, rank-discounted
+    /// (`efd@N`).
+    Efd(usize),
+    /// Expected free discovery without rank discount (`efd_flat@N`).
+    EfdFlat(usize),
+    /// Mean inverse user frequency (self-information) of the top N's items (`miuf@N`).
+    Miuf(usize),
+    /// Gini index of the items' exposure over all users' top N (`gini@N`), pooled.
+    Gini(usize),
+    /// Shannon entropy (nats) of the items' exposure over all users' top N
+    /// (`entropy@N`), pooled.
+    Entropy(usize),
 }
 
 impl Metric {
@@ -51,9 +75,11 @@ impl Metric {
 
     /// Whether the metric is reported as the mean of per-user values, to which intervals
     /// and paired tests apply: `p@N`, `r@N`, `f1@N`, `hit@N`, `ndcg@K`, `ndcg_exp@K`,
-    /// `ap@K`, `map`, `mrr` ([`Metric::USER_MEANS`] names them). The others are pooled over users
-    /// (`roc`, `croc`, `half_life`, `coverage`) or have their own average (`user_auc`,
-    /// over users with both classes).
+    /// `ap@K`, `map`, `mrr`, and the popularity and novelty metrics `arp@N`, `aplt@N`,
+    /// `aclt@N`, `epc@N`, `epc_flat@N`, `efd@N`, `efd_flat@N`, `miuf@N`
+    /// ([`Metric::USER_MEANS`] names them). The others are pooled over users (`roc`,
+    /// `croc`, `half_life`, `coverage`, `gini`, `entropy`) or have their own average
+    /// (`user_auc`, over users with both classes).
     ///
     /// ```
     /// use recs_metrics::Metric;
@@ -72,12 +98,51 @@ impl Metric {
                 | Metric::Ap(_)
                 | Metric::Map
                 | Metric::Mrr
-        )
+        ) || (self.needs_popularity() && !self.is_exposure())
     }
 
     /// The metrics of [`Metric::is_user_mean`] by name, as help texts and refusals list
     /// them.
-    pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr";
+    pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr, arp, aplt, \
+         aclt, epc, epc_flat, efd, efd_flat, miuf";
+
+    /// Whether the metric needs the items' training popularity ([`crate::Popularity`]):
+    /// the popularity, novelty and exposure metrics but coverage.
+    ///
+    /// ```
+    /// use recs_metrics::Metric;
+    /// assert!(Metric::Arp(10).needs_popularity() && Metric::Gini(10).needs_popularity());
+    /// assert!(!Metric::Coverage(10).needs_popularity() && !Metric::Map.needs_popularity());
+    /// ```
+    pub fn needs_popularity(&self) -> bool {
+        self.list_depth().is_some() && !matches!(self, Metric::Coverage(_))
+    }
+
+    /// The depth of the top-N list the metric reads item by item (coverage and the
+    /// metrics of [`Metric::needs_popularity`]); `None` for the others, which need only
+    /// the ranks of the graded candidates.
+    pub fn list_depth(&self) -> Option<usize> {
+        match *self {
+            Metric::Coverage(k)
+            | Metric::Arp(k)
+            | Metric::Aplt(k)
+            | Metric::Aclt(k)
+            | Metric::Epc(k)
+            | Metric::EpcFlat(k)
+            | Metric::Efd(k)
+            | Metric::EfdFlat(k)
+            | Metric::Miuf(k)
+            | Metric::Gini(k)
+            | Metric::Entropy(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Whether the metric is pooled over every user's list (coverage, the exposure Gini
+    /// and entropy) rather than averaged over users.
+    pub fn is_exposure(&self) -> bool {
+        matches!(self, Metric::Coverage(_) | Metric::Gini(_) | Metric::Entropy(_))
+    }
 }
 
 impl FromStr for Metric {
@@ -107,6 +172,16 @@ impl FromStr for Metric {
             ("ndcg_exp", Some(_)) => Metric::NdcgExp(depth()?),
             ("ap", Some(_)) => Metric::Ap(depth()?),
             ("coverage", Some(_)) => Metric::Coverage(depth()?),
+            ("arp", Some(_)) => Metric::Arp(depth()?),
+            ("aplt", Some(_)) => Metric::Aplt(depth()?),
+            ("aclt", Some(_)) => Metric::Aclt(depth()?),
+            ("epc", Some(_)) => Metric::Epc(depth()?),
+            ("epc_flat", Some(_)) => Metric::EpcFlat(depth()?),
+            ("efd", Some(_)) => Metric::Efd(depth()?),
+            ("efd_flat", Some(_)) => Metric::EfdFlat(depth()?),
+            ("miuf", Some(_)) => Metric::Miuf(depth()?),
+            ("gini", Some(_)) => Metric::Gini(depth()?),
+            ("entropy", Some(_)) => Metric::Entropy(depth()?),
             ("half_life", a) => {
                 let alpha = match a {
                     None => 5.0,
@@ -139,6 +214,16 @@ impl fmt::Display for Metric {
             Metric::Mrr => write!(f, "mrr"),
             Metric::HalfLife(a) => write!(f, "half_life@{a}"),
             Metric::Coverage(k) => write!(f, "coverage@{k}"),
+            Metric::Arp(k) => write!(f, "arp@{k}"),
+            Metric::Aplt(k) => write!(f, "aplt@{k}"),
+            Metric::Aclt(k) => write!(f, "aclt@{k}"),
+            Metric::Epc(k) => write!(f, "epc@{k}"),
+            Metric::EpcFlat(k) => write!(f, "epc_flat@{k}"),
+            Metric::Efd(k) => write!(f, "efd@{k}"),
+            Metric::EfdFlat(k) => write!(f, "efd_flat@{k}"),
+            Metric::Miuf(k) => write!(f, "miuf@{k}"),
+            Metric::Gini(k) => write!(f, "gini@{k}"),
+            Metric::Entropy(k) => write!(f, "entropy@{k}"),
         }
     }
 }
@@ -149,8 +234,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc").unwrap();
-        assert_eq!(list.len(), 14);
+        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8").unwrap();
+        assert_eq!(list.len(), 24);
         for m in &list {
             assert_eq!(&m.to_string().parse::<Metric>().unwrap(), m);
         }
@@ -159,22 +244,50 @@ mod tests {
     }
 
     #[test]
-    fn per_user_means_are_the_ranking_metrics_of_one_user() {
+    fn per_user_means_are_the_metrics_of_one_users_list() {
         let all = Metric::parse_list(
-            "roc,croc,user_auc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2",
+            "roc,croc,user_auc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,arp@2,gini@2,miuf@3,entropy@3",
         )
         .unwrap();
         let means: Vec<String> =
             all.iter().filter(|m| m.is_user_mean()).map(Metric::to_string).collect();
         assert_eq!(
             means,
-            ["p@5", "r@10", "f1@3", "hit@1", "ndcg@10", "ndcg_exp@4", "ap@7", "map", "mrr"]
+            [
+                "p@5",
+                "r@10",
+                "f1@3",
+                "hit@1",
+                "ndcg@10",
+                "ndcg_exp@4",
+                "ap@7",
+                "map",
+                "mrr",
+                "arp@2",
+                "miuf@3"
+            ]
         );
+        // The names the refusals list are exactly these metrics' names.
+        let listed: Vec<&str> = Metric::USER_MEANS.split(", ").collect();
+        let popularity = Metric::parse_list(
+            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1",
+        )
+        .unwrap();
+        for m in all.iter().chain(&popularity).filter(|m| m.is_user_mean()) {
+            let name = m.to_string();
+            let name = name.split('@').next().unwrap().to_string();
+            assert!(listed.contains(&name.as_str()), "{name} missing from USER_MEANS");
+        }
+        let exposure: Vec<String> =
+            all.iter().filter(|m| m.is_exposure()).map(Metric::to_string).collect();
+        assert_eq!(exposure, ["coverage@2", "gini@2", "entropy@3"]);
     }
 
     #[test]
     fn bad_names_are_errors() {
-        for bad in ["p@0", "p@", "ndcg", "roc@3", "foo", "half_life@1", "half_life@x"] {
+        for bad in
+            ["p@0", "p@", "ndcg", "roc@3", "foo", "half_life@1", "half_life@x", "arp", "gini@0"]
+        {
             assert!(bad.parse::<Metric>().is_err(), "{bad}");
         }
     }

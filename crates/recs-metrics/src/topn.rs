@@ -1,5 +1,6 @@
 //! Per-user ranking metrics: precision, recall, F1, hit rate, NDCG, AP, MRR, half-life
-//! utility and catalog coverage — all as expected values under random tie order.
+//! utility, catalog coverage and the popularity, novelty and exposure of the lists
+//! ([`crate::beyond`]) — all as expected values under random tie order.
 //!
 //! Notation for one user: `n` candidates, `R` relevant ones (grade ≥ threshold), ranked
 //! by decreasing score into tie groups; a group starts after `a` candidates, holds `g`
@@ -9,6 +10,8 @@
 
 use rayon::prelude::*;
 
+use crate::beyond::{Listed, Novelty, Popularity, listed};
+use crate::discount::log_discount;
 use crate::error::{MetricsError, Result};
 use crate::names::named;
 use crate::scored::{Missing, Ranking, Scored, TieBreak, score_key};
@@ -115,8 +118,9 @@ pub struct PerUser {
     values: Vec<f64>,
     /// Per user, `(R_p, R_p^max)` of each half-life metric, in metric order.
     half_life: Vec<[f64; 2]>,
-    /// Expected coverage of each coverage metric, in metric order.
-    coverage: Vec<f64>,
+    /// The pooled value of each exposure metric (coverage, Gini, entropy), in metric
+    /// order.
+    exposure: Vec<f64>,
     n_without_relevant: usize,
 }
 
@@ -130,15 +134,15 @@ impl PartialEq for PerUser {
             && self.n_without_relevant == other.n_without_relevant
             && bits(self.values.iter()) == bits(other.values.iter())
             && bits(self.half_life.iter().flatten()) == bits(other.half_life.iter().flatten())
-            && bits(self.coverage.iter()) == bits(other.coverage.iter())
+            && bits(self.exposure.iter()) == bits(other.exposure.iter())
     }
 }
 
 /// Mean of one metric over users.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Summary {
-    /// The mean (or the pooled value for half-life utility and coverage); `None` when no
-    /// user counts.
+    /// The mean (or the pooled value for half-life utility, coverage and the exposure Gini
+    /// and entropy); `None` when no user counts.
     pub value: Option<f64>,
     /// Number of users in the mean.
     pub n_users: usize,
@@ -170,7 +174,8 @@ impl PerUser {
 
     /// The summary of metric column `column`: the mean over users in user order, except
     /// half-life utility, `100 · Σ_p R_p / Σ_p R_p^max` (Breese et al., as in schein2005
-    /// §7.3 eq. 12), and coverage, which is pooled.
+    /// §7.3 eq. 12), and coverage and the exposure Gini and entropy, which are pooled over
+    /// every user's list.
     pub fn summary(&self, column: usize) -> Summary {
         let metric = self.metrics[column];
         let m = self.metrics.len();
@@ -197,12 +202,9 @@ impl PerUser {
                     n_excluded: n - used,
                 }
             }
-            Metric::Coverage(_) => {
-                let slot = self.metrics[..column]
-                    .iter()
-                    .filter(|x| matches!(x, Metric::Coverage(_)))
-                    .count();
-                Summary { value: Some(self.coverage[slot]), n_users: n, n_excluded: 0 }
+            Metric::Coverage(_) | Metric::Gini(_) | Metric::Entropy(_) => {
+                let slot = self.metrics[..column].iter().filter(|x| x.is_exposure()).count();
+                Summary { value: Some(self.exposure[slot]), n_users: n, n_excluded: 0 }
             }
             _ => {
                 let (mut sum, mut used) = (0.0, 0);
@@ -228,7 +230,8 @@ impl PerUser {
 pub(crate) struct UserRow {
     pub(crate) values: Vec<f64>,
     pub(crate) half_life: Vec<[f64; 2]>,
-    /// Per coverage metric: items in the top N with their probability of being there.
+    /// Per exposure metric ([`Metric::is_exposure`]): the items in the top N with their
+    /// probability of being there.
     pub(crate) covered: Vec<Vec<(u32, f64)>>,
     pub(crate) without_relevant: bool,
 }
@@ -250,13 +253,63 @@ pub(crate) struct UserRow {
 /// ```
 ///
 /// # Errors
-/// [`MetricsError::InvalidArgument`] for invalid options.
+/// [`MetricsError::InvalidArgument`] for invalid options, or for a metric that needs the
+/// items' popularity ([`Metric::needs_popularity`]: use [`per_user_with`]).
 pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> Result<PerUser> {
+    per_user_with(scored, metrics, options, None)
+}
+
+/// [`per_user`] with the items' training popularity, which the popularity, novelty and
+/// exposure metrics (`arp@N`, `epc@N`, `gini@N`, ...) need.
+///
+/// ```
+/// use recs_core::Judgments;
+/// use recs_metrics::{HeadRule, Metric, Options, Popularity, Scored, per_user_with};
+/// let mut builder = Judgments::builder(1, 4);
+/// builder.push_user(0, &[0, 1, 2, 3], &[0.0, 1.0, 0.0, 1.0])?;
+/// let judgments = builder.build()?;
+/// let scored = Scored::new(&judgments, &[0.9, 0.8, 0.1, 0.0])?;
+/// // Items 0..4 have 4, 2, 1 and 1 training users out of 5.
+/// let popularity = Popularity::new(vec![4, 2, 1, 1], &[], 5, HeadRule::Items(1))?;
+/// let metrics = Metric::parse_list("arp@2,aplt@2")?;
+/// let values = per_user_with(&scored, &metrics, &Options::default(), Some(&popularity))?;
+/// // The top 2 are items 0 and 1: popularity (4 + 2) / 2; item 1 is in the long tail.
+/// assert_eq!(values.summary(0).value, Some(3.0));
+/// assert_eq!(values.summary(1).value, Some(0.5));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`per_user`]; a metric needs popularity and none is given, or the popularity
+/// describes another number of items than the judgments'.
+pub fn per_user_with(
+    scored: &Scored<'_>,
+    metrics: &[Metric],
+    options: &Options,
+    popularity: Option<&Popularity>,
+) -> Result<PerUser> {
     options.check()?;
-    let coverage_depth = metrics
-        .iter()
-        .filter_map(|m| if let Metric::Coverage(k) = m { Some(*k) } else { None })
-        .max();
+    let n_items = scored.judgments().n_items();
+    let novelty = match (popularity, metrics.iter().find(|m| m.needs_popularity())) {
+        (None, Some(m)) => {
+            return Err(MetricsError::InvalidArgument {
+                name: "metric",
+                value: m.to_string(),
+                expected: "a metric that does not need the items' training popularity, \
+                           or their popularity (the training events)",
+            });
+        }
+        (Some(p), _) if p.n_items() != n_items => {
+            return Err(MetricsError::InvalidArgument {
+                name: "popularity",
+                value: format!("{} items", p.n_items()),
+                expected: "the popularity of every item of the judgments",
+            });
+        }
+        (Some(p), Some(_)) => p.novelty(),
+        _ => Vec::new(),
+    };
+    let list_depth = metrics.iter().filter_map(Metric::list_depth).max();
     let exp_gains = metrics.iter().any(|m| matches!(m, Metric::NdcgExp(_)));
     let rows: Vec<UserRow> = (0..scored.n_users())
         .into_par_iter()
@@ -265,42 +318,62 @@ pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> R
             |work, position| {
                 let (user, scores) = scored.user(position);
                 let input = UserInput { items: user.items, grades: user.grades, scores };
-                user_row(work, input, metrics, options, coverage_depth)
+                let lists = Lists { depth: list_depth, novelty: &novelty };
+                user_row(work, input, metrics, options, lists)
             },
         )
         .collect();
-    let n_items = scored.judgments().n_items();
-    let n_coverage = metrics.iter().filter(|m| matches!(m, Metric::Coverage(_))).count();
-    let mut coverage = Vec::with_capacity(n_coverage);
-    for slot in 0..n_coverage {
+    let exposure = metrics
+        .iter()
+        .filter(|m| m.is_exposure())
+        .enumerate()
+        .map(|(slot, metric)| pooled_exposure(*metric, slot, &rows, n_items))
+        .collect();
+    Ok(PerUser::from_rows(metrics, scored.judgments().users().to_vec(), rows, exposure))
+}
+
+/// The pooled value of exposure metric `metric`, the `slot`-th of its kind, over every
+/// user's list, in user order.
+fn pooled_exposure(metric: Metric, slot: usize, rows: &[UserRow], n_items: usize) -> f64 {
+    if let Metric::Coverage(_) = metric {
         // Probability that no user's top N holds the item, multiplied in user order.
         let mut missed = vec![1.0f64; n_items];
-        for row in &rows {
+        for row in rows {
             for &(item, p) in &row.covered[slot] {
                 missed[item as usize] *= 1.0 - p;
             }
         }
         let expected: f64 = missed.iter().map(|m| 1.0 - m).sum();
-        coverage.push(if n_items == 0 { 0.0 } else { expected / n_items as f64 });
+        return if n_items == 0 { 0.0 } else { expected / n_items as f64 };
     }
-    Ok(PerUser::from_rows(metrics, scored.judgments().users().to_vec(), rows, coverage))
+    // Expected exposure: the number of lists holding the item, summed in user order.
+    let mut exposure = vec![0.0f64; n_items];
+    for row in rows {
+        for &(item, p) in &row.covered[slot] {
+            exposure[item as usize] += p;
+        }
+    }
+    match metric {
+        Metric::Gini(_) => recs_core::gini(&exposure),
+        _ => recs_core::shannon_entropy(&exposure),
+    }
 }
 
 impl PerUser {
-    /// The per-user values of `users` (ascending), one row each, with the expected
-    /// coverage of each coverage metric.
+    /// The per-user values of `users` (ascending), one row each, with the pooled value of
+    /// each exposure metric.
     pub(crate) fn from_rows(
         metrics: &[Metric],
         users: Vec<u32>,
         rows: Vec<UserRow>,
-        coverage: Vec<f64>,
+        exposure: Vec<f64>,
     ) -> PerUser {
         let mut out = PerUser {
             metrics: metrics.to_vec(),
             users,
             values: Vec::with_capacity(rows.len() * metrics.len()),
             half_life: Vec::new(),
-            coverage,
+            exposure,
             n_without_relevant: 0,
         };
         for row in rows {
@@ -352,8 +425,10 @@ impl Group {
 struct Work {
     /// Whether groups sum exponential gains (only `ndcg_exp` uses them).
     exp_gains: bool,
-    /// Ranking of the top candidates, for coverage.
+    /// Ranking of the top candidates, for the metrics that read the lists.
     ranking: Ranking,
+    /// The items of a user's top N, for the popularity metrics.
+    listed: Vec<Listed>,
     packed: Vec<u64>,
     /// The score part of `packed`, for counting under [`TieBreak::Expected`].
     rank_keys: Vec<u32>,
@@ -562,10 +637,6 @@ fn expected_discounted(
     total
 }
 
-fn log_discount(rank: usize) -> f64 {
-    1.0 / ((rank + 1) as f64).log2()
-}
-
 /// Expected `Σ_{relevant at rank r ≤ k} precision@r` (McSherry & Najork's tie-aware AP
 /// numerator): position `a + j` of a group is relevant with probability `s/g`, and then
 /// holds on average `t + 1 + (j − 1)(s − 1)/(g − 1)` relevant candidates at or above it.
@@ -621,12 +692,20 @@ fn ideal(gains: &mut [f64], k: usize, weight: impl Fn(usize) -> f64) -> f64 {
     gains[..k].iter().enumerate().map(|(i, g)| g * weight(i + 1)).sum()
 }
 
+/// What the list-reading metrics share across users: the depth to rank to, and each
+/// item's novelty values (empty when no metric needs them).
+#[derive(Debug, Clone, Copy)]
+struct Lists<'a> {
+    depth: Option<usize>,
+    novelty: &'a [Novelty],
+}
+
 fn user_row(
     work: &mut Work,
     input: UserInput<'_>,
     metrics: &[Metric],
     options: &Options,
-    coverage_depth: Option<usize>,
+    lists: Lists<'_>,
 ) -> UserRow {
     let mut ranked = std::mem::take(&mut work.ranked);
     ranked.unranked_positive.clear();
@@ -641,17 +720,18 @@ fn user_row(
     let graded = grades.iter().filter(|&&g| g > 0.0).count();
     let count = graded <= 4 + 2 * (usize::BITS - grades.len().leading_zeros()) as usize;
     graded_groups(work, grades, scores, options, count);
-    if coverage_depth.is_some() {
-        work.ranking.rank(scores, coverage_depth, options.ties);
+    if lists.depth.is_some() {
+        work.ranking.rank(scores, lists.depth, options.ties);
     }
-    let Work { ranking, groups, gains, positive, .. } = work;
+    let Work { ranking, groups, gains, positive, listed: listed_items, .. } = work;
     positive.clear();
     positive.extend(grades.iter().copied().filter(|&g| g > 0.0));
     positive.extend_from_slice(&ranked.unranked_positive);
     let shape = UserShape { n: grades.len(), positive_grades: positive };
     let mut row = row_from_groups(groups, gains, shape, metrics, options);
-    for &metric in metrics {
-        if let Metric::Coverage(k) = metric {
+    for (column, &metric) in metrics.iter().enumerate() {
+        let Some(k) = metric.list_depth() else { continue };
+        if metric.is_exposure() {
             let mut covered = Vec::new();
             for &(start, len) in &ranking.groups {
                 if start >= k {
@@ -664,10 +744,72 @@ fn user_row(
                 }
             }
             row.covered.push(covered);
+            continue;
+        }
+        listed(&ranking.order, &ranking.groups, k, listed_items);
+        let list = ListView { listed: listed_items, items, grades, n: scores.len() };
+        if let Some(value) = popularity_value(metric, k, list, lists.novelty, options) {
+            row.values[column] = value;
         }
     }
     work.ranked = ranked;
     row
+}
+
+/// One user's top-N list as the popularity metrics read it.
+#[derive(Debug, Clone, Copy)]
+struct ListView<'a> {
+    listed: &'a [Listed],
+    items: &'a [u32],
+    grades: &'a [f32],
+    /// Number of ranked candidates.
+    n: usize,
+}
+
+/// The value of popularity metric `metric` at depth `k` for one user's list; `None` keeps
+/// the value [`row_from_groups`] gave (EPC and EFD of a user without a relevant
+/// candidate, under the zero policy).
+fn popularity_value(
+    metric: Metric,
+    k: usize,
+    list: ListView<'_>,
+    novelty: &[Novelty],
+    options: &Options,
+) -> Option<f64> {
+    let length = k.min(list.n);
+    let of = |l: &Listed| &novelty[list.items[l.position as usize] as usize];
+    let relevant = |l: &Listed| list.grades[l.position as usize] >= options.threshold;
+    // Σ over the list of P(in list) · value(item), in rank order.
+    let expected = |value: &dyn Fn(&Novelty) -> f64| -> f64 {
+        list.listed.iter().map(|l| l.probability * value(of(l))).sum()
+    };
+    let mean = |value: &dyn Fn(&Novelty) -> f64| -> f64 {
+        if length == 0 { f64::NAN } else { expected(value) / length as f64 }
+    };
+    // EPC and EFD: Σ over the relevant items of the list of weight · novelty, over the
+    // list's total weight (Vargas & Castells 2011, `C = 1 / Σ disc`).
+    let relevance_weighted = |value: &dyn Fn(&Novelty) -> f64, discounted: bool| -> Option<f64> {
+        if !list.grades.iter().any(|&g| g >= options.threshold) {
+            return None;
+        }
+        let weight = |l: &Listed| if discounted { l.discount } else { l.probability };
+        let total: f64 =
+            if discounted { (1..=length).map(log_discount).sum() } else { length as f64 };
+        let sum: f64 =
+            list.listed.iter().filter(|l| relevant(l)).map(|l| weight(l) * value(of(l))).sum();
+        Some(if total > 0.0 { sum / total } else { 0.0 })
+    };
+    match metric {
+        Metric::Arp(_) => Some(mean(&|n| n.users)),
+        Metric::Aplt(_) => Some(mean(&|n| n.tail)),
+        Metric::Aclt(_) => Some(expected(&|n| n.tail)),
+        Metric::Miuf(_) => Some(mean(&|n| n.inverse_frequency)),
+        Metric::Epc(_) => relevance_weighted(&|n| n.complement, true),
+        Metric::EpcFlat(_) => relevance_weighted(&|n| n.complement, false),
+        Metric::Efd(_) => relevance_weighted(&|n| n.free_discovery, true),
+        Metric::EfdFlat(_) => relevance_weighted(&|n| n.free_discovery, false),
+        _ => None,
+    }
 }
 
 /// What the metrics need of a user besides its tie groups: its number of candidates and
@@ -766,7 +908,19 @@ pub(crate) fn row_from_groups(
                 Metric::Ap(k) => expected_ap_numerator(groups, k) / k.min(relevant) as f64,
                 Metric::Map => expected_ap_numerator(groups, usize::MAX) / relevant as f64,
                 Metric::Mrr => expected_reciprocal_rank(groups),
-                Metric::HalfLife(_) | Metric::Coverage(_) => f64::NAN,
+                // Read from the user's list by `user_row` (or pooled).
+                Metric::HalfLife(_)
+                | Metric::Coverage(_)
+                | Metric::Arp(_)
+                | Metric::Aplt(_)
+                | Metric::Aclt(_)
+                | Metric::Epc(_)
+                | Metric::EpcFlat(_)
+                | Metric::Efd(_)
+                | Metric::EfdFlat(_)
+                | Metric::Miuf(_)
+                | Metric::Gini(_)
+                | Metric::Entropy(_) => f64::NAN,
             };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {

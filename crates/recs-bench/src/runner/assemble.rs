@@ -27,6 +27,7 @@ pub(crate) fn experiment(
     let judgments = first.judgments.take();
     let references = first.references.take();
     let qrels = first.qrels.take();
+    let train = first.train.take();
     let results = results(plan, &mut splits, judgments);
     let comparison = super::compare::family(plan, &results)?;
     let view = View { plan, splits: &splits, results: &results };
@@ -92,6 +93,9 @@ pub(crate) fn experiment(
     let mut files = Vec::new();
     if let Some(qrels) = qrels {
         files.push(("scores/qrels.tsv".to_string(), qrels));
+        if let Some(train) = train {
+            files.push(("scores/train.tsv".to_string(), train));
+        }
         for (model, assessment) in plan.models.iter().zip(&mut splits[0].models) {
             if let Some(lines) = assessment.saved.take() {
                 files.push((format!("scores/{}.tsv", file_safe(&model.label)), lines));

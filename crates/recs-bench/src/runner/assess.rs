@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommender, TrainData};
-use recs_metrics::Scored;
+use recs_metrics::{Metric, Popularity, Scored};
 use recs_split::{Split, SplitId};
 
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
@@ -56,6 +56,9 @@ pub(crate) struct SplitResult {
     pub(crate) references: Option<References>,
     /// qrels lines of the first split, when saving scores.
     pub(crate) qrels: Option<String>,
+    /// Training events of the first split, when saving scores for popularity metrics
+    /// (the `--train` that `recs eval` needs to give the same numbers).
+    pub(crate) train: Option<String>,
     /// The first split's judgments, when the plan keeps them.
     pub(crate) judgments: Option<Judgments>,
 }
@@ -83,6 +86,12 @@ impl Context<'_> {
             Some(judgments) if first && plan.save_scores => Some(self.data.qrels_lines(judgments)?),
             _ => None,
         };
+        let train = match &qrels {
+            Some(_) if plan.metrics.iter().any(Metric::needs_popularity) => {
+                Some(self.data.train_lines(test.split.train())?)
+            }
+            _ => None,
+        };
         let shapes = test.candidates.shapes(threshold);
         let Judged { split, candidates, .. } = test;
         Ok(SplitResult {
@@ -95,6 +104,7 @@ impl Context<'_> {
             models,
             references,
             qrels,
+            train,
             judgments: match candidates {
                 Candidates::Listed(judgments) if first && plan.keep_judgments => Some(judgments),
                 _ => None,
@@ -215,12 +225,21 @@ impl Scoring<'_, '_> {
             Candidates::Listed(judgments) => {
                 let scores = self.score(model, fitted, judged, judgments)?;
                 let scored = Scored::new(judgments, &scores.scores)?;
-                let report = recs_metrics::evaluate(
+                // The popularity metrics read the items' popularity in this split's
+                // training events (same item indices as the judgments).
+                let popularity = plan
+                    .metrics
+                    .iter()
+                    .any(Metric::needs_popularity)
+                    .then(|| Popularity::of_interactions(judged.split.train(), plan.head))
+                    .transpose()?;
+                let report = recs_metrics::evaluate_with(
                     &scored,
                     &plan.metrics,
                     &plan.options,
                     plan.max_fpr,
                     keep_curves,
+                    popularity.as_ref(),
                 )?;
                 Ok((report, Some(scores)))
             }

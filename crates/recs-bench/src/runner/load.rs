@@ -114,6 +114,22 @@ impl Loaded {
         text("scores/qrels.tsv", |out| recs_metrics::io::write_qrels(out, judgments, users, items))
     }
 
+    /// The training events of a split as `user<TAB>item` lines under that header
+    /// (external ids), the `--train` of `recs eval` for the popularity metrics.
+    pub(crate) fn train_lines(&self, train: &recs_core::Interactions) -> Result<String> {
+        let (users, items) = (&self.dataset.users, &self.dataset.items);
+        text("scores/train.tsv", |out| {
+            use std::io::Write;
+            writeln!(out, "user\titem")?;
+            for event in train.events() {
+                let user = users.external(event.user).unwrap_or("?");
+                let item = items.external(event.item).unwrap_or("?");
+                writeln!(out, "{user}\t{item}")?;
+            }
+            Ok(())
+        })
+    }
+
     /// Scores as a run file (`user<TAB>item<TAB>score`, each score in its shortest
     /// round-trip form, so `recs eval` reads back the same bits).
     pub(crate) fn run_lines(

@@ -213,8 +213,9 @@ impl Evaluator {
     /// An evaluator of `metrics` under `options`; partial ROC areas up to `max_fpr`.
     ///
     /// # Errors
-    /// [`MetricsError::InvalidArgument`] for invalid options or `max_fpr`, or for a
-    /// coverage metric (it needs every user's full ranking).
+    /// [`MetricsError::InvalidArgument`] for invalid options or `max_fpr`, or for a metric
+    /// that reads the items of the lists ([`Metric::list_depth`]: coverage and the
+    /// popularity metrics).
     pub fn new(metrics: &[Metric], options: Options, max_fpr: f64) -> Result<Self> {
         options.check()?;
         check_max_fpr(max_fpr)?;
@@ -226,11 +227,12 @@ impl Evaluator {
                 expected: "`last` on a streamed full catalog",
             });
         }
-        if let Some(m) = metrics.iter().find(|m| matches!(m, Metric::Coverage(_))) {
+        if let Some(m) = metrics.iter().find(|m| m.list_depth().is_some()) {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
                 value: m.to_string(),
-                expected: "a metric other than coverage on a streamed full catalog",
+                expected: "a metric that does not read the items of the lists (coverage, \
+                           popularity, novelty, exposure) on a streamed full catalog",
             });
         }
         // CROC and the per-user AUC count ties at their expected value whatever `ties`.

@@ -1,0 +1,342 @@
+//! `recs eval` and `recs compare` with the popularity, novelty and exposure metrics:
+//! hand-computed values with a tie at the cut-off, the head options, refusals, and
+//! MovieLens 100K against a direct computation on untied lists.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+use recs_testkit::real_data_dir;
+use serde_json::Value;
+
+/// Training events: a by 3 users, b by 2, c by 1, z (not in the qrels) by 2; 4 users.
+const TRAIN: &str = "user\titem\nu1\ta\nu2\ta\nu3\ta\nu1\tb\nu2\tb\nu3\tc\nu4\tz\nu3\tz\n";
+/// Two users over a, b, c, d (d has no training user).
+const QRELS: &str = "x\ta\t0\nx\tb\t1\nx\tc\t0\nx\td\t1\ny\ta\t1\ny\tb\t0\ny\tc\t0\ny\td\t0\n";
+/// x ranks a first, then b, c, d tied; y ranks d, c, b, a.
+const RUN: &str =
+    "x\ta\t0.9\nx\tb\t0.5\nx\tc\t0.5\nx\td\t0.5\ny\ta\t0.1\ny\tb\t0.2\ny\tc\t0.3\ny\td\t0.4\n";
+
+fn recs() -> Command {
+    Command::cargo_bin("recs").unwrap()
+}
+
+fn case() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in [("train.tsv", TRAIN), ("q.tsv", QRELS), ("r.tsv", RUN)] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn run_in(dir: &Path, command: &str, args: &[&str], threads: Option<&str>) -> Output {
+    let mut cmd = recs();
+    if let Some(threads) = threads {
+        cmd.env("RAYON_NUM_THREADS", threads);
+    }
+    cmd.current_dir(dir).arg(command).args(args).output().unwrap()
+}
+
+fn eval_json(dir: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["--qrels", "q.tsv", "--run", "r.tsv", "--train", "train.tsv", "--json"];
+    all.extend_from_slice(args);
+    let out = run_in(dir, "eval", &all, None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn eval_err(dir: &Path, args: &[&str]) -> String {
+    let out = run_in(dir, "eval", args, None);
+    assert!(!out.status.success(), "recs eval {args:?} should fail");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn close(v: &Value, key: &str, want: f64) {
+    let got = v[key].as_f64().unwrap_or_else(|| panic!("{key}: {}", v[key]));
+    assert!((got - want).abs() < 1e-12, "{key}: {got} against {want}");
+}
+
+#[test]
+fn hand_computed_values_with_a_tie_at_the_cut_off() {
+    let dir = case();
+    let v = eval_json(dir.path(), &["--metrics", "arp@2,aplt@2,aclt@2,miuf@2,epc_flat@2,gini@2"]);
+    // x's top 2: a, then b, c or d (1/3 each); y's: d, c. φ: a 3, b 2, c 1, d 0; 4 users.
+    close(&v, "arp@2", ((3.0 + (2.0 + 1.0 + 0.0) / 3.0) / 2.0 + (0.0 + 1.0) / 2.0) / 2.0);
+    // 8 training pairs (z's included); the head holds half: a (3), then b (2, ahead of
+    // z's equal 2: the qrels' items rank first) make 5 ≥ 4, so the head is a and b.
+    // x's tail: c or d with probability 2/3; y's: d, c.
+    close(&v, "aplt@2", ((2.0 / 3.0) / 2.0 + 1.0) / 2.0);
+    close(&v, "aclt@2", (2.0 / 3.0 + 2.0) / 2.0);
+    let miuf = |users: f64| -(users.max(1.0) / 4.0).log2();
+    let x = (miuf(3.0) + (miuf(2.0) + miuf(1.0) + miuf(0.0)) / 3.0) / 2.0;
+    let y = (miuf(0.0) + miuf(1.0)) / 2.0;
+    close(&v, "miuf@2", (x + y) / 2.0);
+    // EPC without discount: x's relevant b and d at rank 2 with 1/3 each (complements
+    // 1/2 and 1); y's relevant a is not in its top 2.
+    close(&v, "epc_flat@2", (((0.5 + 1.0) / 3.0) / 2.0 + 0.0) / 2.0);
+    // Exposure of a, b, c, d: 1, 1/3, 1/3 + 1, 1/3 + 1.
+    let exposure = [1.0, 1.0 / 3.0, 4.0 / 3.0, 4.0 / 3.0];
+    let mut sorted = exposure;
+    sorted.sort_by(f64::total_cmp);
+    let total: f64 = sorted.iter().sum();
+    let weighted: f64 = sorted.iter().enumerate().map(|(i, x)| (i + 1) as f64 * x).sum();
+    close(&v, "gini@2", 2.0 * weighted / (4.0 * total) - 5.0 / 4.0);
+    assert_eq!(v["popularity"]["head"]["share"], 0.5);
+    assert_eq!(v["popularity"]["n_head_items"], 2);
+    assert_eq!(v["popularity"]["n_train_users"], 4);
+    // By count: the single most popular item, a.
+    let v = eval_json(dir.path(), &["--metrics", "aplt@2", "--head-items", "1"]);
+    close(&v, "aplt@2", ((1.0 / 3.0 + 2.0 / 3.0) / 2.0 + 1.0) / 2.0);
+    assert_eq!(v["popularity"]["head"]["items"], 1);
+    // The text report names the head.
+    let out = run_in(
+        dir.path(),
+        "eval",
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--train", "train.tsv", "--metrics", "arp@2"],
+        None,
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("items holding 0.5 of the training events: 2 of the qrels' items"),
+        "{text}"
+    );
+}
+
+#[test]
+fn intervals_and_paired_tests_apply_to_the_per_user_popularity_means() {
+    let dir = case();
+    std::fs::write(dir.path().join("r2.tsv"), RUN.replace("0.9", "0.05")).unwrap();
+    let v =
+        eval_json(dir.path(), &["--metrics", "arp@1,gini@1", "--intervals", "--compare", "r2.tsv"]);
+    assert!(v["arp@1_ci95_t"].is_array(), "{v}");
+    assert!(v.get("gini@1_ci95_t").is_none(), "gini is pooled: {v}");
+    // x's top 1 moves from a (3 users) to the tie b, c, d (mean 1): 3 → 1.
+    let compared = &v["compare"]["metrics"]["arp@1"];
+    assert_eq!(compared["mean_run"], 1.5);
+    assert_eq!(compared["mean_compare"], 0.5);
+    // recs compare reads the same popularity.
+    let out = run_in(
+        dir.path(),
+        "compare",
+        &[
+            "--qrels",
+            "q.tsv",
+            "--run",
+            "one=r.tsv",
+            "--run",
+            "two=r2.tsv",
+            "--train",
+            "train.tsv",
+            "--metrics",
+            "arp@1",
+        ],
+        None,
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("arp@1"), "{text}");
+}
+
+#[test]
+fn refusals_say_what_is_missing() {
+    let dir = case();
+    let at = dir.path();
+    let e = eval_err(at, &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "arp@10"]);
+    assert!(
+        e.contains("arp@10 needs the items' training popularity") && e.contains("--train"),
+        "{e}"
+    );
+    let e = eval_err(
+        at,
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--train", "train.tsv", "--metrics", "p@1"],
+    );
+    assert!(e.contains("none of which is asked for"), "{e}");
+    let e = eval_err(
+        at,
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "p@1", "--head-share", "0.3"],
+    );
+    assert!(e.contains("no popularity metric"), "{e}");
+    let e = eval_err(
+        at,
+        &[
+            "--qrels",
+            "q.tsv",
+            "--run",
+            "r.tsv",
+            "--train",
+            "train.tsv",
+            "--metrics",
+            "aplt@1",
+            "--head-share",
+            "1.5",
+        ],
+    );
+    assert!(e.contains("head share") && e.contains("(0, 1]"), "{e}");
+    let e = eval_err(
+        at,
+        &[
+            "--qrels",
+            "q.tsv",
+            "--user-factors",
+            "u.tsv",
+            "--item-factors",
+            "i.tsv",
+            "--train",
+            "train.tsv",
+            "--metrics",
+            "arp@10",
+        ],
+    );
+    assert!(e.contains("arp@10 reads each user's top-N list"), "{e}");
+    let e = eval_err(at, &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "gini"]);
+    assert!(e.contains("unknown metric") && e.contains("gini@N"), "{e}");
+}
+
+/// Per user, its items from a deterministic shuffle of its catalog, scored by position
+/// (distinct scores: no ties).
+fn shuffled_run(at: &Path) -> BTreeMap<u64, Vec<u64>> {
+    let train = std::fs::read_to_string(at.join("train.tsv")).unwrap();
+    let qrels = std::fs::read_to_string(at.join("graded.tsv")).unwrap();
+    let mut known: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
+    let mut catalog = BTreeSet::new();
+    for line in train.lines() {
+        let mut f = line.split('\t').map(|x| x.parse::<u64>().unwrap());
+        let (user, item) = (f.next().unwrap(), f.next().unwrap());
+        known.entry(user).or_default().insert(item);
+        catalog.insert(item);
+    }
+    let mut users = BTreeSet::new();
+    for line in qrels.lines() {
+        let mut f = line.split('\t').map(|x| x.parse::<u64>().unwrap());
+        users.insert(f.next().unwrap());
+        catalog.insert(f.next().unwrap());
+    }
+    let mut run = String::new();
+    let mut ranked = BTreeMap::new();
+    for &user in &users {
+        let own = known.get(&user).cloned().unwrap_or_default();
+        let mut items: Vec<u64> = catalog.iter().copied().filter(|i| !own.contains(i)).collect();
+        items.sort_by_key(|&i| recs_core::mix64(user.wrapping_mul(0x9E37_79B9) ^ i));
+        for (position, &item) in items.iter().enumerate() {
+            run.push_str(&format!("{user}\t{item}\t{}\n", items.len() - position));
+        }
+        ranked.insert(user, items);
+    }
+    std::fs::write(at.join("run.tsv"), run).unwrap();
+    ranked
+}
+
+/// MovieLens 100K, leave one out, a shuffled run over the full catalog: ARP, APLT, MIUF,
+/// EPC and the exposure Gini from the files directly, by the definitions; the same bytes
+/// on one thread.
+#[test]
+fn movielens_values_match_a_direct_computation() {
+    let Some(data) = real_data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    let split = recs()
+        .current_dir(at)
+        .args(["split", "--dataset", "ml-100k", "--data-dir", data.to_str().unwrap()])
+        .args(["--protocol", "leave-one-out", "--seed", "0", "--judgments", "implicit"])
+        .args(["--out", "."])
+        .output()
+        .unwrap();
+    assert!(split.status.success(), "{}", String::from_utf8_lossy(&split.stderr));
+    let listed = std::fs::read_to_string(at.join("qrels.tsv")).unwrap();
+    let graded: String =
+        listed.lines().filter(|l| !l.ends_with("\t0")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(at.join("graded.tsv"), &graded).unwrap();
+    let ranked = shuffled_run(at);
+    let args = [
+        "--qrels",
+        "graded.tsv",
+        "--run",
+        "run.tsv",
+        "--train",
+        "train.tsv",
+        "--candidates",
+        "catalog",
+        "--metrics",
+        "arp@10,aplt@10,miuf@10,epc@10,gini@10,coverage@10",
+        "--json",
+    ];
+    let default = run_in(at, "eval", &args, None);
+    assert!(default.status.success(), "{}", String::from_utf8_lossy(&default.stderr));
+    let one = run_in(at, "eval", &args, Some("1"));
+    assert_eq!(default.stdout, one.stdout, "one thread and the default");
+    let v: Value = serde_json::from_slice(&default.stdout).unwrap();
+
+    // By the definitions, from the files.
+    let train = std::fs::read_to_string(at.join("train.tsv")).unwrap();
+    let mut users_of: BTreeMap<u64, u64> = BTreeMap::new();
+    let mut train_users = BTreeSet::new();
+    for line in train.lines() {
+        let mut f = line.split('\t').map(|x| x.parse::<u64>().unwrap());
+        train_users.insert(f.next().unwrap());
+        *users_of.entry(f.next().unwrap()).or_default() += 1;
+    }
+    let relevant: BTreeMap<u64, u64> = graded
+        .lines()
+        .map(|l| {
+            let mut f = l.split('\t').map(|x| x.parse::<u64>().unwrap());
+            (f.next().unwrap(), f.next().unwrap())
+        })
+        .collect();
+    let n_users = train_users.len() as f64;
+    let phi = |i: u64| users_of.get(&i).copied().unwrap_or(0) as f64;
+    // Head: most popular first until half the pairs, then every item as popular as the
+    // last one taken.
+    let pairs: f64 = users_of.values().map(|&c| c as f64).sum();
+    let mut counts: Vec<u64> = users_of.values().copied().collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    let (mut reached, mut last) = (0.0, 0);
+    for &c in &counts {
+        if reached >= 0.5 * pairs {
+            break;
+        }
+        reached += c as f64;
+        last = c;
+    }
+    let head: BTreeSet<u64> =
+        users_of.iter().filter(|&(_, &c)| c >= last).map(|(&i, _)| i).collect();
+    let (mut arp, mut aplt, mut miuf, mut epc) = (0.0, 0.0, 0.0, 0.0);
+    let mut exposure: BTreeMap<u64, f64> = BTreeMap::new();
+    for (user, items) in &ranked {
+        let top = &items[..10];
+        arp += top.iter().map(|&i| phi(i)).sum::<f64>() / 10.0;
+        aplt += top.iter().filter(|i| !head.contains(i)).count() as f64 / 10.0;
+        miuf += top.iter().map(|&i| -(phi(i).max(1.0) / n_users).log2()).sum::<f64>() / 10.0;
+        let disc = |r: usize| 1.0 / ((r + 2) as f64).log2();
+        let norm: f64 = (0..10).map(disc).sum();
+        let found: f64 = top
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| relevant[user] == **i)
+            .map(|(r, &i)| disc(r) * (1.0 - phi(i) / n_users))
+            .sum();
+        epc += found / norm;
+        for &i in top {
+            *exposure.entry(i).or_default() += 1.0;
+        }
+    }
+    let n = ranked.len() as f64;
+    for (key, want) in [("arp@10", arp / n), ("aplt@10", aplt / n), ("miuf@10", miuf / n)] {
+        let got = v[key].as_f64().unwrap();
+        assert!((got - want).abs() < 1e-9, "{key}: {got} against {want}");
+    }
+    let got = v["epc@10"].as_f64().unwrap();
+    assert!((got - epc / n).abs() < 1e-12, "epc@10: {got} against {}", epc / n);
+    // Gini over every catalog item, the unexposed ones at 0.
+    let catalog: BTreeSet<u64> = ranked.values().flatten().copied().collect();
+    let mut amounts: Vec<f64> =
+        catalog.iter().map(|i| exposure.get(i).copied().unwrap_or(0.0)).collect();
+    amounts.sort_by(f64::total_cmp);
+    let total: f64 = amounts.iter().sum();
+    let m = amounts.len() as f64;
+    let weighted: f64 = amounts.iter().enumerate().map(|(i, x)| (i + 1) as f64 * x).sum();
+    let gini = 2.0 * weighted / (m * total) - (m + 1.0) / m;
+    let got = v["gini@10"].as_f64().unwrap();
+    assert!((got - gini).abs() < 1e-12, "gini@10: {got} against {gini}");
+    assert!(v["popularity"]["n_head_items"].as_u64().unwrap() == head.len() as u64);
+}

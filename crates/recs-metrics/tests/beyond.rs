@@ -1,0 +1,288 @@
+//! The popularity, novelty and exposure metrics: against RecTools and Elliot's definitions
+//! (`tools/beyond_oracle.py`), by hand, and against brute force over every order of a tie.
+
+use std::path::PathBuf;
+
+use proptest::prelude::*;
+use recs_core::Judgments;
+use recs_metrics::{
+    HeadRule, Metric, Options, Popularity, Scored, TieBreak, ZeroPolicy, per_user, per_user_with,
+};
+
+const ALL: [&str; 10] =
+    ["arp", "aplt", "aclt", "epc", "epc_flat", "efd", "efd_flat", "miuf", "gini", "entropy"];
+
+fn metrics_at(k: usize) -> Vec<Metric> {
+    ALL.iter().map(|name| format!("{name}@{k}").parse().unwrap()).collect()
+}
+
+#[test]
+fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/beyond.json");
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let n_items = fixture["n_items"].as_u64().unwrap() as usize;
+    let mut counts = vec![0u32; n_items];
+    let mut train_users = std::collections::BTreeSet::new();
+    for pair in fixture["train"].as_array().unwrap() {
+        train_users.insert(pair[0].as_u64().unwrap());
+        counts[pair[1].as_u64().unwrap() as usize] += 1;
+    }
+    let users = fixture["users"].as_array().unwrap();
+    let mut builder = Judgments::builder(users.len(), n_items);
+    let mut scores = Vec::new();
+    for entry in users {
+        let floats = |key: &str| -> Vec<f64> {
+            entry[key].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+        };
+        let items: Vec<u32> =
+            entry["items"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        let grades: Vec<f32> = floats("grades").iter().map(|&g| g as f32).collect();
+        builder.push_user(entry["user"].as_u64().unwrap() as u32, &items, &grades).unwrap();
+        scores.extend(floats("scores").iter().map(|&s| s as f32));
+    }
+    let judgments = builder.build().unwrap();
+    let scored = Scored::new(&judgments, &scores).unwrap();
+    let share = fixture["head_share"].as_f64().unwrap();
+    let popularity =
+        Popularity::new(counts, &[], train_users.len(), HeadRule::Share(share)).unwrap();
+    let expected = &fixture["expected"];
+    let mut checked = 0;
+    for k in fixture["depths"].as_array().unwrap() {
+        let k = k.as_u64().unwrap() as usize;
+        let metrics = metrics_at(k);
+        let values =
+            per_user_with(&scored, &metrics, &Options::default(), Some(&popularity)).unwrap();
+        for (column, metric) in metrics.iter().enumerate() {
+            let want = expected[metric.to_string()].as_f64().unwrap();
+            let got = values.summary(column).value.unwrap();
+            assert!((got - want).abs() < 1e-12, "{metric}: {got} against {want}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 30);
+}
+
+/// One user: candidates 0..5 with scores 0.9, 0.5, 0.5, 0.5, 0.1 (items 1, 2, 3 tied) and
+/// item popularity φ = 6, 3, 1, 0, 2 out of 6 training users (12 pairs).
+fn tied_user(grades: &[f32]) -> (Judgments, Vec<f32>, Popularity) {
+    let mut builder = Judgments::builder(1, 5);
+    builder.push_user(0, &[0, 1, 2, 3, 4], grades).unwrap();
+    let popularity = Popularity::new(vec![6, 3, 1, 0, 2], &[], 6, HeadRule::Items(1)).unwrap();
+    (builder.build().unwrap(), vec![0.9, 0.5, 0.5, 0.5, 0.1], popularity)
+}
+
+fn value(metric: &str, grades: &[f32], options: Options) -> Option<f64> {
+    let (judgments, scores, popularity) = tied_user(grades);
+    let scored = Scored::new(&judgments, &scores).unwrap();
+    let metrics = [metric.parse::<Metric>().unwrap()];
+    per_user_with(&scored, &metrics, &options, Some(&popularity)).unwrap().summary(0).value
+}
+
+#[test]
+fn hand_computed_with_a_tie_at_the_cut_off() {
+    let grades = [0.0, 1.0, 0.0, 1.0, 0.0];
+    let expected = Options::default();
+    let close = |metric: &str, want: f64| {
+        let got = value(metric, &grades, expected).unwrap();
+        assert!((got - want).abs() < 1e-12, "{metric}: {got} against {want}");
+    };
+    // Top 2: item 0, then one of 1, 2, 3 (1/3 each). ARP = (6 + (3 + 1 + 0)/3) / 2.
+    close("arp@2", (6.0 + 4.0 / 3.0) / 2.0);
+    // Head: item 0 alone. Tail items in the list: 1 in expectation, of 2.
+    close("aplt@2", 0.5);
+    close("aclt@2", 1.0);
+    // MIUF: −log2(φ/6), item 3 counting as one user: (0 + (1 + log2 6 + log2 6)/3) / 2.
+    close("miuf@2", (1.0 + 2.0 * 6f64.log2()) / 3.0 / 2.0);
+    // EPC: relevant items 1 and 3, each at rank 2 with probability 1/3; complements 1/2
+    // and 1; disc(2) = 1/log2 3; normalised by 1 + 1/log2 3.
+    let d2 = 1.0 / 3f64.log2();
+    close("epc@2", (d2 / 3.0) * (0.5 + 1.0) / (1.0 + d2));
+    close("epc_flat@2", (0.5 + 1.0) / 3.0 / 2.0);
+    // EFD: −log2(φ/12); item 3 is cold and takes the least popular item's (φ = 1): log2 12.
+    close("efd@2", (d2 / 3.0) * (2.0 + 12f64.log2()) / (1.0 + d2));
+    // Top 4 takes the whole tie: item 1 at rank 2, 3 or 4 with probability 1/3 each.
+    let d = |r: f64| 1.0 / (r + 1.0).log2();
+    let mean_d = (d(2.0) + d(3.0) + d(4.0)) / 3.0;
+    let norm = d(1.0) + d(2.0) + d(3.0) + d(4.0);
+    close("epc@4", mean_d * (0.5 + 1.0) / norm);
+    close("arp@4", (6.0 + 3.0 + 1.0 + 0.0) / 4.0);
+    // Item order instead of the expectation: ties by ascending index put item 1 second.
+    let first = Options { ties: TieBreak::ItemAscending, ..Options::default() };
+    let got = value("arp@2", &grades, first).unwrap();
+    assert_eq!(got, (6.0 + 3.0) / 2.0);
+    let last = Options { ties: TieBreak::ItemDescending, ..Options::default() };
+    assert_eq!(value("arp@2", &grades, last).unwrap(), 3.0);
+}
+
+#[test]
+fn users_without_a_relevant_item_follow_the_zero_policy_for_epc_and_efd_only() {
+    let none = [0.0; 5];
+    assert_eq!(value("epc@2", &none, Options::default()), None);
+    assert_eq!(value("efd_flat@2", &none, Options::default()), None);
+    let zero = Options { zero: ZeroPolicy::Zero, ..Options::default() };
+    assert_eq!(value("epc@2", &none, zero), Some(0.0));
+    // The list's popularity does not depend on relevance.
+    assert_eq!(value("aclt@2", &none, Options::default()), Some(1.0));
+    assert!(value("arp@2", &none, Options::default()).is_some());
+}
+
+#[test]
+fn exposure_pools_the_lists_of_every_user() {
+    // Two users over four items; top 1 of each: user 0 item 0, user 1 a tie of items 0
+    // and 1. Expected exposure 1.5, 0.5, 0, 0.
+    let mut builder = Judgments::builder(2, 4);
+    builder.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    builder.push_user(1, &[0, 1, 2, 3], &[0.0, 1.0, 0.0, 0.0]).unwrap();
+    let judgments = builder.build().unwrap();
+    let scores = [0.9, 0.1, 0.1, 0.1, 0.5, 0.5, 0.2, 0.1];
+    let scored = Scored::new(&judgments, &scores).unwrap();
+    let popularity = Popularity::new(vec![1, 1, 1, 1], &[], 2, HeadRule::default()).unwrap();
+    let metrics = Metric::parse_list("gini@1,entropy@1,coverage@1").unwrap();
+    let values = per_user_with(&scored, &metrics, &Options::default(), Some(&popularity)).unwrap();
+    // Gini of 0, 0, 0.5, 1.5: 2·(3·0.5 + 4·1.5)/(4·2) − 5/4 = 0.625.
+    assert!((values.summary(0).value.unwrap() - 0.625).abs() < 1e-15);
+    let h = -(0.75f64 * 0.75f64.ln() + 0.25 * 0.25f64.ln());
+    assert!((values.summary(1).value.unwrap() - h).abs() < 1e-15);
+    // Coverage: item 0 surely, item 1 with probability 1/2, of 4.
+    assert!((values.summary(2).value.unwrap() - 1.5 / 4.0).abs() < 1e-15);
+}
+
+#[test]
+fn popularity_metrics_without_popularity_or_for_other_items_are_refused() {
+    let (judgments, scores, _) = tied_user(&[1.0; 5]);
+    let scored = Scored::new(&judgments, &scores).unwrap();
+    let metrics = [Metric::Arp(2)];
+    let error = per_user(&scored, &metrics, &Options::default()).unwrap_err().to_string();
+    assert!(error.contains("arp@2") && error.contains("popularity"), "{error}");
+    let other = Popularity::new(vec![1, 1], &[], 2, HeadRule::default()).unwrap();
+    let error = per_user_with(&scored, &metrics, &Options::default(), Some(&other))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("2 items"), "{error}");
+    // Coverage needs no popularity.
+    assert!(per_user(&scored, &[Metric::Coverage(2)], &Options::default()).is_ok());
+}
+
+/// Every metric of one user's list in the order `order` (candidate positions), computed
+/// directly from the definitions.
+fn direct(
+    order: &[usize],
+    k: usize,
+    grades: &[f32],
+    users: &[u32],
+    n_users: usize,
+    head: &[bool],
+) -> [f64; 8] {
+    let list = &order[..k.min(order.len())];
+    let length = list.len() as f64;
+    let pairs: f64 = users.iter().map(|&u| f64::from(u)).sum();
+    let least = users.iter().copied().filter(|&u| u > 0).min().unwrap();
+    let phi = |i: usize| f64::from(users[i]);
+    let tail = |i: usize| if head[i] { 0.0 } else { 1.0 };
+    let miuf = |i: usize| -(phi(i).max(1.0) / n_users as f64).log2();
+    let epc = |i: usize| 1.0 - phi(i) / n_users as f64;
+    let efd = |i: usize| {
+        let u = if users[i] > 0 { phi(i) } else { f64::from(least) };
+        -(u / pairs).log2()
+    };
+    let disc = |r: usize| 1.0 / ((r + 2) as f64).log2();
+    let weighted = |nov: &dyn Fn(usize) -> f64, flat: bool| {
+        let (mut sum, mut norm) = (0.0, 0.0);
+        for (r, &i) in list.iter().enumerate() {
+            let w = if flat { 1.0 } else { disc(r) };
+            if grades[i] >= 1.0 {
+                sum += w * nov(i);
+            }
+            norm += w;
+        }
+        sum / norm
+    };
+    [
+        list.iter().map(|&i| phi(i)).sum::<f64>() / length,
+        list.iter().map(|&i| tail(i)).sum::<f64>() / length,
+        list.iter().map(|&i| tail(i)).sum::<f64>(),
+        weighted(&epc, false),
+        weighted(&epc, true),
+        weighted(&efd, false),
+        weighted(&efd, true),
+        list.iter().map(|&i| miuf(i)).sum::<f64>() / length,
+    ]
+}
+
+/// Every order of `0..n` that ranks higher scores first.
+fn orders_of(scores: &[f32]) -> Vec<Vec<usize>> {
+    fn permute(
+        rest: &mut Vec<usize>,
+        done: &mut Vec<usize>,
+        scores: &[f32],
+        out: &mut Vec<Vec<usize>>,
+    ) {
+        if rest.is_empty() {
+            out.push(done.clone());
+            return;
+        }
+        let best = rest.iter().map(|&i| scores[i]).fold(f32::NEG_INFINITY, f32::max);
+        for j in 0..rest.len() {
+            if scores[rest[j]] == best {
+                let i = rest.remove(j);
+                done.push(i);
+                permute(rest, done, scores, out);
+                done.pop();
+                rest.insert(j, i);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    permute(&mut (0..scores.len()).collect(), &mut Vec::new(), scores, &mut out);
+    out
+}
+
+proptest! {
+    #[test]
+    fn the_expectation_over_a_ties_orders_is_exact(
+        n in 2usize..7,
+        k in 1usize..6,
+        seed in any::<u64>(),
+    ) {
+        let mut state = seed;
+        let mut next = |m: u64| recs_core::splitmix64(&mut state) % m;
+        let scores: Vec<f32> = (0..n).map(|_| next(3) as f32).collect();
+        let mut grades: Vec<f32> = (0..n).map(|_| next(3) as f32).collect();
+        grades[0] = 1.0;
+        let n_users = 8usize;
+        let users: Vec<u32> = (0..n).map(|i| if i == 1 { 0 } else { 1 + next(8) as u32 }).collect();
+        let popularity =
+            Popularity::new(users.clone(), &[], n_users, HeadRule::Share(0.4)).unwrap();
+        let head: Vec<bool> = (0..n as u32).map(|i| popularity.is_head(i)).collect();
+        let mut builder = Judgments::builder(1, n);
+        let items: Vec<u32> = (0..n as u32).collect();
+        builder.push_user(0, &items, &grades).unwrap();
+        let judgments = builder.build().unwrap();
+        let scored = Scored::new(&judgments, &scores).unwrap();
+        let metrics: Vec<Metric> = metrics_at(k).into_iter().take(8).collect();
+        let got = per_user_with(&scored, &metrics, &Options::default(), Some(&popularity)).unwrap();
+        let orders = orders_of(&scores);
+        let mut mean = [0.0; 8];
+        for order in &orders {
+            let values = direct(order, k, &grades, &users, n_users, &head);
+            for (m, v) in mean.iter_mut().zip(values) {
+                *m += v / orders.len() as f64;
+            }
+        }
+        for (column, want) in mean.iter().enumerate() {
+            let value = got.summary(column).value.unwrap();
+            prop_assert!((value - want).abs() < 1e-12, "{}: {} against {}", metrics[column], value, want);
+        }
+        // Breaking ties by ascending index is the first of those orders, sorted.
+        let mut ascending = (0..n).collect::<Vec<_>>();
+        ascending.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+        let first = Options { ties: TieBreak::ItemAscending, ..Options::default() };
+        let got = per_user_with(&scored, &metrics, &first, Some(&popularity)).unwrap();
+        let want = direct(&ascending, k, &grades, &users, n_users, &head);
+        for (column, want) in want.iter().enumerate() {
+            let value = got.summary(column).value.unwrap();
+            prop_assert!((value - want).abs() < 1e-12, "{} first: {} against {}", metrics[column], value, want);
+        }
+    }
+}
