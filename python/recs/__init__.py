@@ -53,6 +53,7 @@ _COUNT_KEYS = (
     "n_ignored",
     "sampling_seed",
     "warnings",
+    "popularity",
 )
 
 
@@ -389,13 +390,17 @@ def evaluate(
     max_fpr: float = 0.3,
     details: bool = False,
     seed: int = 0,
+    head_share: Optional[float] = None,
+    head_items: Optional[int] = None,
 ):
     """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
 
     - ``metrics``: names as in ``recs eval --metrics`` (``roc``, ``croc``, ``user_auc``,
       ``p@N``, ``r@N``, ``f1@N``, ``hit@N``, ``ndcg@K``, ``ndcg_exp@K``, ``ap@K``,
-      ``map``, ``mrr``, ``half_life@A``, ``coverage@N``), a list or a comma-separated
-      string. With ``candidates="sampled:N"`` (uniform), also corrected sampled metrics
+      ``map``, ``mrr``, ``half_life@A``, ``coverage@N``, and with ``train`` the
+      popularity, novelty and exposure of the lists: ``arp@N``, ``aplt@N``, ``aclt@N``,
+      ``epc@N``, ``epc_flat@N``, ``efd@N``, ``efd_flat@N``, ``miuf@N``, ``gini@N``,
+      ``entropy@N``), a list or a comma-separated string. With ``candidates="sampled:N"`` (uniform), also corrected sampled metrics
       ``M~E`` such as ``ndcg@10~bv:0.1``: the estimator ``E`` (``sampled``,
       ``rank-estimate``, ``minimal-bias``, ``monotone``, ``bv:γ``) of the metric ``M`` of
       one relevant item's rank (``auc``, ``r@k``, ``hit@k``, ``p@k``, ``ap``, ``mrr``,
@@ -408,8 +413,13 @@ def evaluate(
       (``sampled:N:uniform``, ``sampled:N:popularity``: each user's relevant items and N
       of its other catalog items drawn by ``seed``, the draw of ``recs eval --candidates
       sampled:N --seed``); default ``run`` for a TREC run file, ``qrels`` otherwise.
-    - ``train``: the training events of ``catalog`` and ``sampled:N`` (a dict, or a
-      frame/table with ``user`` and ``item`` columns).
+    - ``train``: the training events of ``catalog`` and ``sampled:N``, and the items'
+      popularity of the popularity metrics (a dict, or a frame/table with ``user`` and
+      ``item`` columns).
+    - ``head_share``, ``head_items``: the popularity head of ``aplt@N`` and ``aclt@N``
+      (default: the most popular items holding half of the training events), as ``recs
+      eval --head-share`` and ``--head-items``; ``details`` reports it under
+      ``popularity``.
     - ``seed``: the seed of the negatives ``sampled:N`` draws (each user's come from its
       id's stream, whatever the order of the rows); 0 by default, as ``recs eval
       --seed``.
@@ -442,6 +452,8 @@ def evaluate(
         float(max_fpr),
         bool(return_per_user),
         int(seed),
+        None if head_share is None else float(head_share),
+        None if head_items is None else int(head_items),
     )
     _warn(report)
     if return_per_user:

@@ -57,6 +57,9 @@ def evaluate(
     zero: Optional[str] = ...,
     max_fpr: float = ...,
     details: bool = ...,
+    seed: int = ...,
+    head_share: Optional[float] = ...,
+    head_items: Optional[int] = ...,
 ) -> Any: ...
 def evaluate_factors(
     user_factors: Any,

@@ -28,8 +28,8 @@ use recs_metrics::io::{
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
-    Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak, ZeroPolicy,
-    per_user,
+    HeadRule, Metric, MetricsError, Options, PerUser, Popularity, Report, RocAccumulator, Scored,
+    TieBreak, ZeroPolicy, per_user,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
@@ -553,16 +553,18 @@ fn report_of(
     m: &Matched<'_>,
     settings: &Settings,
     keep_curves: bool,
+    popularity: Option<&Popularity>,
 ) -> PyResult<Report> {
     let mut report = py
         .detach(|| {
             let scored = Scored::new(&m.qrels.judgments, &m.run.scores)?;
-            let mut report = recs_metrics::evaluate(
+            let mut report = recs_metrics::evaluate_with(
                 &scored,
                 &settings.metrics,
                 &settings.options,
                 settings.max_fpr,
                 keep_curves,
+                popularity,
             )?;
             report.warnings.extend(m.warnings.iter().cloned());
             Ok(report)
@@ -628,7 +630,7 @@ fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerU
 /// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
 /// the per-user values as `(users, metrics, row-major f64 bytes)`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed))]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -643,11 +645,38 @@ fn evaluate<'py>(
     max_fpr: f64,
     per_user: bool,
     seed: u64,
+    head_share: Option<f64>,
+    head_items: Option<usize>,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
-    let m = matched(qrels, run, &settings, train, true)?;
-    let report = report_of(py, &m, &settings, false)?;
+    let head = head_rule(&settings.metrics, train, head_share, head_items)?;
+    // The training events are the candidates' (catalog, sampled:N) and the popularity's.
+    let uses_train = settings.policy == Candidates::Catalog || settings.sampling.is_some();
+    let candidates_train = train.filter(|_| uses_train || head.is_none());
+    let m = matched(qrels, run, &settings, candidates_train, true)?;
+    let popularity = match (head, train.map(|t| &t.source)) {
+        (Some(rule), Some(RunSource::Rows(rows))) => Some(
+            py.detach(|| Popularity::of_pairs(&m.qrels, rows.iter().map(|(u, i, _)| (u, i)), rule))
+                .map_err(error)?,
+        ),
+        (Some(_), _) => return Err(invalid("train must be held in memory (a dict or a frame)")),
+        (None, _) => None,
+    };
+    let report = report_of(py, &m, &settings, false, popularity.as_ref())?;
     let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
+    if let Some(p) = &popularity {
+        let head = PyDict::new(py);
+        match p.rule() {
+            HeadRule::Share(share) => head.set_item("share", share)?,
+            HeadRule::Items(n) => head.set_item("items", n)?,
+            _ => {}
+        }
+        let info = PyDict::new(py);
+        info.set_item("head", head)?;
+        info.set_item("n_head_items", p.n_head())?;
+        info.set_item("n_train_users", p.n_users())?;
+        dict.set_item("popularity", info)?;
+    }
     if let Some(sampling) = &settings.sampling {
         dict.set_item("sampling_seed", sampling.seed)?;
     }
@@ -656,6 +685,36 @@ fn evaluate<'py>(
         _ => None,
     };
     Ok((dict, values))
+}
+
+/// The head rule of the popularity metrics when one is asked for (`None` otherwise), as
+/// `recs eval --head-share` and `--head-items` give it.
+fn head_rule(
+    metrics: &[Metric],
+    train: Option<&NativeRun>,
+    share: Option<f64>,
+    items: Option<usize>,
+) -> PyResult<Option<HeadRule>> {
+    let Some(metric) = metrics.iter().find(|m| m.needs_popularity()) else {
+        if share.is_some() || items.is_some() {
+            return Err(invalid(
+                "head_share and head_items set the head of aplt@N and aclt@N; no popularity \
+                 metric was asked for",
+            ));
+        }
+        return Ok(None);
+    };
+    if train.is_none() {
+        return Err(invalid(format!(
+            "{metric} needs the items' training popularity: give the training events as train"
+        )));
+    }
+    Ok(Some(match (share, items) {
+        (Some(_), Some(_)) => return Err(invalid("give head_share or head_items, not both")),
+        (Some(share), None) => HeadRule::Share(share),
+        (None, Some(n)) => HeadRule::Items(n),
+        (None, None) => HeadRule::default(),
+    }))
 }
 
 /// The pooled ROC and the CROC curves: `{"roc": (fpr bytes, tpr bytes, auc, pauc), ...}`.
@@ -675,7 +734,7 @@ fn curves<'py>(
     let settings =
         Settings::new("roc,croc", "expected", candidates, seed, threshold, None, max_fpr)?;
     let m = matched(qrels, run, &settings, train, true)?;
-    let report = report_of(py, &m, &settings, true)?;
+    let report = report_of(py, &m, &settings, true, None)?;
     let out = PyDict::new(py);
     for (name, curve) in [("roc", &report.roc), ("croc", &report.croc)] {
         let Some(curve) = curve else {

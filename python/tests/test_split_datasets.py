@@ -107,3 +107,7 @@ def test_the_full_catalog_walkthrough_of_the_docs_runs():
     # part) are missing.
     assert out["n_candidates"] - out["n_missing"] + out["n_ignored"] == len(run)
     assert out["n_missing"] > 0
+    beyond = recs.evaluate(qrels, recs.Run.from_df(run), "arp@10,aplt@10,epc@10,gini@10", candidates="catalog", train=train, threshold=4)
+    # Popularity recommends head items only, the same few to everyone.
+    assert beyond["aplt@10"] == 0.0
+    assert beyond["arp@10"] > 200 and beyond["gini@10"] > 0.95

@@ -1,0 +1,133 @@
+"""The popularity, novelty and exposure metrics in Python: the numbers of `recs eval
+--train`, numpy's by the definitions of docs/metrics.md on MovieLens 100K, and the
+refusals."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import recs
+from conftest import make_case
+from test_cli import CLI, cli, movielens_leave_one_out, write, write_train
+
+METRICS = "arp@5,aplt@5,aclt@5,epc@5,epc_flat@5,efd@5,efd_flat@5,miuf@5,gini@5,entropy@5"
+
+
+@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
+@pytest.mark.parametrize("candidates", ["qrels", "catalog"])
+@pytest.mark.parametrize("ties", [False, True])
+def test_python_gives_the_numbers_of_recs_eval(tmp_path, candidates, ties):
+    qrels_frame, run_frame = make_case(7, ties=ties, all_candidates=candidates == "qrels")
+    # Training events: some of the run's pairs, and items no qrels user has.
+    train = pd.concat(
+        [
+            run_frame.sample(frac=0.3, random_state=2)[["user", "item"]],
+            pd.DataFrame({"user": ["t1", "t2", "t2"], "item": ["x1", "x1", "x2"]}),
+        ]
+    )
+    if candidates == "catalog":
+        train = train[train.user.str.startswith("t") | (train.index % 2 == 0)]
+    write_train(tmp_path / "train.tsv", train)
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "r.tsv", run_frame, "score")
+    args = ["--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--train", tmp_path / "train.tsv"]
+    for head in ([], ["--head-items", "4"]):
+        expected = cli(*args, "--metrics", METRICS, "--candidates", candidates, *head)
+        ours = recs.evaluate(
+            recs.Qrels.from_df(qrels_frame),
+            recs.Run.from_df(run_frame),
+            METRICS,
+            candidates=candidates,
+            train=train,
+            details=True,
+            head_items=4 if head else None,
+        )
+        assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+        assert ours == expected
+
+
+def test_movielens_values_are_numpys_by_the_definitions():
+    """Leave one out, item popularity with a seeded tie-breaking jitter (no ties): ARP,
+    APLT, EPC, EFD, MIUF and the exposure Gini and entropy computed here with numpy."""
+    train, test, _ = movielens_leave_one_out()
+    k = 10
+    users = np.unique(test.user.to_numpy())
+    items = np.unique(np.concatenate([train.item.to_numpy(), test.item.to_numpy()]))
+    item_index = {item: j for j, item in enumerate(items)}
+    phi = np.zeros(len(items))
+    for item, count in train.groupby("item").user.nunique().items():
+        phi[item_index[item]] = count
+    n_users = train.user.nunique()
+    pairs = phi.sum()
+    rng = np.random.default_rng(11)
+    jitter = rng.permutation(len(items)) / (2.0 * len(items))
+    score = (phi + jitter).astype(np.float32)
+    trained = train.groupby("user").item.apply(set).to_dict()
+    held = dict(zip(test.user, test.item))
+    rows = []
+    lists = {}
+    for u in users:
+        mask = np.array([item not in trained.get(u, set()) for item in items])
+        candidates = np.flatnonzero(mask)
+        rows.append(pd.DataFrame({"user": u, "item": items[candidates], "score": score[candidates]}))
+        order = candidates[np.argsort(-score[candidates], kind="stable")]
+        lists[u] = order[:k]
+    run = pd.concat(rows)
+    qrels = recs.Qrels.from_df(pd.DataFrame({"user": list(held), "item": list(held.values()), "grade": 1.0}))
+    ours = recs.evaluate(
+        qrels,
+        recs.Run.from_df(run),
+        f"arp@{k},aplt@{k},epc@{k},efd@{k},miuf@{k},gini@{k},entropy@{k}",
+        candidates="catalog",
+        train=train[["user", "item"]],
+    )
+    # The head: most popular first until half the pairs, then every item as popular.
+    ranked = np.sort(phi)[::-1]
+    reached = np.cumsum(ranked)
+    last = ranked[np.searchsorted(reached, 0.5 * pairs)]
+    tail = phi < max(last, 1)
+    disc = 1.0 / np.log2(np.arange(2, k + 2))
+    least = phi[phi > 0].min()
+    arp, aplt, epc, efd, miuf = [], [], [], [], []
+    exposure = np.zeros(len(items))
+    for u, top in lists.items():
+        arp.append(phi[top].mean())
+        aplt.append(tail[top].mean())
+        relevant = items[top] == held[u]
+        epc.append((disc * relevant * (1 - phi[top] / n_users)).sum() / disc.sum())
+        novelty = -np.log2(np.where(phi[top] > 0, phi[top], least) / pairs)
+        efd.append((disc * relevant * novelty).sum() / disc.sum())
+        miuf.append((-np.log2(np.maximum(phi[top], 1) / n_users)).mean())
+        exposure[top] += 1
+    sorted_exposure = np.sort(exposure)
+    m = len(items)
+    gini = 2 * np.sum(np.arange(1, m + 1) * sorted_exposure) / (m * exposure.sum()) - (m + 1) / m
+    p = exposure[exposure > 0] / exposure.sum()
+    want = {
+        f"arp@{k}": np.mean(arp),
+        f"aplt@{k}": np.mean(aplt),
+        f"epc@{k}": np.mean(epc),
+        f"efd@{k}": np.mean(efd),
+        f"miuf@{k}": np.mean(miuf),
+        f"gini@{k}": gini,
+        f"entropy@{k}": -np.sum(p * np.log(p)),
+    }
+    for key, value in want.items():
+        assert ours[key] == pytest.approx(value, abs=1e-10), key
+
+
+def test_refusals_say_what_is_missing():
+    qrels_frame, run_frame = make_case(3)
+    q, r = recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame)
+    with pytest.raises(recs.RecsError, match="arp@5 needs the items' training popularity"):
+        recs.evaluate(q, r, "arp@5")
+    with pytest.raises(recs.RecsError, match="no popularity metric"):
+        recs.evaluate(q, r, "p@5", head_share=0.3)
+    train = run_frame[["user", "item"]].head(20)
+    with pytest.raises(recs.RecsError, match="head_share or head_items"):
+        recs.evaluate(q, r, "aplt@5", train=train, head_share=0.3, head_items=2)
+    with pytest.raises(recs.RecsError, match="head share"):
+        recs.evaluate(q, r, "aplt@5", train=train, head_share=1.5)
+    details = recs.evaluate(q, r, "aplt@5", train=train, details=True)
+    assert details["popularity"]["head"] == {"share": 0.5}
+    assert "popularity" not in recs.evaluate(q, r, "aplt@5", train=train)
