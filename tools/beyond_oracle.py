@@ -17,6 +17,9 @@ on the top-N lists:
                          (Elliot splits them by item order; recs never splits equals)
   gini@N, entropy@N      the Gini index (numpy, sorted formula) and scipy.stats.entropy
                          (nats) of the number of lists holding each catalog item
+  ild@N                  the mean pairwise distance of each list's items by their random
+                         binary attributes (every item has at least one), scipy's pdist
+                         with `cosine` and `jaccard` (keys ild_cosine@N, ild_jaccard@N)
 
 Regenerate with:
     pip install rectools scipy numpy pandas
@@ -31,6 +34,7 @@ import numpy as np
 import pandas as pd
 from rectools import Columns
 from rectools.metrics import AvgRecPopularity, MeanInvUserFreq
+from scipy.spatial.distance import pdist
 from scipy.stats import entropy
 
 SEED = 20181002
@@ -67,6 +71,11 @@ def main(path):
             grades = [0.0] * len(candidates)  # a user without a relevant item
         scores = rng.permutation(len(candidates)).astype(float) / len(candidates)
         users.append({"user": u, "items": candidates, "grades": grades, "scores": scores.tolist()})
+
+    # Binary attributes: each item holds 1 to 3 of 8.
+    attributes = np.zeros((N_ITEMS, 8), dtype=bool)
+    for i in range(N_ITEMS):
+        attributes[i, rng.choice(8, size=int(rng.integers(1, 4)), replace=False)] = True
 
     prev = pd.DataFrame(train, columns=[Columns.User, Columns.Item])
     n_users = prev[Columns.User].nunique()
@@ -116,12 +125,21 @@ def main(path):
             for i, _ in lst:
                 exposure[i] += 1
         expected[f"gini@{k}"] = gini(exposure)
+        for metric in ("cosine", "jaccard"):
+            values = [
+                pdist(attributes[[i for i, _ in lst]].astype(float), metric).mean()
+                for lst in lists.values()
+                if len(lst) >= 2
+            ]
+            if values:
+                expected[f"ild_{metric}@{k}"] = float(np.mean(values))
         expected[f"entropy@{k}"] = float(entropy(exposure))
     fixture = {
         "seed": SEED,
         "n_items": N_ITEMS,
         "head_share": HEAD_SHARE,
         "train": train,
+        "attributes": [np.flatnonzero(row).tolist() for row in attributes],
         "users": users,
         "depths": DEPTHS,
         "expected": expected,

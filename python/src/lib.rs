@@ -28,8 +28,8 @@ use recs_metrics::io::{
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
-    HeadRule, Metric, MetricsError, Options, PerUser, Popularity, Report, RocAccumulator, Scored,
-    TieBreak, ZeroPolicy, per_user,
+    HeadRule, ItemFacts, Metric, MetricsError, Options, PerUser, Popularity, Report,
+    RocAccumulator, Scored, TieBreak, ZeroPolicy, per_user,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
@@ -553,7 +553,7 @@ fn report_of(
     m: &Matched<'_>,
     settings: &Settings,
     keep_curves: bool,
-    popularity: Option<&Popularity>,
+    facts: ItemFacts<'_>,
 ) -> PyResult<Report> {
     let mut report = py
         .detach(|| {
@@ -564,7 +564,7 @@ fn report_of(
                 &settings.options,
                 settings.max_fpr,
                 keep_curves,
-                popularity,
+                facts,
             )?;
             report.warnings.extend(m.warnings.iter().cloned());
             Ok(report)
@@ -662,7 +662,13 @@ fn evaluate<'py>(
         (Some(_), _) => return Err(invalid("train must be held in memory (a dict or a frame)")),
         (None, _) => None,
     };
-    let report = report_of(py, &m, &settings, false, popularity.as_ref())?;
+    let report = report_of(
+        py,
+        &m,
+        &settings,
+        false,
+        ItemFacts { popularity: popularity.as_ref(), diversity: None },
+    )?;
     let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
     if let Some(p) = &popularity {
         let head = PyDict::new(py);
@@ -734,7 +740,7 @@ fn curves<'py>(
     let settings =
         Settings::new("roc,croc", "expected", candidates, seed, threshold, None, max_fpr)?;
     let m = matched(qrels, run, &settings, train, true)?;
-    let report = report_of(py, &m, &settings, true, None)?;
+    let report = report_of(py, &m, &settings, true, ItemFacts::default())?;
     let out = PyDict::new(py);
     for (name, curve) in [("roc", &report.roc), ("croc", &report.croc)] {
         let Some(curve) = curve else {

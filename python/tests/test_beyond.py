@@ -128,6 +128,8 @@ def test_refusals_say_what_is_missing():
         recs.evaluate(q, r, "aplt@5", train=train, head_share=0.3, head_items=2)
     with pytest.raises(recs.RecsError, match="head share"):
         recs.evaluate(q, r, "aplt@5", train=train, head_share=1.5)
+    with pytest.raises(recs.RecsError, match="attributes"):
+        recs.evaluate(q, r, "ild@5")
     details = recs.evaluate(q, r, "aplt@5", train=train, details=True)
     assert details["popularity"]["head"] == {"share": 0.5}
     assert "popularity" not in recs.evaluate(q, r, "aplt@5", train=train)

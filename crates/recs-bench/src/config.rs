@@ -362,6 +362,10 @@ pub struct EvaluationConfig {
     pub head_share: Option<f64>,
     /// The popularity head as this many most popular training items instead.
     pub head_items: Option<usize>,
+    /// How `ild@N` compares two items' attributes (`[dataset] attributes`): `cosine`
+    /// (default) or `jaccard`.
+    #[serde(default)]
+    pub similarity: recs_metrics::Similarity,
 }
 
 fn default_memory_budget_mib() -> usize {
@@ -404,6 +408,7 @@ impl Default for EvaluationConfig {
             memory_budget_mib: default_memory_budget_mib(),
             head_share: None,
             head_items: None,
+            similarity: recs_metrics::Similarity::default(),
         }
     }
 }
@@ -847,6 +852,14 @@ impl Config {
             (None, Some(n)) => recs_metrics::HeadRule::Items(n),
             (None, None) => recs_metrics::HeadRule::default(),
         };
+        if let Some(m) = metrics.iter().find(|m| m.needs_attributes())
+            && self.dataset.attributes.is_none()
+        {
+            return Err(err(
+                "dataset.attributes",
+                format!("the item attributes {m} reads (\"genres\" or \"cast\")"),
+            ));
+        }
         if evaluation.memory_budget_mib == 0 {
             return Err(err("evaluation.memory_budget_mib", "at least 1 (MiB)".into()));
         }
@@ -904,6 +917,7 @@ impl Config {
             metrics,
             options: evaluation.options(),
             head,
+            similarity: evaluation.similarity,
             max_fpr: evaluation.max_fpr,
             rating_errors: evaluation.rating_errors,
             user_groups: evaluation.user_groups.clone(),

@@ -257,6 +257,8 @@ pub struct Plan {
     pub(crate) options: Options,
     /// The popularity head of `aplt@N` and `aclt@N`.
     pub(crate) head: recs_metrics::HeadRule,
+    /// How `ild@N` compares two items' attributes.
+    pub(crate) similarity: recs_metrics::Similarity,
     pub(crate) max_fpr: f64,
     pub(crate) rating_errors: bool,
     pub(crate) user_groups: Vec<usize>,

@@ -93,7 +93,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
     #[command(flatten)]
-    head: crate::popularity::HeadArgs,
+    head: crate::facts::HeadArgs,
     /// A candidate is relevant when its grade is at least this.
     #[arg(long, default_value_t = 1.0)]
     rel_threshold: f32,
@@ -214,7 +214,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             format!("--baseline {name:?} is not a run; the runs are {}", names.join(", "))
         })?),
     };
-    let train = crate::popularity::training(&metrics, args.train.as_deref(), &args.head)?;
+    let sources = crate::facts::Sources::read(&metrics, args.train.as_deref(), &args.head)?;
     let reading = Reading {
         qrels: &args.qrels,
         train: args.train.as_deref(),
@@ -222,7 +222,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         format: args.run_format,
         seed: args.seed,
         rel_threshold: args.rel_threshold,
-        train_for_popularity: train.is_some(),
+        train_for_popularity: sources.reads_train(),
     };
     let policy = common_policy(&reading, &args.runs)?;
     let options = policy.reading().options(args.rel_threshold, args.ties, args.zero);
@@ -233,7 +233,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         metrics: &metrics,
         options: &options,
         missing: args.missing,
-        train: train.as_ref().map(|t| (t, args.head.rule())),
+        sources: &sources,
     })?;
     let settings = Settings {
         tests: args.tests.iter().map(|&t| t.into()).collect(),

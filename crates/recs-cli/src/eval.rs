@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use recs_metrics::io::{Candidates, Qrels, Run, RunFormat, read_qrels, write_points_csv};
+use recs_metrics::io::{Candidates, Run, RunFormat, read_qrels, write_points_csv};
 use recs_metrics::{
     HeadRule, Metric, Options, PerUser, Popularity, Report, Scored, TieBreak, ZeroPolicy,
     bootstrap_interval, evaluate_with, paired_t_test, per_user_with, roc1, roc2, t_interval,
@@ -109,7 +109,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
     #[command(flatten)]
-    head: crate::popularity::HeadArgs,
+    head: crate::facts::HeadArgs,
     /// Write the candidates evaluated (any policy) as `user<TAB>item` lines under a
     /// `user<TAB>item` header, sorted by user then item (ids in numeric order when all are
     /// integers, byte order otherwise), for `--candidates file:FILE` to read back.
@@ -441,7 +441,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         anyhow::bail!("--resamples must be at least 1");
     }
     let streamed = args.run.is_empty() || args.engine == Engine::Datafusion;
-    if let Some(m) = metrics.iter().find(|m| m.needs_popularity()).filter(|_| streamed) {
+    let reads_lists = |m: &&Metric| m.needs_popularity() || m.needs_attributes();
+    if let Some(m) = metrics.iter().find(reads_lists).filter(|_| streamed) {
         anyhow::bail!(
             "{m} reads each user's top-N list, which --user-factors and --engine datafusion \
              do not keep; evaluate a run file in process"
@@ -451,8 +452,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         refuse_corrected(&corrected, "--user-factors ranks the full catalog")?;
         return run_factors(&args, &metrics, &cremonesi);
     };
-    let train = crate::popularity::training(&metrics, args.train.as_deref(), &args.head)?;
-    let reading = Reading { train_for_popularity: train.is_some(), ..args.reading() };
+    let sources = crate::facts::Sources::read(&metrics, args.train.as_deref(), &args.head)?;
+    let reading = Reading { train_for_popularity: sources.reads_train(), ..args.reading() };
     let policy = reading.policy(&run_path)?;
     match &policy {
         Policy::Sampled { by: SampleBy::Uniform, .. } => {}
@@ -483,17 +484,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let trec = policy.reading() == Candidates::Run;
     let options = policy.reading().options(args.rel_threshold, args.ties, args.zero);
     let scored = Scored::new(&qrels.judgments, &run.scores)?;
-    let popularity_of = |qrels: &Qrels| -> anyhow::Result<Option<Popularity>> {
-        train.as_ref().map(|t| crate::popularity::of_qrels(t, qrels, args.head.rule())).transpose()
-    };
-    let popularity = popularity_of(qrels)?;
+    let known = sources.of_qrels(qrels)?;
     let mut report = evaluate_with(
         &scored,
         &metrics,
         &options,
         args.max_fpr,
         args.curves.is_some(),
-        popularity.as_ref(),
+        known.facts(),
     )?;
     report.warnings.append(&mut extra_warnings);
     report.values.extend(cremonesi_values(&cremonesi, &scored, options.threshold)?);
@@ -540,15 +538,15 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
                 ));
             }
             let scored_other = Scored::new(&other_qrels.judgments, &other.scores)?;
-            let other_popularity = popularity_of(other_qrels)?;
-            let b = per_user_with(&scored_other, a.metrics(), &options, other_popularity.as_ref())?;
+            let other_known = sources.of_qrels(other_qrels)?;
+            let b = per_user_with(&scored_other, a.metrics(), &options, other_known.facts())?;
             Some((path.clone(), other, compare(a, &b, &mut report.warnings)))
         }
         _ => None,
     };
 
     write_curves(&args, &report)?;
-    let shown = Shown { policy: &policy, options: &options, popularity: popularity.as_ref() };
+    let shown = Shown { policy: &policy, options: &options, popularity: known.popularity() };
     print(&args, &report, shown, run.n_ignored, &intervals, comparison.as_ref())
 }
 

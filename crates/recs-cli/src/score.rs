@@ -234,7 +234,7 @@ fn print_list() {
 }
 
 /// The item ids of an attribute file (first field of each line after the header).
-fn attribute_item_ids(path: &Path) -> anyhow::Result<Vec<String>> {
+pub(crate) fn attribute_item_ids(path: &Path) -> anyhow::Result<Vec<String>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut ids: Vec<String> = text

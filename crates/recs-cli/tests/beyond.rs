@@ -104,6 +104,43 @@ fn hand_computed_values_with_a_tie_at_the_cut_off() {
 }
 
 #[test]
+fn intra_list_diversity_reads_an_attribute_file() {
+    let dir = case();
+    // z is not an item of the qrels; d has one attribute of its own.
+    let attributes =
+        "item\trank\tattribute\na\t1\tg1\nb\t1\tg1\nb\t2\tg2\nc\t1\tg2\nd\t1\tg3\nz\t1\tg1\n";
+    std::fs::write(dir.path().join("attributes.tsv"), attributes).unwrap();
+    let ild = |extra: &[&str]| -> Value {
+        let mut args = vec!["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "ild@2", "--json"];
+        args.extend_from_slice(&["--attributes", "attributes.tsv"]);
+        args.extend_from_slice(extra);
+        let out = run_in(dir.path(), "eval", &args, None);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // x: a and one of b, c, d (cosine 1/√2, 0, 0); y: d and c (0).
+    close(&ild(&[]), "ild@2", (1.0 - 0.5f64.sqrt() / 3.0 + 1.0) / 2.0);
+    let v = ild(&["--similarity", "jaccard"]);
+    close(&v, "ild@2", (1.0 - 0.5 / 3.0 + 1.0) / 2.0);
+    let e = eval_err(dir.path(), &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "ild@2"]);
+    assert!(e.contains("ild@2 needs the items' attributes") && e.contains("--attributes"), "{e}");
+    let e = eval_err(
+        dir.path(),
+        &[
+            "--qrels",
+            "q.tsv",
+            "--run",
+            "r.tsv",
+            "--metrics",
+            "p@1",
+            "--attributes",
+            "attributes.tsv",
+        ],
+    );
+    assert!(e.contains("--attributes is read by ild@N"), "{e}");
+}
+
+#[test]
 fn intervals_and_paired_tests_apply_to_the_per_user_popularity_means() {
     let dir = case();
     std::fs::write(dir.path().join("r2.tsv"), RUN.replace("0.9", "0.05")).unwrap();

@@ -172,6 +172,10 @@ fn every_example_runs_and_meets_the_report_contract() {
                 if out.join("scores/train.tsv").exists() {
                     eval.arg("--train").arg(out.join("scores/train.tsv"));
                 }
+                // And the item attributes intra-list diversity reads.
+                if out.join("scores/attributes.tsv").exists() {
+                    eval.arg("--attributes").arg(out.join("scores/attributes.tsv"));
+                }
                 let output = eval.output().unwrap();
                 assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
                 let eval: Value = serde_json::from_slice(&output.stdout).unwrap();
@@ -193,7 +197,7 @@ fn saved_models(out: &Path) -> Vec<String> {
     let mut models: Vec<String> = std::fs::read_dir(out.join("scores"))
         .unwrap()
         .map(|e| e.unwrap().path().file_stem().unwrap().to_str().unwrap().to_string())
-        .filter(|m| m != "qrels" && m != "train")
+        .filter(|m| !["qrels", "train", "attributes"].contains(&m.as_str()))
         .collect();
     models.sort();
     models

@@ -9,9 +9,27 @@
 
 use std::collections::HashMap;
 
-use crate::discount::log_discount;
+use crate::diversity::Diversity;
 use crate::error::{MetricsError, Result};
 use crate::io::Qrels;
+
+/// What the metrics that read the lists' items know about the items besides the scores:
+/// their training popularity (`arp@N`, `epc@N`, `gini@N`, ...) and their attributes
+/// (`ild@N`). [`ItemFacts::default`] knows neither.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ItemFacts<'a> {
+    /// The items' popularity in the training data.
+    pub popularity: Option<&'a Popularity>,
+    /// The items' attributes, for intra-list diversity.
+    pub diversity: Option<&'a Diversity>,
+}
+
+impl<'a> ItemFacts<'a> {
+    /// Facts with the items' popularity only.
+    pub fn popularity(popularity: &'a Popularity) -> Self {
+        ItemFacts { popularity: Some(popularity), diversity: None }
+    }
+}
 
 /// Which items form the popularity head; the others are the long tail.
 ///
@@ -272,32 +290,6 @@ pub(crate) struct Novelty {
     pub(crate) inverse_frequency: f64,
 }
 
-/// One item of a user's top-N list: its position among the candidates, the probability
-/// that it is in the list, and its expected rank discount there.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Listed {
-    pub(crate) position: u32,
-    pub(crate) probability: f64,
-    pub(crate) discount: f64,
-}
-
-/// The items of the top `k` of a ranking cut into tie groups `(start, len)` over `order`,
-/// with `1 / log2(rank + 1)` as the discount.
-pub(crate) fn listed(order: &[u32], groups: &[(usize, usize)], k: usize, out: &mut Vec<Listed>) {
-    out.clear();
-    for &(start, len) in groups {
-        if start >= k {
-            break;
-        }
-        let taken = (k - start).min(len);
-        let probability = taken as f64 / len as f64;
-        let discount: f64 = (start + 1..=start + taken).map(log_discount).sum::<f64>() / len as f64;
-        for &position in &order[start..start + len] {
-            out.push(Listed { position, probability, discount });
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,19 +350,5 @@ mod tests {
         let e = Popularity::new(vec![1], &[], 4, HeadRule::Share(0.0)).unwrap_err().to_string();
         assert!(e.contains("head share"), "{e}");
         assert!(Popularity::new(vec![1], &[], 4, HeadRule::Items(0)).is_err());
-    }
-
-    #[test]
-    fn a_tie_at_the_cut_off_shares_its_slots_and_its_discounts() {
-        // Order 0 | 1 2 3 (tied) | 4, top 2: item 0 surely at rank 1; 1, 2, 3 each in the
-        // list with probability 1/3, at rank 2 with probability 1/3.
-        let mut out = Vec::new();
-        listed(&[0, 1, 2, 3, 4], &[(0, 1), (1, 3), (4, 1)], 2, &mut out);
-        assert_eq!(out.len(), 4);
-        assert_eq!((out[0].position, out[0].probability, out[0].discount), (0, 1.0, 1.0));
-        for l in &out[1..] {
-            assert!((l.probability - 1.0 / 3.0).abs() < 1e-15);
-            assert!((l.discount - log_discount(2) / 3.0).abs() < 1e-15);
-        }
     }
 }

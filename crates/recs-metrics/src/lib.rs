@@ -22,7 +22,8 @@
 //! - [`per_user_with`] and [`evaluate_with`]: beyond accuracy, from the items' training
 //!   [`Popularity`]: average recommendation popularity, long-tail share and count, EPC and
 //!   EFD novelty (rank-discounted or flat), mean inverse user frequency, and the Gini index
-//!   and entropy of the items' exposure (`arp@10`, `epc@10`, `gini@10`, ...).
+//!   and entropy of the items' exposure (`arp@10`, `epc@10`, `gini@10`, ...); and from the
+//!   items' attributes ([`Diversity`]), intra-list diversity (`ild@10`), cosine or Jaccard.
 //! - cremonesi2008's [`roc1`], [`roc2`] and [`withheld_ranks`]; [`rating_errors`]
 //!   (MAE, MSE, RMSE).
 //! - [`t_interval`], [`bootstrap_interval`], [`paired_t_test`],
@@ -67,9 +68,10 @@ mod beyond;
 mod cremonesi;
 mod croc;
 mod curve;
-mod discount;
+mod diversity;
 mod error;
 pub mod io;
+mod lists;
 mod names;
 mod radix;
 mod report;
@@ -83,7 +85,7 @@ pub use aggregate::{
     Interval, TestResult, bootstrap_interval, group_means, paired_t_test, t_interval,
     wilcoxon_signed_rank,
 };
-pub use beyond::{HeadRule, Popularity};
+pub use beyond::{HeadRule, ItemFacts, Popularity};
 pub use cremonesi::{
     Confusion, RatingErrors, Roc1Point, Roc2Point, WithheldRank, rating_errors, recall_from_ranks,
     roc1, roc2, top_n_confusion, top_n_confusions, withheld_ranks,
@@ -93,6 +95,7 @@ pub use croc::{
     omniscient_croc_of, random_croc, random_croc_of, simulated_croc,
 };
 pub use curve::{Curve, partial_trapezoid, trapezoid};
+pub use diversity::{Diversity, Similarity};
 pub use error::{MetricsError, Result};
 pub use report::{Report, evaluate, evaluate_with};
 pub use roc::{

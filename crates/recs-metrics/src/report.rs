@@ -1,6 +1,6 @@
 //! One call that computes a list of metrics into named values: what `recs eval` prints.
 
-use crate::beyond::Popularity;
+use crate::beyond::ItemFacts;
 use crate::croc::croc;
 use crate::curve::Curve;
 use crate::error::Result;
@@ -74,11 +74,13 @@ pub fn evaluate(
     max_fpr: f64,
     keep_curves: bool,
 ) -> Result<Report> {
-    evaluate_with(scored, metrics, options, max_fpr, keep_curves, None)
+    evaluate_with(scored, metrics, options, max_fpr, keep_curves, ItemFacts::default())
 }
 
-/// [`evaluate`] with the items' training popularity, for the popularity, novelty and
-/// exposure metrics ([`Metric::needs_popularity`]; see [`crate::per_user_with`]).
+/// [`evaluate`] with what is known of the items: their training popularity, for the
+/// popularity, novelty and exposure metrics ([`Metric::needs_popularity`]), and their
+/// attributes, for intra-list diversity ([`Metric::needs_attributes`]; see
+/// [`crate::per_user_with`]).
 ///
 /// # Errors
 /// As [`evaluate`] and [`crate::per_user_with`].
@@ -88,7 +90,7 @@ pub fn evaluate_with(
     options: &Options,
     max_fpr: f64,
     keep_curves: bool,
-    popularity: Option<&Popularity>,
+    facts: ItemFacts<'_>,
 ) -> Result<Report> {
     options.check()?;
     check_max_fpr(max_fpr)?;
@@ -116,7 +118,7 @@ pub fn evaluate_with(
     let values = if per_user_metrics.is_empty() {
         None
     } else {
-        Some(per_user_with(scored, &per_user_metrics, options, popularity)?)
+        Some(per_user_with(scored, &per_user_metrics, options, facts)?)
     };
     let threshold = options.threshold;
     // The areas always come from the summary (exact integers, rounded once), so keeping

@@ -62,6 +62,9 @@ pub enum Metric {
     /// Shannon entropy (nats) of the items' exposure over all users' top N
     /// (`entropy@N`), pooled.
     Entropy(usize),
+    /// Intra-list diversity: the mean dissimilarity of the pairs of the top N's items by
+    /// their attributes (`ild@N`).
+    Ild(usize),
 }
 
 impl Metric {
@@ -99,12 +102,13 @@ impl Metric {
                 | Metric::Map
                 | Metric::Mrr
         ) || (self.needs_popularity() && !self.is_exposure())
+            || self.needs_attributes()
     }
 
     /// The metrics of [`Metric::is_user_mean`] by name, as help texts and refusals list
     /// them.
     pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr, arp, aplt, \
-         aclt, epc, epc_flat, efd, efd_flat, miuf";
+         aclt, epc, epc_flat, efd, efd_flat, miuf, ild";
 
     /// Whether the metric needs the items' training popularity ([`crate::Popularity`]):
     /// the popularity, novelty and exposure metrics but coverage.
@@ -115,7 +119,12 @@ impl Metric {
     /// assert!(!Metric::Coverage(10).needs_popularity() && !Metric::Map.needs_popularity());
     /// ```
     pub fn needs_popularity(&self) -> bool {
-        self.list_depth().is_some() && !matches!(self, Metric::Coverage(_))
+        self.list_depth().is_some() && !matches!(self, Metric::Coverage(_) | Metric::Ild(_))
+    }
+
+    /// Whether the metric needs the items' attributes ([`crate::Diversity`]): `ild@N`.
+    pub fn needs_attributes(&self) -> bool {
+        matches!(self, Metric::Ild(_))
     }
 
     /// The depth of the top-N list the metric reads item by item (coverage and the
@@ -133,7 +142,8 @@ impl Metric {
             | Metric::EfdFlat(k)
             | Metric::Miuf(k)
             | Metric::Gini(k)
-            | Metric::Entropy(k) => Some(k),
+            | Metric::Entropy(k)
+            | Metric::Ild(k) => Some(k),
             _ => None,
         }
     }
@@ -182,6 +192,7 @@ impl FromStr for Metric {
             ("miuf", Some(_)) => Metric::Miuf(depth()?),
             ("gini", Some(_)) => Metric::Gini(depth()?),
             ("entropy", Some(_)) => Metric::Entropy(depth()?),
+            ("ild", Some(_)) => Metric::Ild(depth()?),
             ("half_life", a) => {
                 let alpha = match a {
                     None => 5.0,
@@ -224,6 +235,7 @@ impl fmt::Display for Metric {
             Metric::Miuf(k) => write!(f, "miuf@{k}"),
             Metric::Gini(k) => write!(f, "gini@{k}"),
             Metric::Entropy(k) => write!(f, "entropy@{k}"),
+            Metric::Ild(k) => write!(f, "ild@{k}"),
         }
     }
 }
@@ -234,8 +246,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8").unwrap();
-        assert_eq!(list.len(), 24);
+        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9").unwrap();
+        assert_eq!(list.len(), 25);
         for m in &list {
             assert_eq!(&m.to_string().parse::<Metric>().unwrap(), m);
         }
@@ -270,7 +282,7 @@ mod tests {
         // The names the refusals list are exactly these metrics' names.
         let listed: Vec<&str> = Metric::USER_MEANS.split(", ").collect();
         let popularity = Metric::parse_list(
-            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1",
+            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1",
         )
         .unwrap();
         for m in all.iter().chain(&popularity).filter(|m| m.is_user_mean()) {

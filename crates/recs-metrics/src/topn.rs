@@ -10,9 +10,10 @@
 
 use rayon::prelude::*;
 
-use crate::beyond::{Listed, Novelty, Popularity, listed};
-use crate::discount::log_discount;
+use crate::beyond::{ItemFacts, Novelty};
+use crate::diversity::Diversity;
 use crate::error::{MetricsError, Result};
+use crate::lists::{Listed, listed, log_discount};
 use crate::names::named;
 use crate::scored::{Missing, Ranking, Scored, TieBreak, score_key};
 use crate::spec::Metric;
@@ -254,17 +255,19 @@ pub(crate) struct UserRow {
 ///
 /// # Errors
 /// [`MetricsError::InvalidArgument`] for invalid options, or for a metric that needs the
-/// items' popularity ([`Metric::needs_popularity`]: use [`per_user_with`]).
+/// items' popularity or attributes ([`Metric::needs_popularity`],
+/// [`Metric::needs_attributes`]: use [`per_user_with`]).
 pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> Result<PerUser> {
-    per_user_with(scored, metrics, options, None)
+    per_user_with(scored, metrics, options, ItemFacts::default())
 }
 
-/// [`per_user`] with the items' training popularity, which the popularity, novelty and
-/// exposure metrics (`arp@N`, `epc@N`, `gini@N`, ...) need.
+/// [`per_user`] with what is known of the items ([`ItemFacts`]): their training
+/// popularity, which the popularity, novelty and exposure metrics (`arp@N`, `epc@N`,
+/// `gini@N`, ...) need, and their attributes, which intra-list diversity (`ild@N`) needs.
 ///
 /// ```
 /// use recs_core::Judgments;
-/// use recs_metrics::{HeadRule, Metric, Options, Popularity, Scored, per_user_with};
+/// use recs_metrics::{HeadRule, ItemFacts, Metric, Options, Popularity, Scored, per_user_with};
 /// let mut builder = Judgments::builder(1, 4);
 /// builder.push_user(0, &[0, 1, 2, 3], &[0.0, 1.0, 0.0, 1.0])?;
 /// let judgments = builder.build()?;
@@ -272,7 +275,8 @@ pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> R
 /// // Items 0..4 have 4, 2, 1 and 1 training users out of 5.
 /// let popularity = Popularity::new(vec![4, 2, 1, 1], &[], 5, HeadRule::Items(1))?;
 /// let metrics = Metric::parse_list("arp@2,aplt@2")?;
-/// let values = per_user_with(&scored, &metrics, &Options::default(), Some(&popularity))?;
+/// let facts = ItemFacts::popularity(&popularity);
+/// let values = per_user_with(&scored, &metrics, &Options::default(), facts)?;
 /// // The top 2 are items 0 and 1: popularity (4 + 2) / 2; item 1 is in the long tail.
 /// assert_eq!(values.summary(0).value, Some(3.0));
 /// assert_eq!(values.summary(1).value, Some(0.5));
@@ -280,17 +284,29 @@ pub fn per_user(scored: &Scored<'_>, metrics: &[Metric], options: &Options) -> R
 /// ```
 ///
 /// # Errors
-/// As [`per_user`]; a metric needs popularity and none is given, or the popularity
-/// describes another number of items than the judgments'.
+/// As [`per_user`]; a metric needs popularity or attributes and none is given, or they
+/// describe another number of items than the judgments'.
 pub fn per_user_with(
     scored: &Scored<'_>,
     metrics: &[Metric],
     options: &Options,
-    popularity: Option<&Popularity>,
+    facts: ItemFacts<'_>,
 ) -> Result<PerUser> {
     options.check()?;
     let n_items = scored.judgments().n_items();
-    let novelty = match (popularity, metrics.iter().find(|m| m.needs_popularity())) {
+    match (facts.diversity, metrics.iter().find(|m| m.needs_attributes())) {
+        (None, Some(m)) => {
+            return Err(MetricsError::InvalidArgument {
+                name: "metric",
+                value: m.to_string(),
+                expected: "a metric that does not need the items' attributes, or their \
+                           attributes (an attribute file)",
+            });
+        }
+        (Some(d), _) => crate::diversity::check_items(d, n_items)?,
+        _ => {}
+    }
+    let novelty = match (facts.popularity, metrics.iter().find(|m| m.needs_popularity())) {
         (None, Some(m)) => {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
@@ -318,7 +334,8 @@ pub fn per_user_with(
             |work, position| {
                 let (user, scores) = scored.user(position);
                 let input = UserInput { items: user.items, grades: user.grades, scores };
-                let lists = Lists { depth: list_depth, novelty: &novelty };
+                let lists =
+                    Lists { depth: list_depth, novelty: &novelty, diversity: facts.diversity };
                 user_row(work, input, metrics, options, lists)
             },
         )
@@ -427,8 +444,10 @@ struct Work {
     exp_gains: bool,
     /// Ranking of the top candidates, for the metrics that read the lists.
     ranking: Ranking,
-    /// The items of a user's top N, for the popularity metrics.
+    /// The items of a user's top N, for the popularity and diversity metrics.
     listed: Vec<Listed>,
+    /// Attribute sums of the diversity metrics.
+    scratch: Vec<f64>,
     packed: Vec<u64>,
     /// The score part of `packed`, for counting under [`TieBreak::Expected`].
     rank_keys: Vec<u32>,
@@ -698,6 +717,7 @@ fn ideal(gains: &mut [f64], k: usize, weight: impl Fn(usize) -> f64) -> f64 {
 struct Lists<'a> {
     depth: Option<usize>,
     novelty: &'a [Novelty],
+    diversity: Option<&'a Diversity>,
 }
 
 fn user_row(
@@ -723,7 +743,7 @@ fn user_row(
     if lists.depth.is_some() {
         work.ranking.rank(scores, lists.depth, options.ties);
     }
-    let Work { ranking, groups, gains, positive, listed: listed_items, .. } = work;
+    let Work { ranking, groups, gains, positive, listed: listed_items, scratch, .. } = work;
     positive.clear();
     positive.extend(grades.iter().copied().filter(|&g| g > 0.0));
     positive.extend_from_slice(&ranked.unranked_positive);
@@ -747,6 +767,11 @@ fn user_row(
             continue;
         }
         listed(&ranking.order, &ranking.groups, k, listed_items);
+        if let (Metric::Ild(_), Some(diversity)) = (metric, lists.diversity) {
+            let length = k.min(scores.len());
+            row.values[column] = diversity.expected(listed_items, items, length, scratch);
+            continue;
+        }
         let list = ListView { listed: listed_items, items, grades, n: scores.len() };
         if let Some(value) = popularity_value(metric, k, list, lists.novelty, options) {
             row.values[column] = value;
@@ -920,7 +945,8 @@ pub(crate) fn row_from_groups(
                 | Metric::EfdFlat(_)
                 | Metric::Miuf(_)
                 | Metric::Gini(_)
-                | Metric::Entropy(_) => f64::NAN,
+                | Metric::Entropy(_)
+                | Metric::Ild(_) => f64::NAN,
             };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {

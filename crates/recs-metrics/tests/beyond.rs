@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 
 use proptest::prelude::*;
-use recs_core::Judgments;
+use recs_core::{IdMap, ItemAttributes, Judgments};
 use recs_metrics::{
-    HeadRule, Metric, Options, Popularity, Scored, TieBreak, ZeroPolicy, per_user, per_user_with,
+    Diversity, HeadRule, ItemFacts, Metric, Options, Popularity, Scored, Similarity, TieBreak,
+    ZeroPolicy, per_user, per_user_with,
 };
 
 const ALL: [&str; 10] =
@@ -51,8 +52,13 @@ fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
     for k in fixture["depths"].as_array().unwrap() {
         let k = k.as_u64().unwrap() as usize;
         let metrics = metrics_at(k);
-        let values =
-            per_user_with(&scored, &metrics, &Options::default(), Some(&popularity)).unwrap();
+        let values = per_user_with(
+            &scored,
+            &metrics,
+            &Options::default(),
+            ItemFacts::popularity(&popularity),
+        )
+        .unwrap();
         for (column, metric) in metrics.iter().enumerate() {
             let want = expected[metric.to_string()].as_f64().unwrap();
             let got = values.summary(column).value.unwrap();
@@ -61,6 +67,86 @@ fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
         }
     }
     assert_eq!(checked, 30);
+    // Intra-list diversity against scipy's pdist (cosine and Jaccard distances).
+    let sets: Vec<Vec<u32>> = fixture["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row.as_array().unwrap().iter().map(|a| a.as_u64().unwrap() as u32).collect())
+        .collect();
+    let attributes = binary_attributes(&sets, 8);
+    for similarity in [Similarity::Cosine, Similarity::Jaccard] {
+        let diversity = Diversity::new(&attributes, similarity);
+        let facts = ItemFacts { popularity: None, diversity: Some(&diversity) };
+        for k in [5, 10] {
+            let values = per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts);
+            let got = values.unwrap().summary(0).value.unwrap();
+            let want = expected[format!("ild_{similarity}@{k}")].as_f64().unwrap();
+            assert!((got - want).abs() < 1e-12, "ild {similarity}@{k}: {got} against {want}");
+        }
+    }
+}
+
+/// Attributes of weight 1: item `i` holds `sets[i]`, of `n` attributes.
+fn binary_attributes(sets: &[Vec<u32>], n: usize) -> ItemAttributes {
+    let names: Vec<String> = (0..n).map(|a| format!("a{a:03}")).collect();
+    let vocabulary = IdMap::from_ids_sorted(names.iter().map(String::as_str)).unwrap();
+    let pairs =
+        sets.iter().enumerate().flat_map(|(i, set)| set.iter().map(move |&a| (i as u32, a, 1.0)));
+    ItemAttributes::from_pairs(sets.len(), vocabulary, pairs).unwrap()
+}
+
+/// Cosine and Jaccard similarity of two attribute sets, by their definitions.
+fn set_similarity(a: &[u32], b: &[u32], similarity: Similarity) -> f64 {
+    let shared = a.iter().filter(|x| b.contains(x)).count() as f64;
+    match similarity {
+        Similarity::Jaccard => {
+            let either = (a.len() + b.len()) as f64 - shared;
+            if either == 0.0 { 0.0 } else { shared / either }
+        }
+        _ => {
+            if a.is_empty() || b.is_empty() {
+                0.0
+            } else {
+                shared / ((a.len() * b.len()) as f64).sqrt()
+            }
+        }
+    }
+}
+
+#[test]
+fn intra_list_diversity_by_hand_with_a_tie_at_the_cut_off() {
+    // Items 0..4 with attribute sets {0}, {0, 1}, {1}, {2}; scores 0.9 | 0.5 0.5 0.5:
+    // the top 2 is item 0 and one of 1, 2, 3 (1/3 each).
+    let sets = vec![vec![0], vec![0, 1], vec![1], vec![2]];
+    let attributes = binary_attributes(&sets, 3);
+    let mut builder = Judgments::builder(1, 4);
+    builder.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    let judgments = builder.build().unwrap();
+    let scored = Scored::new(&judgments, &[0.9, 0.5, 0.5, 0.5]).unwrap();
+    let value = |similarity, k| {
+        let diversity = Diversity::new(&attributes, similarity);
+        let facts = ItemFacts { popularity: None, diversity: Some(&diversity) };
+        per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts)
+            .unwrap()
+            .summary(0)
+            .value
+    };
+    // Cosine: sim(0, 1) = 1/√2, sim(0, 2) = sim(0, 3) = 0; one pair.
+    let want = 1.0 - (0.5f64.sqrt()) / 3.0;
+    assert!((value(Similarity::Cosine, 2).unwrap() - want).abs() < 1e-15);
+    // Jaccard: J(0, 1) = 1/2.
+    assert!((value(Similarity::Jaccard, 2).unwrap() - (1.0 - 0.5 / 3.0)).abs() < 1e-15);
+    // Top 3: item 0 and two of the three tied (each pair of them with probability 1/3).
+    // Pairs with 0: (2/3)(1/√2 + 0 + 0); pairs within: (1/3)(sim12 + sim13 + sim23),
+    // sim(1, 2) = 1/√2, the others 0; three pairs in all.
+    let similar = (2.0 / 3.0) * 0.5f64.sqrt() + (1.0 / 3.0) * 0.5f64.sqrt();
+    assert!((value(Similarity::Cosine, 3).unwrap() - (1.0 - similar / 3.0)).abs() < 1e-15);
+    // A list of one item has no pair: the user is left out.
+    assert_eq!(value(Similarity::Cosine, 1), None);
+    // Without attributes, ild is refused.
+    let error = per_user(&scored, &[Metric::Ild(2)], &Options::default()).unwrap_err();
+    assert!(error.to_string().contains("attributes"), "{error}");
 }
 
 /// One user: candidates 0..5 with scores 0.9, 0.5, 0.5, 0.5, 0.1 (items 1, 2, 3 tied) and
@@ -76,7 +162,10 @@ fn value(metric: &str, grades: &[f32], options: Options) -> Option<f64> {
     let (judgments, scores, popularity) = tied_user(grades);
     let scored = Scored::new(&judgments, &scores).unwrap();
     let metrics = [metric.parse::<Metric>().unwrap()];
-    per_user_with(&scored, &metrics, &options, Some(&popularity)).unwrap().summary(0).value
+    per_user_with(&scored, &metrics, &options, ItemFacts::popularity(&popularity))
+        .unwrap()
+        .summary(0)
+        .value
 }
 
 #[test]
@@ -139,7 +228,9 @@ fn exposure_pools_the_lists_of_every_user() {
     let scored = Scored::new(&judgments, &scores).unwrap();
     let popularity = Popularity::new(vec![1, 1, 1, 1], &[], 2, HeadRule::default()).unwrap();
     let metrics = Metric::parse_list("gini@1,entropy@1,coverage@1").unwrap();
-    let values = per_user_with(&scored, &metrics, &Options::default(), Some(&popularity)).unwrap();
+    let values =
+        per_user_with(&scored, &metrics, &Options::default(), ItemFacts::popularity(&popularity))
+            .unwrap();
     // Gini of 0, 0, 0.5, 1.5: 2·(3·0.5 + 4·1.5)/(4·2) − 5/4 = 0.625.
     assert!((values.summary(0).value.unwrap() - 0.625).abs() < 1e-15);
     let h = -(0.75f64 * 0.75f64.ln() + 0.25 * 0.25f64.ln());
@@ -156,9 +247,10 @@ fn popularity_metrics_without_popularity_or_for_other_items_are_refused() {
     let error = per_user(&scored, &metrics, &Options::default()).unwrap_err().to_string();
     assert!(error.contains("arp@2") && error.contains("popularity"), "{error}");
     let other = Popularity::new(vec![1, 1], &[], 2, HeadRule::default()).unwrap();
-    let error = per_user_with(&scored, &metrics, &Options::default(), Some(&other))
-        .unwrap_err()
-        .to_string();
+    let error =
+        per_user_with(&scored, &metrics, &Options::default(), ItemFacts::popularity(&other))
+            .unwrap_err()
+            .to_string();
     assert!(error.contains("2 items"), "{error}");
     // Coverage needs no popularity.
     assert!(per_user(&scored, &[Metric::Coverage(2)], &Options::default()).is_ok());
@@ -240,6 +332,50 @@ fn orders_of(scores: &[f32]) -> Vec<Vec<usize>> {
 
 proptest! {
     #[test]
+    fn intra_list_diversity_is_the_mean_over_a_ties_orders(
+        n in 2usize..7,
+        k in 2usize..6,
+        seed in any::<u64>(),
+    ) {
+        let mut state = seed;
+        let mut next = |m: u64| recs_core::splitmix64(&mut state) % m;
+        let scores: Vec<f32> = (0..n).map(|_| next(3) as f32).collect();
+        let sets: Vec<Vec<u32>> = (0..n)
+            .map(|_| (0..4u32).filter(|_| next(2) == 1).collect())
+            .collect();
+        let attributes = binary_attributes(&sets, 4);
+        let mut builder = Judgments::builder(1, n);
+        let items: Vec<u32> = (0..n as u32).collect();
+        builder.push_user(0, &items, &vec![1.0; n]).unwrap();
+        let judgments = builder.build().unwrap();
+        let scored = Scored::new(&judgments, &scores).unwrap();
+        let orders = orders_of(&scores);
+        for similarity in [Similarity::Cosine, Similarity::Jaccard] {
+            let diversity = Diversity::new(&attributes, similarity);
+            let facts = ItemFacts { popularity: None, diversity: Some(&diversity) };
+            let got = per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts)
+                .unwrap()
+                .summary(0)
+                .value
+                .unwrap();
+            let mut want = 0.0;
+            for order in &orders {
+                let list = &order[..k.min(n)];
+                let mut distance = 0.0;
+                let mut pairs = 0.0;
+                for (x, &a) in list.iter().enumerate() {
+                    for &b in &list[x + 1..] {
+                        distance += 1.0 - set_similarity(&sets[a], &sets[b], similarity);
+                        pairs += 1.0;
+                    }
+                }
+                want += distance / pairs / orders.len() as f64;
+            }
+            prop_assert!((got - want).abs() < 1e-12, "{}: {} against {}", similarity, got, want);
+        }
+    }
+
+    #[test]
     fn the_expectation_over_a_ties_orders_is_exact(
         n in 2usize..7,
         k in 1usize..6,
@@ -261,7 +397,7 @@ proptest! {
         let judgments = builder.build().unwrap();
         let scored = Scored::new(&judgments, &scores).unwrap();
         let metrics: Vec<Metric> = metrics_at(k).into_iter().take(8).collect();
-        let got = per_user_with(&scored, &metrics, &Options::default(), Some(&popularity)).unwrap();
+        let got = per_user_with(&scored, &metrics, &Options::default(), ItemFacts::popularity(&popularity)).unwrap();
         let orders = orders_of(&scores);
         let mut mean = [0.0; 8];
         for order in &orders {
@@ -278,7 +414,7 @@ proptest! {
         let mut ascending = (0..n).collect::<Vec<_>>();
         ascending.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
         let first = Options { ties: TieBreak::ItemAscending, ..Options::default() };
-        let got = per_user_with(&scored, &metrics, &first, Some(&popularity)).unwrap();
+        let got = per_user_with(&scored, &metrics, &first, ItemFacts::popularity(&popularity)).unwrap();
         let want = direct(&ascending, k, &grades, &users, n_users, &head);
         for (column, want) in want.iter().enumerate() {
             let value = got.summary(column).value.unwrap();

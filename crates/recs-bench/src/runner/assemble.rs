@@ -28,6 +28,7 @@ pub(crate) fn experiment(
     let references = first.references.take();
     let qrels = first.qrels.take();
     let train = first.train.take();
+    let attributes = first.attributes.take();
     let results = results(plan, &mut splits, judgments);
     let comparison = super::compare::family(plan, &results)?;
     let view = View { plan, splits: &splits, results: &results };
@@ -95,6 +96,9 @@ pub(crate) fn experiment(
         files.push(("scores/qrels.tsv".to_string(), qrels));
         if let Some(train) = train {
             files.push(("scores/train.tsv".to_string(), train));
+        }
+        if let Some(attributes) = attributes {
+            files.push(("scores/attributes.tsv".to_string(), attributes));
         }
         for (model, assessment) in plan.models.iter().zip(&mut splits[0].models) {
             if let Some(lines) = assessment.saved.take() {

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommender, TrainData};
-use recs_metrics::{Metric, Popularity, Scored};
+use recs_metrics::{Diversity, ItemFacts, Metric, Popularity, Scored};
 use recs_split::{Split, SplitId};
 
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
@@ -59,6 +59,8 @@ pub(crate) struct SplitResult {
     /// Training events of the first split, when saving scores for popularity metrics
     /// (the `--train` that `recs eval` needs to give the same numbers).
     pub(crate) train: Option<String>,
+    /// The item attributes, when saving scores for intra-list diversity (`--attributes`).
+    pub(crate) attributes: Option<String>,
     /// The first split's judgments, when the plan keeps them.
     pub(crate) judgments: Option<Judgments>,
 }
@@ -92,6 +94,12 @@ impl Context<'_> {
             }
             _ => None,
         };
+        let attributes = match &qrels {
+            Some(_) if plan.metrics.iter().any(Metric::needs_attributes) => {
+                self.data.attribute_lines()?
+            }
+            _ => None,
+        };
         let shapes = test.candidates.shapes(threshold);
         let Judged { split, candidates, .. } = test;
         Ok(SplitResult {
@@ -105,6 +113,7 @@ impl Context<'_> {
             references,
             qrels,
             train,
+            attributes,
             judgments: match candidates {
                 Candidates::Listed(judgments) if first && plan.keep_judgments => Some(judgments),
                 _ => None,
@@ -233,13 +242,22 @@ impl Scoring<'_, '_> {
                     .any(Metric::needs_popularity)
                     .then(|| Popularity::of_interactions(judged.split.train(), plan.head))
                     .transpose()?;
+                // Intra-list diversity reads the dataset's item attributes.
+                let diversity = match self.attributes() {
+                    Some(a) if plan.metrics.iter().any(Metric::needs_attributes) => {
+                        Some(Diversity::new(a, plan.similarity))
+                    }
+                    _ => None,
+                };
+                let facts =
+                    ItemFacts { popularity: popularity.as_ref(), diversity: diversity.as_ref() };
                 let report = recs_metrics::evaluate_with(
                     &scored,
                     &plan.metrics,
                     &plan.options,
                     plan.max_fpr,
                     keep_curves,
-                    popularity.as_ref(),
+                    facts,
                 )?;
                 Ok((report, Some(scores)))
             }

@@ -130,6 +130,27 @@ impl Loaded {
         })
     }
 
+    /// The item attributes as an attribute file (`item<TAB>rank<TAB>attribute` under that
+    /// header, external ids, ranks from 1 in attribute order), the `--attributes` of `recs
+    /// eval` for intra-list diversity; `None` without attributes.
+    pub(crate) fn attribute_lines(&self) -> Result<Option<String>> {
+        let Some(attributes) = &self.attributes else { return Ok(None) };
+        let items = &self.dataset.items;
+        let names = attributes.vocabulary();
+        text("scores/attributes.tsv", |out| {
+            use std::io::Write;
+            writeln!(out, "item\trank\tattribute")?;
+            for item in 0..attributes.n_items() as u32 {
+                let id = items.external(item).unwrap_or("?");
+                for (rank, &a) in attributes.item_attributes(item).iter().enumerate() {
+                    writeln!(out, "{id}\t{}\t{}", rank + 1, names.external(a).unwrap_or("?"))?;
+                }
+            }
+            Ok(())
+        })
+        .map(Some)
+    }
+
     /// Scores as a run file (`user<TAB>item<TAB>score`, each score in its shortest
     /// round-trip form, so `recs eval` reads back the same bits).
     pub(crate) fn run_lines(

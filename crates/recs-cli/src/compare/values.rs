@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use rayon::prelude::*;
 use recs_metrics::io::{Candidates, Qrels, read_qrels};
-use recs_metrics::{HeadRule, Metric, Options, Scored, per_user_with};
+use recs_metrics::{Metric, Options, Scored, per_user_with};
 
 use crate::candidates::Policy;
 use crate::reading::Reading;
@@ -82,8 +82,8 @@ pub(crate) struct Request<'a> {
     pub(crate) metrics: &'a [Metric],
     pub(crate) options: &'a Options,
     pub(crate) missing: MissingRule,
-    /// The training events and head rule of the popularity metrics, when one is asked for.
-    pub(crate) train: Option<(&'a recs_data::Dataset, HeadRule)>,
+    /// The training events and attributes of the metrics that read the lists' items.
+    pub(crate) sources: &'a crate::facts::Sources,
 }
 
 /// Reads the qrels and every run, computes the per-user values of `metrics` and pairs
@@ -180,11 +180,8 @@ fn run_values(
             n_unscored.1
         ));
     }
-    let popularity = request
-        .train
-        .map(|(train, rule)| crate::popularity::of_qrels(train, qrels, rule))
-        .transpose()?;
-    let values = per_user_with(&scored, request.metrics, request.options, popularity.as_ref())?;
+    let known = request.sources.of_qrels(qrels)?;
+    let values = per_user_with(&scored, request.metrics, request.options, known.facts())?;
     for (m, column) in (0..request.metrics.len()).map(|m| (m, values.column(m))) {
         for (&user, value) in values.users().iter().zip(column) {
             table[m][position[user as usize]] = value;

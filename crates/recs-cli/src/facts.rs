@@ -1,0 +1,162 @@
+//! What `recs eval` and `recs compare` know of the items besides the scores, for the
+//! metrics that read the lists' items: the training popularity of `arp@N`, `epc@N`,
+//! `gini@N`, ... (`--train`) and the attributes of `ild@N` (`--attributes`), each mapped
+//! onto the items of the qrels.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use recs_core::{IdMap, ItemAttributes};
+use recs_metrics::io::Qrels;
+use recs_metrics::{Diversity, HeadRule, ItemFacts, Metric, Popularity, Similarity};
+
+/// `--head-share` and `--head-items`: which items form the popularity head.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct HeadArgs {
+    /// The popularity head of aplt@N and aclt@N: the fewest most popular training items
+    /// holding this share of the training events, and every item as popular as the last of
+    /// them (cremonesi2008's half by default).
+    #[arg(long, value_name = "SHARE", conflicts_with = "head_items")]
+    head_share: Option<f64>,
+    /// The popularity head as this many most popular training items instead.
+    #[arg(long, value_name = "N")]
+    head_items: Option<usize>,
+    /// Item attributes for ild@N (intra-list diversity): `item<TAB>rank<TAB>attribute`
+    /// lines under a header, as `recs score --attributes` reads them (e.g. cast.tsv);
+    /// items of the qrels without a line have no attribute.
+    #[arg(long, value_name = "FILE")]
+    attributes: Option<PathBuf>,
+    /// How ild@N compares two items' attributes: `cosine` or `jaccard`.
+    #[arg(long, default_value_t)]
+    similarity: Similarity,
+}
+
+impl HeadArgs {
+    /// The head rule asked for ([`HeadRule::default`] when neither option is given).
+    fn rule(&self) -> HeadRule {
+        match (self.head_share, self.head_items) {
+            (_, Some(n)) => HeadRule::Items(n),
+            (Some(share), None) => HeadRule::Share(share),
+            (None, None) => HeadRule::default(),
+        }
+    }
+}
+
+/// The training events and attribute file read for the metrics asked for.
+pub(crate) struct Sources {
+    train: Option<recs_data::Dataset>,
+    head: HeadRule,
+    attributes: Option<(PathBuf, Vec<String>, Similarity)>,
+}
+
+/// The popularity and attributes of one qrels' items; [`Known::facts`] lends them.
+pub(crate) struct Known {
+    popularity: Option<Popularity>,
+    diversity: Option<Diversity>,
+}
+
+impl Known {
+    /// The facts the metrics read.
+    pub(crate) fn facts(&self) -> ItemFacts<'_> {
+        ItemFacts { popularity: self.popularity.as_ref(), diversity: self.diversity.as_ref() }
+    }
+
+    /// The popularity, when read.
+    pub(crate) fn popularity(&self) -> Option<&Popularity> {
+        self.popularity.as_ref()
+    }
+}
+
+impl Sources {
+    /// Reads what `metrics` need: the training events for a popularity metric, the
+    /// attribute file's items for `ild@N`.
+    ///
+    /// # Errors
+    /// A metric whose input is not given, an option given without a metric that reads
+    /// it, or a file that cannot be read.
+    pub(crate) fn read(
+        metrics: &[Metric],
+        train: Option<&Path>,
+        args: &HeadArgs,
+    ) -> anyhow::Result<Sources> {
+        let popularity = metrics.iter().find(|m| m.needs_popularity());
+        let diverse = metrics.iter().find(|m| m.needs_attributes());
+        if popularity.is_none() && (args.head_share.is_some() || args.head_items.is_some()) {
+            anyhow::bail!(
+                "--head-share and --head-items set the head of aplt@N and aclt@N; no \
+                 popularity metric was asked for"
+            );
+        }
+        if diverse.is_none() && args.attributes.is_some() {
+            anyhow::bail!("--attributes is read by ild@N, which is not asked for");
+        }
+        let train = match (popularity, train) {
+            (None, _) => None,
+            (Some(metric), None) => anyhow::bail!(
+                "{metric} needs the items' training popularity: give the training events \
+                 with --train FILE"
+            ),
+            (Some(_), Some(path)) => Some(crate::format::read_train(path)?),
+        };
+        let attributes = match (diverse, &args.attributes) {
+            (None, _) => None,
+            (Some(metric), None) => anyhow::bail!(
+                "{metric} needs the items' attributes: give them with --attributes FILE \
+                 (item<TAB>rank<TAB>attribute)"
+            ),
+            (Some(_), Some(path)) => {
+                Some((path.clone(), crate::score::attribute_item_ids(path)?, args.similarity))
+            }
+        };
+        Ok(Sources { train, head: args.rule(), attributes })
+    }
+
+    /// Whether the training events are read (for the popularity metrics).
+    pub(crate) fn reads_train(&self) -> bool {
+        self.train.is_some()
+    }
+
+    /// The popularity and attributes of `qrels`' items.
+    ///
+    /// # Errors
+    /// [`Popularity::new`]'s (no training user, a head rule out of its domain) and an
+    /// attribute file that cannot be read.
+    pub(crate) fn of_qrels(&self, qrels: &Qrels) -> anyhow::Result<Known> {
+        let popularity = match &self.train {
+            Some(train) => {
+                let pairs = train.interactions.events().filter_map(|e| {
+                    Some((train.users.external(e.user)?, train.items.external(e.item)?))
+                });
+                Some(Popularity::of_pairs(qrels, pairs, self.head)?)
+            }
+            None => None,
+        };
+        let diversity = match &self.attributes {
+            Some((path, ids, similarity)) => {
+                let attributes = attributes_of(qrels, path, ids)?;
+                Some(Diversity::new(&attributes, *similarity))
+            }
+            None => None,
+        };
+        Ok(Known { popularity, diversity })
+    }
+}
+
+/// The attributes of `qrels`' items from the file at `path` (whose item ids are `ids`):
+/// the file is read against the qrels' items followed by its own other items, which are
+/// then left out.
+fn attributes_of(qrels: &Qrels, path: &Path, ids: &[String]) -> anyhow::Result<ItemAttributes> {
+    let mut items: IdMap = qrels.items.clone();
+    for id in ids {
+        items.insert(id)?;
+    }
+    let filter = recs_data::AttributeFilter::default();
+    let all = recs_data::load_item_attributes(path, &items, &filter)
+        .with_context(|| format!("reading attributes {}", path.display()))?;
+    let n = qrels.judgments.n_items();
+    let pairs = (0..n as u32).flat_map(|item| {
+        let weights = all.item_weights(item);
+        all.item_attributes(item).iter().zip(weights).map(move |(&a, &w)| (item, a, w))
+    });
+    Ok(ItemAttributes::from_pairs(n, all.vocabulary().clone(), pairs.collect::<Vec<_>>())?)
+}
