@@ -351,6 +351,21 @@ def _train(train: Any) -> Any:
     return _recs.NativeRun.from_rows(*_columns_of_frame(frame, "user", "item", "_one", "train"), "train")
 
 
+def _attribute_pairs(attributes: Any) -> Any:
+    """Item attributes (a dict of item to attributes, or a frame of item and attribute)
+    as two lists of ids."""
+    if attributes is None:
+        return None
+    if isinstance(attributes, Mapping):
+        pairs = [(str(i), str(a)) for i, names in attributes.items() for a in names]
+    else:
+        frame = attributes
+        if type(attributes).__module__.startswith("pyarrow"):
+            frame = attributes.select(["item", "attribute"]).to_pandas()
+        pairs = [(str(i), str(a)) for i, a in zip(frame["item"], frame["attribute"])]
+    return [i for i, _ in pairs], [a for _, a in pairs]
+
+
 def _metric_list(metrics: Union[str, Sequence[str]]) -> str:
     if isinstance(metrics, str):
         return metrics
@@ -392,6 +407,8 @@ def evaluate(
     seed: int = 0,
     head_share: Optional[float] = None,
     head_items: Optional[int] = None,
+    attributes: Any = None,
+    similarity: str = "cosine",
 ):
     """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
 
@@ -420,6 +437,10 @@ def evaluate(
       (default: the most popular items holding half of the training events), as ``recs
       eval --head-share`` and ``--head-items``; ``details`` reports it under
       ``popularity``.
+    - ``attributes``: the items' attributes of ``ild@N`` (intra-list diversity), a dict
+      ``{item: [attribute, ...]}`` or a frame with ``item`` and ``attribute`` columns
+      (weights 1; items without attributes have none); ``similarity``: ``cosine`` or
+      ``jaccard``, as ``recs eval --attributes`` and ``--similarity``.
     - ``seed``: the seed of the negatives ``sampled:N`` draws (each user's come from its
       id's stream, whatever the order of the rows); 0 by default, as ``recs eval
       --seed``.
@@ -454,6 +475,8 @@ def evaluate(
         int(seed),
         None if head_share is None else float(head_share),
         None if head_items is None else int(head_items),
+        _attribute_pairs(attributes),
+        similarity,
     )
     _warn(report)
     if return_per_user:

@@ -60,6 +60,8 @@ def evaluate(
     seed: int = ...,
     head_share: Optional[float] = ...,
     head_items: Optional[int] = ...,
+    attributes: Any = ...,
+    similarity: str = ...,
 ) -> Any: ...
 def evaluate_factors(
     user_factors: Any,

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use recs_core::Judgments;
+use recs_core::{IdMap, ItemAttributes, Judgments};
 use recs_metrics::io::{
     Candidates, CatalogRows, Qrels, Run, RunFormat, catalog_candidates, detect_run_format,
     qrels_from_rows, read_qrels, read_run, read_run_candidates, run_candidates_from_rows,
@@ -28,8 +28,8 @@ use recs_metrics::io::{
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
-    HeadRule, ItemFacts, Metric, MetricsError, Options, PerUser, Popularity, Report,
-    RocAccumulator, Scored, TieBreak, ZeroPolicy, per_user,
+    Diversity, HeadRule, ItemFacts, Metric, MetricsError, Options, PerUser, Popularity, Report,
+    RocAccumulator, Scored, Similarity, TieBreak, ZeroPolicy, per_user,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
@@ -630,7 +630,7 @@ fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerU
 /// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
 /// the per-user values as `(users, metrics, row-major f64 bytes)`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items))]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -647,6 +647,8 @@ fn evaluate<'py>(
     seed: u64,
     head_share: Option<f64>,
     head_items: Option<usize>,
+    attributes: Option<(Vec<String>, Vec<String>)>,
+    similarity: &str,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
     let head = head_rule(&settings.metrics, train, head_share, head_items)?;
@@ -662,13 +664,16 @@ fn evaluate<'py>(
         (Some(_), _) => return Err(invalid("train must be held in memory (a dict or a frame)")),
         (None, _) => None,
     };
-    let report = report_of(
-        py,
-        &m,
-        &settings,
-        false,
-        ItemFacts { popularity: popularity.as_ref(), diversity: None },
-    )?;
+    let similarity: Similarity = similarity.parse().map_err(error)?;
+    let diversity = match (settings.metrics.iter().any(Metric::needs_attributes), attributes) {
+        (true, Some((items, names))) => Some(diversity_of(&m.qrels, &items, &names, similarity)?),
+        (false, Some(_)) => {
+            return Err(invalid("attributes are read by ild@N, which is not asked for"));
+        }
+        (_, None) => None,
+    };
+    let facts = ItemFacts { popularity: popularity.as_ref(), diversity: diversity.as_ref() };
+    let report = report_of(py, &m, &settings, false, facts)?;
     let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
     if let Some(p) = &popularity {
         let head = PyDict::new(py);
@@ -691,6 +696,34 @@ fn evaluate<'py>(
         _ => None,
     };
     Ok((dict, values))
+}
+
+/// The attributes of `qrels`' items from `(item, attribute)` id pairs (pairs of other
+/// items ignored, a pair given twice kept once), compared by `similarity`.
+fn diversity_of(
+    qrels: &Qrels,
+    items: &[String],
+    names: &[String],
+    similarity: Similarity,
+) -> PyResult<Diversity> {
+    if items.len() != names.len() {
+        return Err(invalid("attributes: as many items as attributes"));
+    }
+    let vocabulary =
+        IdMap::from_ids_sorted(names.iter().map(String::as_str)).map_err(core_error)?;
+    let n = qrels.judgments.n_items();
+    let mut pairs: Vec<(u32, u32, f32)> = items
+        .iter()
+        .zip(names)
+        .filter_map(|(item, name)| {
+            let item = qrels.items.get(item).filter(|&i| (i as usize) < n)?;
+            Some((item, vocabulary.get(name)?, 1.0))
+        })
+        .collect();
+    pairs.sort_by_key(|&(i, a, _)| (i, a));
+    pairs.dedup_by_key(|p| (p.0, p.1));
+    let attributes = ItemAttributes::from_pairs(n, vocabulary, pairs).map_err(core_error)?;
+    Ok(Diversity::new(&attributes, similarity))
 }
 
 /// The head rule of the popularity metrics when one is asked for (`None` otherwise), as

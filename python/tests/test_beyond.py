@@ -46,6 +46,31 @@ def test_python_gives_the_numbers_of_recs_eval(tmp_path, candidates, ties):
         assert ours == expected
 
 
+@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
+@pytest.mark.parametrize("similarity", ["cosine", "jaccard"])
+def test_intra_list_diversity_gives_the_numbers_of_recs_eval(tmp_path, similarity):
+    qrels_frame, run_frame = make_case(9, ties=True)
+    rng = np.random.default_rng(4)
+    items = sorted(set(run_frame.item))
+    rows = [(i, f"g{a}") for i in items[:-3] for a in rng.choice(6, size=int(rng.integers(1, 4)), replace=False)]
+    rows.append(("not-an-item", "g0"))
+    attributes = pd.DataFrame(rows, columns=["item", "attribute"])
+    with open(tmp_path / "attributes.tsv", "w") as f:
+        f.write("item\trank\tattribute\n")
+        for rank, (i, a) in enumerate(rows):
+            f.write(f"{i}\t{rank + 1}\t{a}\n")
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "r.tsv", run_frame, "score")
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "ild@3,ild@10", "--attributes", tmp_path / "attributes.tsv", "--similarity", similarity)
+    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ild@3,ild@10", attributes=attributes, similarity=similarity, details=True)
+    assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+    assert ours == expected
+    as_dict = {}
+    for i, a in rows:
+        as_dict.setdefault(i, []).append(a)
+    assert recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ild@3", attributes=as_dict, similarity=similarity)["ild@3"] == expected["ild@3"]
+
+
 def test_movielens_values_are_numpys_by_the_definitions():
     """Leave one out, item popularity with a seeded tie-breaking jitter (no ties): ARP,
     APLT, EPC, EFD, MIUF and the exposure Gini and entropy computed here with numpy."""
@@ -130,6 +155,10 @@ def test_refusals_say_what_is_missing():
         recs.evaluate(q, r, "aplt@5", train=train, head_share=1.5)
     with pytest.raises(recs.RecsError, match="attributes"):
         recs.evaluate(q, r, "ild@5")
+    with pytest.raises(recs.RecsError, match="read by ild@N"):
+        recs.evaluate(q, r, "p@5", attributes={"i1": ["g"]})
+    with pytest.raises(recs.RecsError, match="similarity"):
+        recs.evaluate(q, r, "ild@5", attributes={"i1": ["g"]}, similarity="euclid")
     details = recs.evaluate(q, r, "aplt@5", train=train, details=True)
     assert details["popularity"]["head"] == {"share": 0.5}
     assert "popularity" not in recs.evaluate(q, r, "aplt@5", train=train)
