@@ -7,6 +7,7 @@ scores (so the top-N lists have no ties), and the values of independent implemen
 on the top-N lists:
 
   arp@N, miuf@N          RecTools (PyPI `rectools`): AvgRecPopularity, MeanInvUserFreq
+  serendipity@N          RecTools' Serendipity (catalog: the 40 items; relevant: grade >= 1)
   epc@N, efd@N           Elliot's definitions (binary relevance, 1/log2(rank + 1)
                          discount, normalised by the list's total discount; users without
                          a relevant item left out), re-implemented here in numpy
@@ -33,7 +34,7 @@ import sys
 import numpy as np
 import pandas as pd
 from rectools import Columns
-from rectools.metrics import AvgRecPopularity, MeanInvUserFreq
+from rectools.metrics import AvgRecPopularity, MeanInvUserFreq, Serendipity
 from scipy.spatial.distance import pdist
 from scipy.stats import entropy
 
@@ -97,6 +98,13 @@ def main(path):
         )
         expected[f"arp@{k}"] = float(AvgRecPopularity(k=k).calc(reco, prev))
         expected[f"miuf@{k}"] = float(MeanInvUserFreq(k=k).calc(reco, prev))
+        relevant = pd.DataFrame(
+            [(e["user"], i) for e in users for i, g in zip(e["items"], e["grades"]) if g >= 1.0],
+            columns=[Columns.User, Columns.Item],
+        )
+        expected[f"serendipity@{k}"] = float(
+            Serendipity(k=k).calc(reco, relevant, prev, list(range(N_ITEMS)))
+        )
         novelty_epc = {i: 1.0 - counts[i] / n_users for i in range(N_ITEMS) if counts[i] > 0}
         total = counts.sum()
         novelty_efd = {i: -math.log2(counts[i] / total) for i in range(N_ITEMS) if counts[i] > 0}

@@ -83,6 +83,8 @@ pub struct Popularity {
     pairs: u64,
     /// The smallest positive `φ` of any training item (0 when there is none).
     least: u32,
+    /// The distinct positive `φ` of the training items, decreasing.
+    distinct: Vec<u32>,
 }
 
 impl Popularity {
@@ -159,7 +161,9 @@ impl Popularity {
         // An item without training users is never in the head.
         let threshold = last.map_or(u32::MAX, |u| u.max(1));
         let head = users.iter().map(|&u| u >= threshold).collect();
-        Ok(Popularity { users, head, rule, n_users, pairs, least })
+        let mut distinct: Vec<u32> = sorted.iter().copied().filter(|&u| u > 0).collect();
+        distinct.dedup();
+        Ok(Popularity { users, head, rule, n_users, pairs, least, distinct })
     }
 
     /// The popularity of a training set whose items are the judgments' items (same index
@@ -250,6 +254,18 @@ impl Popularity {
         self.n_users
     }
 
+    /// `(n + 1 − dense rank of φ) / n` among the training items' distinct popularities; 0
+    /// for φ = 0.
+    fn rank_probability(&self, users: f64) -> f64 {
+        if users == 0.0 {
+            return 0.0;
+        }
+        // Distinct popularities above this one, plus one.
+        let rank = self.distinct.iter().filter(|&&d| f64::from(d) > users).count() + 1;
+        let n = self.users.len() as f64;
+        (n + 1.0 - rank as f64) / n
+    }
+
     /// Per item, the values the popularity metrics average.
     pub(crate) fn novelty(&self) -> Vec<Novelty> {
         let n_users = self.n_users as f64;
@@ -269,6 +285,7 @@ impl Popularity {
                     free_discovery: if u > 0.0 { -(u / pairs).log2() } else { cold_efd },
                     // An item without training users counts as one user's.
                     inverse_frequency: -(u.max(1.0) / n_users).log2(),
+                    popularity_rank_probability: self.rank_probability(u),
                 }
             })
             .collect()
@@ -288,6 +305,10 @@ pub(crate) struct Novelty {
     pub(crate) free_discovery: f64,
     /// `−log2(max(φ(i), 1) / |U|)` (MIUF).
     pub(crate) inverse_frequency: f64,
+    /// `(n + 1 − rank_φ(i)) / n`, `rank_φ` the dense rank of `φ(i)` among the training
+    /// items' popularities (1 for the most popular), `n` the judgments' items; 0 for an
+    /// item without training users (serendipity, as RecTools defines it).
+    pub(crate) popularity_rank_probability: f64,
 }
 
 #[cfg(test)]

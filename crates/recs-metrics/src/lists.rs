@@ -9,12 +9,17 @@ pub(crate) fn log_discount(rank: usize) -> f64 {
 }
 
 /// One item of a user's top-N list: its position among the candidates, the probability
-/// that it is in the list, and its expected rank discount there.
+/// that it is in the list, its expected rank discount there, and the ranks it may take
+/// (`ranks`, each with probability `1 / group`).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Listed {
     pub(crate) position: u32,
     pub(crate) probability: f64,
     pub(crate) discount: f64,
+    /// The ranks (from 1) of the list its tie group spans.
+    pub(crate) ranks: (usize, usize),
+    /// The size of its tie group.
+    pub(crate) group: usize,
 }
 
 /// The items of the top `k` of a ranking cut into tie groups `(start, len)` over `order`,
@@ -29,7 +34,8 @@ pub(crate) fn listed(order: &[u32], groups: &[(usize, usize)], k: usize, out: &m
         let probability = taken as f64 / len as f64;
         let discount: f64 = (start + 1..=start + taken).map(log_discount).sum::<f64>() / len as f64;
         for &position in &order[start..start + len] {
-            out.push(Listed { position, probability, discount });
+            let ranks = (start + 1, start + taken);
+            out.push(Listed { position, probability, discount, ranks, group: len });
         }
     }
 }

@@ -65,6 +65,9 @@ pub enum Metric {
     /// Intra-list diversity: the mean dissimilarity of the pairs of the top N's items by
     /// their attributes (`ild@N`).
     Ild(usize),
+    /// Serendipity as RecTools defines it: relevant items of the top N ranked above where
+    /// item popularity would rank them (`serendipity@N`).
+    Serendipity(usize),
 }
 
 impl Metric {
@@ -108,7 +111,7 @@ impl Metric {
     /// The metrics of [`Metric::is_user_mean`] by name, as help texts and refusals list
     /// them.
     pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr, arp, aplt, \
-         aclt, epc, epc_flat, efd, efd_flat, miuf, ild";
+         aclt, epc, epc_flat, efd, efd_flat, miuf, serendipity, ild";
 
     /// Whether the metric needs the items' training popularity ([`crate::Popularity`]):
     /// the popularity, novelty and exposure metrics but coverage.
@@ -143,7 +146,8 @@ impl Metric {
             | Metric::Miuf(k)
             | Metric::Gini(k)
             | Metric::Entropy(k)
-            | Metric::Ild(k) => Some(k),
+            | Metric::Ild(k)
+            | Metric::Serendipity(k) => Some(k),
             _ => None,
         }
     }
@@ -193,6 +197,7 @@ impl FromStr for Metric {
             ("gini", Some(_)) => Metric::Gini(depth()?),
             ("entropy", Some(_)) => Metric::Entropy(depth()?),
             ("ild", Some(_)) => Metric::Ild(depth()?),
+            ("serendipity", Some(_)) => Metric::Serendipity(depth()?),
             ("half_life", a) => {
                 let alpha = match a {
                     None => 5.0,
@@ -236,6 +241,7 @@ impl fmt::Display for Metric {
             Metric::Gini(k) => write!(f, "gini@{k}"),
             Metric::Entropy(k) => write!(f, "entropy@{k}"),
             Metric::Ild(k) => write!(f, "ild@{k}"),
+            Metric::Serendipity(k) => write!(f, "serendipity@{k}"),
         }
     }
 }
@@ -246,8 +252,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9").unwrap();
-        assert_eq!(list.len(), 25);
+        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,serendipity@2").unwrap();
+        assert_eq!(list.len(), 26);
         for m in &list {
             assert_eq!(&m.to_string().parse::<Metric>().unwrap(), m);
         }
@@ -282,7 +288,7 @@ mod tests {
         // The names the refusals list are exactly these metrics' names.
         let listed: Vec<&str> = Metric::USER_MEANS.split(", ").collect();
         let popularity = Metric::parse_list(
-            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1",
+            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1,serendipity@1",
         )
         .unwrap();
         for m in all.iter().chain(&popularity).filter(|m| m.is_user_mean()) {

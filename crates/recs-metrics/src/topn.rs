@@ -833,6 +833,27 @@ fn popularity_value(
         Metric::EpcFlat(_) => relevance_weighted(&|n| n.complement, false),
         Metric::Efd(_) => relevance_weighted(&|n| n.free_discovery, true),
         Metric::EfdFlat(_) => relevance_weighted(&|n| n.free_discovery, false),
+        Metric::Serendipity(_) => Some(if length == 0 {
+            f64::NAN
+        } else {
+            // RecTools: Σ over the list of rel · max(p(r) − pu(i), 0) / |L|, with
+            // p(r) = (n + 1 − r) / n; an item of a tie takes each of its ranks with
+            // probability 1 / (its group's size).
+            let n = novelty.len() as f64;
+            let sum: f64 = list
+                .listed
+                .iter()
+                .filter(|l| relevant(l))
+                .map(|l| {
+                    let pu = of(l).popularity_rank_probability;
+                    let over: f64 = (l.ranks.0..=l.ranks.1)
+                        .map(|r| ((n + 1.0 - r as f64) / n - pu).max(0.0))
+                        .sum();
+                    over / l.group as f64
+                })
+                .sum();
+            sum / length as f64
+        }),
         _ => None,
     }
 }
@@ -946,7 +967,8 @@ pub(crate) fn row_from_groups(
                 | Metric::Miuf(_)
                 | Metric::Gini(_)
                 | Metric::Entropy(_)
-                | Metric::Ild(_) => f64::NAN,
+                | Metric::Ild(_)
+                | Metric::Serendipity(_) => f64::NAN,
             };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {

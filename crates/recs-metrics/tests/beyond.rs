@@ -10,8 +10,19 @@ use recs_metrics::{
     ZeroPolicy, per_user, per_user_with,
 };
 
-const ALL: [&str; 10] =
-    ["arp", "aplt", "aclt", "epc", "epc_flat", "efd", "efd_flat", "miuf", "gini", "entropy"];
+const ALL: [&str; 11] = [
+    "arp",
+    "aplt",
+    "aclt",
+    "epc",
+    "epc_flat",
+    "efd",
+    "efd_flat",
+    "miuf",
+    "gini",
+    "entropy",
+    "serendipity",
+];
 
 fn metrics_at(k: usize) -> Vec<Metric> {
     ALL.iter().map(|name| format!("{name}@{k}").parse().unwrap()).collect()
@@ -66,7 +77,7 @@ fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 30);
+    assert_eq!(checked, 33);
     // Intra-list diversity against scipy's pdist (cosine and Jaccard distances).
     let sets: Vec<Vec<u32>> = fixture["attributes"]
         .as_array()
@@ -265,7 +276,7 @@ fn direct(
     users: &[u32],
     n_users: usize,
     head: &[bool],
-) -> [f64; 8] {
+) -> [f64; 9] {
     let list = &order[..k.min(order.len())];
     let length = list.len() as f64;
     let pairs: f64 = users.iter().map(|&u| f64::from(u)).sum();
@@ -279,6 +290,23 @@ fn direct(
         -(u / pairs).log2()
     };
     let disc = |r: usize| 1.0 / ((r + 2) as f64).log2();
+    // Serendipity (RecTools): p(r) = (n + 1 − r)/n against pu(i) = (n + 1 − dense rank of
+    // φ(i))/n, 0 for an item without training users.
+    let n = users.len() as f64;
+    let mut distinct: Vec<u32> = users.iter().copied().filter(|&u| u > 0).collect();
+    distinct.sort_unstable_by(|a, b| b.cmp(a));
+    distinct.dedup();
+    let pu = |i: usize| match distinct.iter().position(|&d| d == users[i]) {
+        Some(at) if users[i] > 0 => (n + 1.0 - (at + 1) as f64) / n,
+        _ => 0.0,
+    };
+    let serendipity: f64 = list
+        .iter()
+        .enumerate()
+        .filter(|&(_, &i)| grades[i] >= 1.0)
+        .map(|(r, &i)| ((n + 1.0 - (r + 1) as f64) / n - pu(i)).max(0.0))
+        .sum::<f64>()
+        / length;
     let weighted = |nov: &dyn Fn(usize) -> f64, flat: bool| {
         let (mut sum, mut norm) = (0.0, 0.0);
         for (r, &i) in list.iter().enumerate() {
@@ -299,6 +327,7 @@ fn direct(
         weighted(&efd, false),
         weighted(&efd, true),
         list.iter().map(|&i| miuf(i)).sum::<f64>() / length,
+        serendipity,
     ]
 }
 
@@ -396,10 +425,11 @@ proptest! {
         builder.push_user(0, &items, &grades).unwrap();
         let judgments = builder.build().unwrap();
         let scored = Scored::new(&judgments, &scores).unwrap();
-        let metrics: Vec<Metric> = metrics_at(k).into_iter().take(8).collect();
+        let mut metrics: Vec<Metric> = metrics_at(k).into_iter().take(8).collect();
+        metrics.push(Metric::Serendipity(k));
         let got = per_user_with(&scored, &metrics, &Options::default(), ItemFacts::popularity(&popularity)).unwrap();
         let orders = orders_of(&scores);
-        let mut mean = [0.0; 8];
+        let mut mean = [0.0; 9];
         for order in &orders {
             let values = direct(order, k, &grades, &users, n_users, &head);
             for (m, v) in mean.iter_mut().zip(values) {
