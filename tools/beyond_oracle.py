@@ -18,6 +18,8 @@ on the top-N lists:
                          (Elliot splits them by item order; recs never splits equals)
   gini@N, entropy@N      the Gini index (numpy, sorted formula) and scipy.stats.entropy
                          (nats) of the number of lists holding each catalog item
+  popreo@N, poprsp@N     Elliot's PopREO and PopRSP (head and tail as for aplt@N): std over
+                         mean of the two groups' pooled rates, numpy
   ild@N                  the mean pairwise distance of each list's items by their random
                          binary attributes (every item has at least one), scipy's pdist
                          with `cosine` and `jaccard` (keys ild_cosine@N, ild_jaccard@N)
@@ -133,6 +135,21 @@ def main(path):
             for i, _ in lst:
                 exposure[i] += 1
         expected[f"gini@{k}"] = gini(exposure)
+        tail_set = head_tail(head)
+        num, den = np.zeros(2), np.zeros(2)
+        num_o, den_o = np.zeros(2), np.zeros(2)
+        for entry in users:
+            listed = {i for i, _ in lists[entry["user"]]}
+            rel = {i for i, g in zip(entry["items"], entry["grades"]) if g >= 1.0}
+            for g, group in enumerate([set(head), tail_set]):
+                num[g] += len(listed & group)
+                den[g] += len(set(entry["items"]) & group)
+                if rel:
+                    num_o[g] += len(listed & rel & group)
+                    den_o[g] += len(rel & group)
+        for name, (a, b) in (("poprsp", (num, den)), ("popreo", (num_o, den_o))):
+            rates = a / b
+            expected[f"{name}@{k}"] = float(np.std(rates) / np.mean(rates))
         for metric in ("cosine", "jaccard"):
             values = [
                 pdist(attributes[[i for i, _ in lst]].astype(float), metric).mean()

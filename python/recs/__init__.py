@@ -416,9 +416,10 @@ def evaluate(
       ``p@N``, ``r@N``, ``f1@N``, ``hit@N``, ``ndcg@K``, ``ndcg_exp@K``, ``ap@K``,
       ``map``, ``mrr``, ``half_life@A``, ``coverage@N``, and with ``train`` the
       popularity, novelty and exposure of the lists: ``arp@N``, ``aplt@N``, ``aclt@N``,
-      ``epc@N``, ``epc_flat@N``, ``efd@N``, ``efd_flat@N``, ``miuf@N``, ``serendipity@N``, ``gini@N``,
-      ``entropy@N``), a list or a comma-separated string. With ``candidates="sampled:N"`` (uniform), also corrected sampled metrics
-      ``M~E`` such as ``ndcg@10~bv:0.1``: the estimator ``E`` (``sampled``,
+      ``epc@N``, ``epc_flat@N``, ``efd@N``, ``efd_flat@N``, ``miuf@N``,
+      ``serendipity@N``, ``gini@N``, ``entropy@N``, ``poprsp@N``, ``popreo@N``; with
+      ``attributes``, ``ild@N``), a list or a comma-separated string. With
+      ``candidates="sampled:N"`` (uniform), also corrected sampled metrics ``M~E`` such as ``ndcg@10~bv:0.1``: the estimator ``E`` (``sampled``,
       ``rank-estimate``, ``minimal-bias``, ``monotone``, ``bv:γ``) of the metric ``M`` of
       one relevant item's rank (``auc``, ``r@k``, ``hit@k``, ``p@k``, ``ap``, ``mrr``,
       ``ndcg``, ``ndcg@k``), as ``recs eval --metrics`` computes them.

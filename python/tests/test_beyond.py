@@ -10,7 +10,7 @@ import recs
 from conftest import make_case
 from test_cli import CLI, cli, movielens_leave_one_out, write, write_train
 
-METRICS = "arp@5,aplt@5,aclt@5,epc@5,epc_flat@5,efd@5,efd_flat@5,miuf@5,serendipity@5,gini@5,entropy@5"
+METRICS = "arp@5,aplt@5,aclt@5,epc@5,epc_flat@5,efd@5,efd_flat@5,miuf@5,serendipity@5,gini@5,entropy@5,poprsp@5,popreo@5"
 
 
 @pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")

@@ -68,6 +68,12 @@ pub enum Metric {
     /// Serendipity as RecTools defines it: relevant items of the top N ranked above where
     /// item popularity would rank them (`serendipity@N`).
     Serendipity(usize),
+    /// Popularity-based ranking-based equal opportunity between head and tail items
+    /// (`popreo@N`), pooled.
+    PopReo(usize),
+    /// Popularity-based ranking-based statistical parity between head and tail items
+    /// (`poprsp@N`), pooled.
+    PopRsp(usize),
 }
 
 impl Metric {
@@ -147,7 +153,9 @@ impl Metric {
             | Metric::Gini(k)
             | Metric::Entropy(k)
             | Metric::Ild(k)
-            | Metric::Serendipity(k) => Some(k),
+            | Metric::Serendipity(k)
+            | Metric::PopReo(k)
+            | Metric::PopRsp(k) => Some(k),
             _ => None,
         }
     }
@@ -155,7 +163,14 @@ impl Metric {
     /// Whether the metric is pooled over every user's list (coverage, the exposure Gini
     /// and entropy) rather than averaged over users.
     pub fn is_exposure(&self) -> bool {
-        matches!(self, Metric::Coverage(_) | Metric::Gini(_) | Metric::Entropy(_))
+        matches!(
+            self,
+            Metric::Coverage(_)
+                | Metric::Gini(_)
+                | Metric::Entropy(_)
+                | Metric::PopReo(_)
+                | Metric::PopRsp(_)
+        )
     }
 }
 
@@ -198,6 +213,8 @@ impl FromStr for Metric {
             ("entropy", Some(_)) => Metric::Entropy(depth()?),
             ("ild", Some(_)) => Metric::Ild(depth()?),
             ("serendipity", Some(_)) => Metric::Serendipity(depth()?),
+            ("popreo", Some(_)) => Metric::PopReo(depth()?),
+            ("poprsp", Some(_)) => Metric::PopRsp(depth()?),
             ("half_life", a) => {
                 let alpha = match a {
                     None => 5.0,
@@ -242,6 +259,8 @@ impl fmt::Display for Metric {
             Metric::Entropy(k) => write!(f, "entropy@{k}"),
             Metric::Ild(k) => write!(f, "ild@{k}"),
             Metric::Serendipity(k) => write!(f, "serendipity@{k}"),
+            Metric::PopReo(k) => write!(f, "popreo@{k}"),
+            Metric::PopRsp(k) => write!(f, "poprsp@{k}"),
         }
     }
 }
@@ -252,8 +271,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,serendipity@2").unwrap();
-        assert_eq!(list.len(), 26);
+        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,serendipity@2,popreo@3,poprsp@4").unwrap();
+        assert_eq!(list.len(), 28);
         for m in &list {
             assert_eq!(&m.to_string().parse::<Metric>().unwrap(), m);
         }

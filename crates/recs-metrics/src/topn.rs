@@ -203,9 +203,15 @@ impl PerUser {
                     n_excluded: n - used,
                 }
             }
-            Metric::Coverage(_) | Metric::Gini(_) | Metric::Entropy(_) => {
+            Metric::Coverage(_)
+            | Metric::Gini(_)
+            | Metric::Entropy(_)
+            | Metric::PopReo(_)
+            | Metric::PopRsp(_) => {
                 let slot = self.metrics[..column].iter().filter(|x| x.is_exposure()).count();
-                Summary { value: Some(self.exposure[slot]), n_users: n, n_excluded: 0 }
+                // Undefined (a parity with no head or no tail item to list) is `None`.
+                let value = Some(self.exposure[slot]).filter(|v| v.is_finite());
+                Summary { value, n_users: n, n_excluded: 0 }
             }
             _ => {
                 let (mut sum, mut used) = (0.0, 0);
@@ -234,6 +240,9 @@ pub(crate) struct UserRow {
     /// Per exposure metric ([`Metric::is_exposure`]): the items in the top N with their
     /// probability of being there.
     pub(crate) covered: Vec<Vec<(u32, f64)>>,
+    /// Per exposure metric: for `popreo` and `poprsp`, the expected head and tail items of
+    /// the list and the head and tail items that could be there (zeros for the others).
+    pub(crate) parity: Vec<[f64; 4]>,
     pub(crate) without_relevant: bool,
 }
 
@@ -352,6 +361,18 @@ pub fn per_user_with(
 /// The pooled value of exposure metric `metric`, the `slot`-th of its kind, over every
 /// user's list, in user order.
 fn pooled_exposure(metric: Metric, slot: usize, rows: &[UserRow], n_items: usize) -> f64 {
+    if let Metric::PopReo(_) | Metric::PopRsp(_) = metric {
+        // Head and tail: the expected listed items over the items that could be listed,
+        // summed in user order; the parity is std / mean of the two rates.
+        let mut sums = [0.0f64; 4];
+        for row in rows {
+            for (total, value) in sums.iter_mut().zip(row.parity[slot]) {
+                *total += value;
+            }
+        }
+        let (head, tail) = (sums[0] / sums[2], sums[1] / sums[3]);
+        return (head - tail).abs() / (head + tail);
+    }
     if let Metric::Coverage(_) = metric {
         // Probability that no user's top N holds the item, multiplied in user order.
         let mut missed = vec![1.0f64; n_items];
@@ -751,7 +772,25 @@ fn user_row(
     let mut row = row_from_groups(groups, gains, shape, metrics, options);
     for (column, &metric) in metrics.iter().enumerate() {
         let Some(k) = metric.list_depth() else { continue };
+        if let Metric::PopReo(_) | Metric::PopRsp(_) = metric {
+            listed(&ranking.order, &ranking.groups, k, listed_items);
+            let equal_opportunity = matches!(metric, Metric::PopReo(_));
+            let counted =
+                |position: usize| !equal_opportunity || grades[position] >= options.threshold;
+            let mut sums = [0.0; 4];
+            for l in listed_items.iter().filter(|l| counted(l.position as usize)) {
+                let tail = lists.novelty[items[l.position as usize] as usize].tail;
+                sums[usize::from(tail == 1.0)] += l.probability;
+            }
+            for (_, &item) in items.iter().enumerate().filter(|&(p, _)| counted(p)) {
+                sums[2 + usize::from(lists.novelty[item as usize].tail == 1.0)] += 1.0;
+            }
+            row.parity.push(sums);
+            row.covered.push(Vec::new());
+            continue;
+        }
         if metric.is_exposure() {
+            row.parity.push([0.0; 4]);
             let mut covered = Vec::new();
             for &(start, len) in &ranking.groups {
                 if start >= k {
@@ -881,6 +920,7 @@ pub(crate) fn row_from_groups(
         values: Vec::with_capacity(metrics.len()),
         half_life: Vec::new(),
         covered: Vec::new(),
+        parity: Vec::new(),
         without_relevant: none,
     };
     for &metric in metrics {
@@ -968,7 +1008,9 @@ pub(crate) fn row_from_groups(
                 | Metric::Gini(_)
                 | Metric::Entropy(_)
                 | Metric::Ild(_)
-                | Metric::Serendipity(_) => f64::NAN,
+                | Metric::Serendipity(_)
+                | Metric::PopReo(_)
+                | Metric::PopRsp(_) => f64::NAN,
             };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {

@@ -10,7 +10,7 @@ use recs_metrics::{
     ZeroPolicy, per_user, per_user_with,
 };
 
-const ALL: [&str; 11] = [
+const ALL: [&str; 13] = [
     "arp",
     "aplt",
     "aclt",
@@ -22,6 +22,8 @@ const ALL: [&str; 11] = [
     "gini",
     "entropy",
     "serendipity",
+    "popreo",
+    "poprsp",
 ];
 
 fn metrics_at(k: usize) -> Vec<Metric> {
@@ -77,7 +79,7 @@ fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 33);
+    assert_eq!(checked, 39);
     // Intra-list diversity against scipy's pdist (cosine and Jaccard distances).
     let sets: Vec<Vec<u32>> = fixture["attributes"]
         .as_array()
@@ -227,16 +229,23 @@ fn users_without_a_relevant_item_follow_the_zero_policy_for_epc_and_efd_only() {
     assert!(value("arp@2", &none, Options::default()).is_some());
 }
 
+/// Two users over four items, each with one relevant item (0 for user 0, 1 for user 1),
+/// scored by [`TWO_USERS_SCORES`]: user 0's top 1 is item 0, user 1's a tie of 0 and 1.
+fn two_users() -> Judgments {
+    let mut builder = Judgments::builder(2, 4);
+    builder.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    builder.push_user(1, &[0, 1, 2, 3], &[0.0, 1.0, 0.0, 0.0]).unwrap();
+    builder.build().unwrap()
+}
+
+const TWO_USERS_SCORES: [f32; 8] = [0.9, 0.1, 0.1, 0.1, 0.5, 0.5, 0.2, 0.1];
+
 #[test]
 fn exposure_pools_the_lists_of_every_user() {
     // Two users over four items; top 1 of each: user 0 item 0, user 1 a tie of items 0
     // and 1. Expected exposure 1.5, 0.5, 0, 0.
-    let mut builder = Judgments::builder(2, 4);
-    builder.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
-    builder.push_user(1, &[0, 1, 2, 3], &[0.0, 1.0, 0.0, 0.0]).unwrap();
-    let judgments = builder.build().unwrap();
-    let scores = [0.9, 0.1, 0.1, 0.1, 0.5, 0.5, 0.2, 0.1];
-    let scored = Scored::new(&judgments, &scores).unwrap();
+    let judgments = two_users();
+    let scored = Scored::new(&judgments, &TWO_USERS_SCORES).unwrap();
     let popularity = Popularity::new(vec![1, 1, 1, 1], &[], 2, HeadRule::default()).unwrap();
     let metrics = Metric::parse_list("gini@1,entropy@1,coverage@1").unwrap();
     let values =
@@ -248,6 +257,22 @@ fn exposure_pools_the_lists_of_every_user() {
     assert!((values.summary(1).value.unwrap() - h).abs() < 1e-15);
     // Coverage: item 0 surely, item 1 with probability 1/2, of 4.
     assert!((values.summary(2).value.unwrap() - 1.5 / 4.0).abs() < 1e-15);
+}
+
+#[test]
+fn popularity_parity_pools_expected_head_and_tail_counts() {
+    // Head: item 0 alone. User 0 lists item 0; user 1 a tie of items 0 and 1 (1/2 each).
+    let judgments = two_users();
+    let scored = Scored::new(&judgments, &TWO_USERS_SCORES).unwrap();
+    let popularity = Popularity::new(vec![3, 1, 1, 1], &[], 3, HeadRule::Items(1)).unwrap();
+    let metrics = Metric::parse_list("poprsp@1,popreo@1").unwrap();
+    let facts = ItemFacts::popularity(&popularity);
+    let values = per_user_with(&scored, &metrics, &Options::default(), facts).unwrap();
+    // RSP: head 1.5 listed of 2 candidates, tail 0.5 of 6: |0.75 − 1/12| / (0.75 + 1/12).
+    let (head, tail) = (0.75, 1.0 / 12.0);
+    assert!((values.summary(0).value.unwrap() - (head - tail) / (head + tail)).abs() < 1e-15);
+    // REO: relevant head items listed 1 of 1, relevant tail items 0.5 of 1: 0.5 / 1.5.
+    assert!((values.summary(1).value.unwrap() - 1.0 / 3.0).abs() < 1e-15);
 }
 
 #[test]
