@@ -139,6 +139,12 @@ pub(crate) struct Args {
     /// Number of bootstrap resamples of --intervals.
     #[arg(long, default_value_t = 1000)]
     resamples: usize,
+    /// User groups, `user<TAB>group` per line (e.g. gender or occupation from
+    /// MovieLens' `u.user`): every per-user mean broken down by group, with the mean
+    /// absolute difference between the group means and its 95% bootstrap interval
+    /// (--resamples, seeded by --seed).
+    #[arg(long, value_name = "FILE")]
+    user_groups: Option<PathBuf>,
     /// A second run on the same qrels: for every per-user mean, both runs' means and the
     /// paired t-test and Wilcoxon signed-rank test of (run − compare) over users.
     #[arg(long, value_name = "RUN2")]
@@ -502,11 +508,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         report.values.extend(means.values);
     }
 
-    let has_user_means = metrics.iter().any(Metric::is_user_mean);
-    let wants_per_user = args.intervals || args.compare.is_some();
+    let has_user_means = crate::groups::has_means(&metrics);
+    let wants_per_user = args.intervals || args.compare.is_some() || args.user_groups.is_some();
     if wants_per_user && !has_user_means {
         report.warnings.push(format!(
-            "--intervals and --compare apply to per-user means ({}); none was asked for",
+            "--intervals, --compare and --user-groups apply to per-user means ({}); none was \
+             asked for",
             Metric::USER_MEANS
         ));
     }
@@ -514,6 +521,14 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let values = if wants_per_user && has_user_means { report.per_user.take() } else { None };
     let intervals = match (&values, args.intervals) {
         (Some(v), true) => intervals(v, args.resamples, args.seed, &mut report.warnings),
+        _ => Vec::new(),
+    };
+    let by_group = match (&values, &args.user_groups) {
+        (Some(v), Some(path)) => {
+            let of_user = crate::groups::read(path)?;
+            let warnings = &mut report.warnings;
+            crate::groups::breakdown(v, qrels, &of_user, args.resamples, args.seed, warnings)
+        }
         _ => Vec::new(),
     };
     let comparison = match (&values, &args.compare) {
@@ -546,7 +561,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
 
     write_curves(&args, &report)?;
-    let shown = Shown { policy: &policy, options: &options, popularity: known.popularity() };
+    let shown = Shown {
+        policy: &policy,
+        options: &options,
+        popularity: known.popularity(),
+        groups: &by_group,
+    };
     print(&args, &report, shown, run.n_ignored, &intervals, comparison.as_ref())
 }
 
@@ -608,7 +628,7 @@ fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyh
         _ => Vec::new(),
     };
     write_curves(args, &report)?;
-    let shown = Shown { policy: &catalog, options: &options, popularity: None };
+    let shown = Shown { policy: &catalog, options: &options, popularity: None, groups: &[] };
     print(args, &report, shown, 0, &intervals, None)
 }
 
@@ -623,6 +643,8 @@ struct Shown<'a> {
     policy: &'a Policy,
     options: &'a Options,
     popularity: Option<&'a Popularity>,
+    /// `--user-groups`: the per-user means by group.
+    groups: &'a [crate::groups::Breakdown],
 }
 
 fn print(
@@ -633,7 +655,7 @@ fn print(
     intervals: &[Intervals],
     comparison: Option<&Compared>,
 ) -> anyhow::Result<()> {
-    let Shown { policy, options, popularity } = shown;
+    let Shown { policy, options, popularity, groups } = shown;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -659,6 +681,9 @@ fn print(
         map.insert("n_ignored".into(), json!(n_ignored));
         if let Some(p) = popularity {
             map.insert("popularity".into(), popularity_json(p));
+        }
+        if !groups.is_empty() {
+            map.insert("groups".into(), crate::groups::json(groups, number_json));
         }
         if args.intervals {
             map.insert("bootstrap_seed".into(), json!(args.seed));
@@ -716,6 +741,19 @@ fn print(
         println!("{:<width$}  {}", "positives", report.n_positives);
         if let Some(p) = popularity {
             println!("{:<width$}  {}", "head", head_text(p));
+        }
+        for b in groups {
+            println!();
+            println!("{} by group", b.key);
+            for (name, mean, n) in &b.groups {
+                println!("  {name:<width$}  {}  ({n} users)", text(*mean));
+            }
+            match b.gap {
+                Some((mad, [lo, hi])) => {
+                    println!("  {:<width$}  {mad:.6}  bootstrap [{lo:.6}, {hi:.6}]", "gap (MAD)")
+                }
+                None => println!("  {:<width$}  undefined", "gap (MAD)"),
+            }
         }
         if let Some((path, _, rows)) = comparison {
             println!();
@@ -845,6 +883,6 @@ fn run_on_datafusion(
         )?,
         Some(url) => on_ballista(url, args, run, metrics, options)?,
     };
-    let shown = Shown { policy, options: &options, popularity: None };
+    let shown = Shown { policy, options: &options, popularity: None, groups: &[] };
     print(args, &evaluated.report, shown, evaluated.n_ignored, &[], None)
 }

@@ -12,6 +12,7 @@ mod eval;
 mod factors;
 mod facts;
 mod format;
+mod groups;
 mod reading;
 mod run;
 mod sampled_vs_exact;

@@ -141,6 +141,34 @@ fn intra_list_diversity_reads_an_attribute_file() {
 }
 
 #[test]
+fn user_groups_break_every_per_user_mean_down_with_the_gap() {
+    let dir = case();
+    std::fs::write(dir.path().join("groups.tsv"), "user\tgroup\nx\tF\ny\tM\nz\tM\n").unwrap();
+    let v = eval_json(dir.path(), &["--metrics", "arp@1,p@1", "--user-groups", "groups.tsv"]);
+    // arp@1: x lists a (3 users), y lists d (0): F 3, M 0, MAD 3.
+    let arp = &v["groups"]["arp@1"];
+    assert_eq!(arp["groups"]["F"]["mean"], 3.0);
+    assert_eq!(arp["groups"]["M"]["n_users"], 1);
+    assert_eq!(arp["mad"], 3.0);
+    // One user per group: every resample is the observed one.
+    assert_eq!(arp["mad_ci95_bootstrap"], serde_json::json!([3.0, 3.0]));
+    // p@1: x's a is not relevant (0), y's d is not (0): no gap.
+    assert_eq!(v["groups"]["p@1"]["mad"], 0.0);
+    std::fs::write(dir.path().join("bad.tsv"), "x\tF\ny\n").unwrap();
+    let e = eval_err(
+        dir.path(),
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "p@1", "--user-groups", "bad.tsv"],
+    );
+    assert!(e.contains("bad.tsv:2: expected `user<TAB>group`"), "{e}");
+    std::fs::write(dir.path().join("twice.tsv"), "x\tF\nx\tM\n").unwrap();
+    let e = eval_err(
+        dir.path(),
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "p@1", "--user-groups", "twice.tsv"],
+    );
+    assert!(e.contains("twice.tsv:2: user x is in group F and in group M"), "{e}");
+}
+
+#[test]
 fn intervals_and_paired_tests_apply_to_the_per_user_popularity_means() {
     let dir = case();
     std::fs::write(dir.path().join("r2.tsv"), RUN.replace("0.9", "0.05")).unwrap();

@@ -108,15 +108,7 @@ pub fn bootstrap_interval(values: &[f64], resamples: usize, seed: u64) -> Result
         .map(|_| {
             let mut sum = 0.0;
             for _ in 0..n {
-                // Unbiased index by rejection of the top partial range.
-                let zone = u64::MAX - (u64::MAX % n) - 1;
-                let index = loop {
-                    let x = rng.next_u64();
-                    if x <= zone {
-                        break x % n;
-                    }
-                };
-                sum += v[index as usize];
+                sum += v[draw_index(&mut rng, n)];
             }
             sum / n as f64
         })
@@ -128,6 +120,112 @@ pub fn bootstrap_interval(values: &[f64], resamples: usize, seed: u64) -> Result
         n: v.len(),
         lower: crate::croc::quantile_sorted(&means, 0.025),
         upper: crate::croc::quantile_sorted(&means, 0.975),
+    })
+}
+
+/// A uniform index below `n`, unbiased by rejection of the top partial range.
+fn draw_index(rng: &mut Xoshiro256PlusPlus, n: u64) -> usize {
+    let zone = u64::MAX - (u64::MAX % n) - 1;
+    loop {
+        let x = rng.next_u64();
+        if x <= zone {
+            return (x % n) as usize;
+        }
+    }
+}
+
+/// The gap between user groups on a per-user metric: each group's mean, and the mean
+/// absolute difference between the means of every two groups with users (MAD; for two
+/// groups, `|mean_a − mean_b|`), with a 95% percentile bootstrap interval.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupGap {
+    /// Per group, `(mean, users counted)`; `None` for a group without a user.
+    pub means: Vec<(Option<f64>, usize)>,
+    /// The mean absolute difference between the group means.
+    pub mad: f64,
+    /// The 2.5% and 97.5% quantiles of the MAD over resamples of each group's users.
+    pub interval: [f64; 2],
+}
+
+/// [`GroupGap`] of `values` (one per user, `NaN` left out) in groups `groups[i] <
+/// n_groups`. Each of `resamples` resamples draws every group's users with replacement
+/// from that group, from `Xoshiro256PlusPlus::seed_from_u64(seed)` (groups in index
+/// order): deterministic for a seed.
+///
+/// ```
+/// let values = [0.2, 0.4, 0.9, 0.7, f64::NAN];
+/// let gap = recs_metrics::group_gap(&values, &[0, 0, 1, 1, 1], 2, 200, 7)?;
+/// assert_eq!(gap.means[1], (Some(0.8), 2));
+/// assert!((gap.mad - 0.5).abs() < 1e-12);
+/// assert!(gap.interval[0] <= gap.mad && gap.mad <= gap.interval[1]);
+/// # Ok::<(), recs_metrics::MetricsError>(())
+/// ```
+///
+/// # Errors
+/// As [`group_means`]; [`MetricsError::Undefined`] with fewer than two groups with users;
+/// [`MetricsError::InvalidArgument`] when `resamples == 0`.
+pub fn group_gap(
+    values: &[f64],
+    groups: &[usize],
+    n_groups: usize,
+    resamples: usize,
+    seed: u64,
+) -> Result<GroupGap> {
+    let means = group_means(values, groups, n_groups)?;
+    // Each group's values, groups without a value left out.
+    let mut members: Vec<Vec<f64>> = vec![Vec::new(); n_groups];
+    for (&v, &g) in values.iter().zip(groups) {
+        if !v.is_nan() {
+            members[g].push(v);
+        }
+    }
+    members.retain(|m| !m.is_empty());
+    if members.len() < 2 {
+        return Err(MetricsError::Undefined {
+            what: "group gap",
+            reason: "fewer than two groups with a user",
+        });
+    }
+    if resamples == 0 {
+        return Err(MetricsError::InvalidArgument {
+            name: "resamples",
+            value: "0".into(),
+            expected: "at least one resample",
+        });
+    }
+    let mad = |group_means: &[f64]| {
+        let (mut sum, mut pairs) = (0.0, 0usize);
+        for (a, x) in group_means.iter().enumerate() {
+            for y in &group_means[a + 1..] {
+                sum += (x - y).abs();
+                pairs += 1;
+            }
+        }
+        sum / pairs as f64
+    };
+    let observed: Vec<f64> =
+        members.iter().map(|m| m.iter().sum::<f64>() / m.len() as f64).collect();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut resampled: Vec<f64> = (0..resamples)
+        .map(|_| {
+            let group_means: Vec<f64> = members
+                .iter()
+                .map(|m| {
+                    let n = m.len() as u64;
+                    (0..n).map(|_| m[draw_index(&mut rng, n)]).sum::<f64>() / n as f64
+                })
+                .collect();
+            mad(&group_means)
+        })
+        .collect();
+    resampled.sort_by(f64::total_cmp);
+    Ok(GroupGap {
+        means,
+        mad: mad(&observed),
+        interval: [
+            crate::croc::quantile_sorted(&resampled, 0.025),
+            crate::croc::quantile_sorted(&resampled, 0.975),
+        ],
     })
 }
 
@@ -228,6 +326,23 @@ pub fn group_means(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn group_gap_by_hand_and_by_seed() {
+        // Groups 0: 1, 3 (mean 2); 1: 6 (mean 6); 2: 4, 4 (mean 4); group 3 empty.
+        let values = [1.0, 3.0, 6.0, 4.0, 4.0, f64::NAN];
+        let groups = [0, 0, 1, 2, 2, 3];
+        let gap = group_gap(&values, &groups, 4, 500, 3).unwrap();
+        assert_eq!(gap.means[3], (None, 0));
+        // Pairs: |2 − 6| + |2 − 4| + |6 − 4| over 3.
+        assert!((gap.mad - 8.0 / 3.0).abs() < 1e-15);
+        // Resampled MADs: group 0 draws means 1, 2 or 3 and group 2 stays 4, so every MAD
+        // lies in [4/3 + 2/3, 10/3] = [2, 10/3] (group 0 at 3 or at 1).
+        assert!(2.0 - 1e-12 <= gap.interval[0] && gap.interval[1] <= 10.0 / 3.0 + 1e-12);
+        assert_eq!(gap, group_gap(&values, &groups, 4, 500, 3).unwrap());
+        assert!(group_gap(&[1.0, 2.0], &[0, 0], 2, 10, 0).is_err(), "one group with users");
+        assert!(group_gap(&values, &groups, 4, 0, 0).is_err());
+    }
 
     // Reference values: scipy.stats 1.17 (t.ppf, ttest_rel, wilcoxon). The distributions
     // themselves are pinned in recs-stats.

@@ -27,7 +27,8 @@
 //! - cremonesi2008's [`roc1`], [`roc2`] and [`withheld_ranks`]; [`rating_errors`]
 //!   (MAE, MSE, RMSE).
 //! - [`t_interval`], [`bootstrap_interval`], [`paired_t_test`],
-//!   [`wilcoxon_signed_rank`], [`group_means`]: aggregation over users or folds (the
+//!   [`wilcoxon_signed_rank`], [`group_means`], [`group_gap`]: aggregation over users or
+//!   folds, and the gap between user groups with its interval (the
 //!   statistics of `recs-stats`, with missing values left out).
 //! - [`trapezoid`] / [`partial_trapezoid`]: the area under a polyline that every AUC
 //!   and partial AUC of a curve's points is.
@@ -82,8 +83,8 @@ pub mod stream;
 mod topn;
 
 pub use aggregate::{
-    Interval, TestResult, bootstrap_interval, group_means, paired_t_test, t_interval,
-    wilcoxon_signed_rank,
+    GroupGap, Interval, TestResult, bootstrap_interval, group_gap, group_means, paired_t_test,
+    t_interval, wilcoxon_signed_rank,
 };
 pub use beyond::{HeadRule, ItemFacts, Popularity};
 pub use cremonesi::{
