@@ -54,6 +54,7 @@ _COUNT_KEYS = (
     "sampling_seed",
     "warnings",
     "popularity",
+    "groups",
 )
 
 
@@ -366,6 +367,21 @@ def _attribute_pairs(attributes: Any) -> Any:
     return [i for i, _ in pairs], [a for _, a in pairs]
 
 
+def _group_pairs(user_groups: Any) -> Any:
+    """User groups (a dict of user to group, or a frame of user and group) as two lists
+    of ids."""
+    if user_groups is None:
+        return None
+    if isinstance(user_groups, Mapping):
+        pairs = [(str(u), str(g)) for u, g in user_groups.items()]
+    else:
+        frame = user_groups
+        if type(user_groups).__module__.startswith("pyarrow"):
+            frame = user_groups.select(["user", "group"]).to_pandas()
+        pairs = [(str(u), str(g)) for u, g in zip(frame["user"], frame["group"])]
+    return [u for u, _ in pairs], [g for _, g in pairs]
+
+
 def _metric_list(metrics: Union[str, Sequence[str]]) -> str:
     if isinstance(metrics, str):
         return metrics
@@ -409,6 +425,8 @@ def evaluate(
     head_items: Optional[int] = None,
     attributes: Any = None,
     similarity: str = "cosine",
+    user_groups: Any = None,
+    resamples: int = 1000,
 ):
     """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
 
@@ -442,6 +460,10 @@ def evaluate(
       ``{item: [attribute, ...]}`` or a frame with ``item`` and ``attribute`` columns
       (weights 1; items without attributes have none); ``similarity``: ``cosine`` or
       ``jaccard``, as ``recs eval --attributes`` and ``--similarity``.
+    - ``user_groups``: a dict ``{user: group}`` or a frame with ``user`` and ``group``
+      columns: with ``details``, ``groups`` holds every per-user mean by group with the
+      gap between groups and its bootstrap interval (``resamples``, seeded by ``seed``),
+      as ``recs eval --user-groups``.
     - ``seed``: the seed of the negatives ``sampled:N`` draws (each user's come from its
       id's stream, whatever the order of the rows); 0 by default, as ``recs eval
       --seed``.
@@ -478,6 +500,8 @@ def evaluate(
         None if head_items is None else int(head_items),
         _attribute_pairs(attributes),
         similarity,
+        _group_pairs(user_groups),
+        int(resamples),
     )
     _warn(report)
     if return_per_user:

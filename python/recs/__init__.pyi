@@ -62,6 +62,8 @@ def evaluate(
     head_items: Optional[int] = ...,
     attributes: Any = ...,
     similarity: str = ...,
+    user_groups: Any = ...,
+    resamples: int = ...,
 ) -> Any: ...
 def evaluate_factors(
     user_factors: Any,

@@ -15,6 +15,7 @@ mod catalog;
 mod versus;
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pyo3::exceptions::PyOSError;
@@ -630,7 +631,7 @@ fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerU
 /// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
 /// the per-user values as `(users, metrics, row-major f64 bytes)`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity))]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity, user_groups, resamples))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -649,6 +650,8 @@ fn evaluate<'py>(
     head_items: Option<usize>,
     attributes: Option<(Vec<String>, Vec<String>)>,
     similarity: &str,
+    user_groups: Option<(Vec<String>, Vec<String>)>,
+    resamples: usize,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
     let head = head_rule(&settings.metrics, train, head_share, head_items)?;
@@ -673,8 +676,38 @@ fn evaluate<'py>(
         (_, None) => None,
     };
     let facts = ItemFacts { popularity: popularity.as_ref(), diversity: diversity.as_ref() };
-    let report = report_of(py, &m, &settings, false, facts)?;
+    let mut report = report_of(py, &m, &settings, false, facts)?;
+    let by_group = match (&user_groups, &report.per_user) {
+        (Some((users, groups)), Some(values)) => {
+            Some(groups_of(values, &m.qrels, users, groups, resamples, seed, &mut report.warnings)?)
+        }
+        (Some(_), None) => {
+            return Err(invalid(format!(
+                "user_groups break down per-user means ({}); none was asked for",
+                Metric::USER_MEANS
+            )));
+        }
+        (None, _) => None,
+    };
     let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
+    if let Some((names, breakdowns)) = by_group {
+        let out = PyDict::new(py);
+        for b in &breakdowns {
+            let groups = PyDict::new(py);
+            for (name, (mean, n)) in names.iter().zip(&b.means) {
+                let group = PyDict::new(py);
+                group.set_item("mean", *mean)?;
+                group.set_item("n_users", *n)?;
+                groups.set_item(name, group)?;
+            }
+            let entry = PyDict::new(py);
+            entry.set_item("groups", groups)?;
+            entry.set_item("mad", b.gap.map(|g| g.0))?;
+            entry.set_item("mad_ci95_bootstrap", b.gap.map(|g| g.1.to_vec()))?;
+            out.set_item(&b.key, entry)?;
+        }
+        dict.set_item("groups", out)?;
+    }
     if let Some(p) = &popularity {
         let head = PyDict::new(py);
         match p.rule() {
@@ -696,6 +729,57 @@ fn evaluate<'py>(
         _ => None,
     };
     Ok((dict, values))
+}
+
+/// The per-user means of `values` by the groups `(users[i], groups[i])` give, as `recs
+/// eval --user-groups` breaks them down: the group names in byte order and each mean's
+/// breakdown (users without a group left out, counted in a warning).
+fn groups_of(
+    values: &PerUser,
+    qrels: &Qrels,
+    users: &[String],
+    groups: &[String],
+    resamples: usize,
+    seed: u64,
+    warnings: &mut Vec<String>,
+) -> PyResult<(Vec<String>, Vec<recs_metrics::GroupBreakdown>)> {
+    if users.len() != groups.len() {
+        return Err(invalid("user_groups: as many users as groups"));
+    }
+    let mut of_user: HashMap<&str, &str> = HashMap::new();
+    for (user, group) in users.iter().zip(groups) {
+        if let Some(before) = of_user.insert(user, group)
+            && before != group
+        {
+            return Err(invalid(format!(
+                "user_groups: user {user} is in group {before} and in group {group}"
+            )));
+        }
+    }
+    let mut names: Vec<String> = groups.to_vec();
+    names.sort_unstable();
+    names.dedup();
+    let index: HashMap<&str, usize> =
+        names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+    let ids = values.users();
+    let group_of = |at: usize| {
+        let id = qrels.users.external(ids[at]).unwrap_or("?");
+        of_user.get(id).map(|g| index[g])
+    };
+    let left_out = (0..ids.len()).filter(|&at| group_of(at).is_none()).count();
+    if left_out > 0 {
+        warnings.push(format!(
+            "user_groups: {left_out} of {} evaluated users have no group and are left out of the breakdown",
+            ids.len()
+        ));
+    }
+    let breakdowns = recs_metrics::group_breakdown(values, names.len(), group_of, resamples, seed);
+    for b in &breakdowns {
+        if let Some(e) = &b.error {
+            warnings.push(format!("{} by group: {e}", b.key));
+        }
+    }
+    Ok((names, breakdowns))
 }
 
 /// The attributes of `qrels`' items from `(item, attribute)` id pairs (pairs of other

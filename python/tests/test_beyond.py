@@ -71,6 +71,28 @@ def test_intra_list_diversity_gives_the_numbers_of_recs_eval(tmp_path, similarit
     assert recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ild@3", attributes=as_dict, similarity=similarity)["ild@3"] == expected["ild@3"]
 
 
+@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
+def test_user_groups_give_the_breakdown_of_recs_eval(tmp_path):
+    qrels_frame, run_frame = make_case(11, ties=True)
+    users = sorted(set(qrels_frame.user))
+    groups = {u: ("a" if k % 3 else "b") for k, u in enumerate(users[:-2])}
+    with open(tmp_path / "groups.tsv", "w") as f:
+        for u, g in groups.items():
+            f.write(f"{u}\t{g}\n")
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "r.tsv", run_frame, "score")
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "ndcg@10,p@5,roc", "--user-groups", tmp_path / "groups.tsv", "--seed", "5", "--resamples", "300")
+    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ndcg@10,p@5,roc", user_groups=groups, seed=5, resamples=300, details=True)
+    assert ours["groups"] == expected["groups"]
+    assert set(ours["groups"]) == {"ndcg@10", "p@5"}
+    assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+    frame = pd.DataFrame({"user": list(groups), "group": list(groups.values())})
+    again = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ndcg@10,p@5,roc", user_groups=frame, seed=5, resamples=300, details=True)
+    assert again["groups"] == expected["groups"]
+    with pytest.raises(recs.RecsError, match="per-user means"):
+        recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "roc", user_groups=groups)
+
+
 def test_movielens_values_are_numpys_by_the_definitions():
     """Leave one out, item popularity with a seeded tie-breaking jitter (no ties): ARP,
     APLT, EPC, EFD, MIUF and the exposure Gini and entropy computed here with numpy."""

@@ -529,7 +529,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
             let warnings = &mut report.warnings;
             crate::groups::breakdown(v, qrels, &of_user, args.resamples, args.seed, warnings)
         }
-        _ => Vec::new(),
+        _ => crate::groups::ByGroup::none(),
     };
     let comparison = match (&values, &args.compare) {
         (Some(a), Some(path)) => {
@@ -628,7 +628,8 @@ fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyh
         _ => Vec::new(),
     };
     write_curves(args, &report)?;
-    let shown = Shown { policy: &catalog, options: &options, popularity: None, groups: &[] };
+    let none = crate::groups::ByGroup::none();
+    let shown = Shown { policy: &catalog, options: &options, popularity: None, groups: &none };
     print(args, &report, shown, 0, &intervals, None)
 }
 
@@ -644,7 +645,7 @@ struct Shown<'a> {
     options: &'a Options,
     popularity: Option<&'a Popularity>,
     /// `--user-groups`: the per-user means by group.
-    groups: &'a [crate::groups::Breakdown],
+    groups: &'a crate::groups::ByGroup,
 }
 
 fn print(
@@ -683,7 +684,7 @@ fn print(
             map.insert("popularity".into(), popularity_json(p));
         }
         if !groups.is_empty() {
-            map.insert("groups".into(), crate::groups::json(groups, number_json));
+            map.insert("groups".into(), groups.json(number_json));
         }
         if args.intervals {
             map.insert("bootstrap_seed".into(), json!(args.seed));
@@ -742,19 +743,7 @@ fn print(
         if let Some(p) = popularity {
             println!("{:<width$}  {}", "head", head_text(p));
         }
-        for b in groups {
-            println!();
-            println!("{} by group", b.key);
-            for (name, mean, n) in &b.groups {
-                println!("  {name:<width$}  {}  ({n} users)", text(*mean));
-            }
-            match b.gap {
-                Some((mad, [lo, hi])) => {
-                    println!("  {:<width$}  {mad:.6}  bootstrap [{lo:.6}, {hi:.6}]", "gap (MAD)")
-                }
-                None => println!("  {:<width$}  undefined", "gap (MAD)"),
-            }
-        }
+        groups.print(width, text);
         if let Some((path, _, rows)) = comparison {
             println!();
             let run = args.run.first().map_or(Path::new("-"), PathBuf::as_path);
@@ -883,6 +872,7 @@ fn run_on_datafusion(
         )?,
         Some(url) => on_ballista(url, args, run, metrics, options)?,
     };
-    let shown = Shown { policy, options: &options, popularity: None, groups: &[] };
+    let none = crate::groups::ByGroup::none();
+    let shown = Shown { policy, options: &options, popularity: None, groups: &none };
     print(args, &evaluated.report, shown, evaluated.n_ignored, &[], None)
 }

@@ -8,17 +8,13 @@ use std::path::Path;
 
 use anyhow::Context;
 use recs_metrics::io::Qrels;
-use recs_metrics::{Metric, PerUser, group_gap};
+use recs_metrics::{GroupBreakdown, Metric, PerUser, group_breakdown};
 use serde_json::{Value, json};
 
-/// One per-user mean's breakdown.
-pub(crate) struct Breakdown {
-    pub(crate) key: String,
-    /// `(group, mean, users counted)`, groups in byte order of their names.
-    pub(crate) groups: Vec<(String, Option<f64>, usize)>,
-    /// The mean absolute difference of the group means and its 95% bootstrap interval;
-    /// `None` (with a warning) when fewer than two groups have a user.
-    pub(crate) gap: Option<(f64, [f64; 2])>,
+/// The per-user means by group, with the group names in the order of their indices.
+pub(crate) struct ByGroup {
+    names: Vec<String>,
+    breakdowns: Vec<GroupBreakdown>,
 }
 
 /// The groups of `--user-groups`: `user<TAB>group` per line, an optional `user<TAB>group`
@@ -64,7 +60,8 @@ pub(crate) fn read(path: &Path) -> anyhow::Result<HashMap<String, String>> {
 }
 
 /// The breakdown of every per-user mean of `values` over the groups of the qrels' users
-/// (users without a group are left out, and counted in a warning).
+/// (users without a group are left out, and counted in a warning; an undefined gap is a
+/// warning too).
 pub(crate) fn breakdown(
     values: &PerUser,
     qrels: &Qrels,
@@ -72,73 +69,81 @@ pub(crate) fn breakdown(
     resamples: usize,
     seed: u64,
     warnings: &mut Vec<String>,
-) -> Vec<Breakdown> {
-    let names: Vec<String> = {
-        let mut names: Vec<String> = of_user.values().cloned().collect();
-        names.sort_unstable();
-        names.dedup();
-        names
-    };
+) -> ByGroup {
+    let mut names: Vec<String> = of_user.values().cloned().collect();
+    names.sort_unstable();
+    names.dedup();
     let index: BTreeMap<&str, usize> =
         names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
-    // The users with a group, as positions among the evaluated users, and their groups.
-    let mut kept = Vec::new();
-    let mut groups = Vec::new();
-    for (at, &user) in values.users().iter().enumerate() {
-        let id = qrels.users.external(user).unwrap_or("?");
-        if let Some(group) = of_user.get(id) {
-            kept.push(at);
-            groups.push(index[group.as_str()]);
-        }
-    }
-    let left_out = values.users().len() - kept.len();
+    let users = values.users();
+    let group_of = |at: usize| {
+        let id = qrels.users.external(users[at]).unwrap_or("?");
+        of_user.get(id).map(|g| index[g.as_str()])
+    };
+    let left_out = (0..users.len()).filter(|&at| group_of(at).is_none()).count();
     if left_out > 0 {
         warnings.push(format!(
             "--user-groups: {left_out} of {} evaluated users have no group and are left out \
              of the breakdown",
-            values.users().len()
+            users.len()
         ));
     }
-    (0..values.metrics().len())
-        .filter(|&c| values.metrics()[c].is_user_mean())
-        .map(|column| {
-            let key = values.metrics()[column].to_string();
-            let all = values.column(column);
-            let sample: Vec<f64> = kept.iter().map(|&at| all[at]).collect();
-            let (means, gap) = match group_gap(&sample, &groups, names.len(), resamples, seed) {
-                Ok(gap) => (gap.means, Some((gap.mad, gap.interval))),
-                Err(e) => {
-                    warnings.push(format!("{key} by group: {e}"));
-                    let means = recs_metrics::group_means(&sample, &groups, names.len())
-                        .unwrap_or_default();
-                    (means, None)
-                }
-            };
-            let groups =
-                names.iter().cloned().zip(means).map(|(name, (mean, n))| (name, mean, n)).collect();
-            Breakdown { key, groups, gap }
-        })
-        .collect()
+    let breakdowns = group_breakdown(values, names.len(), group_of, resamples, seed);
+    for b in &breakdowns {
+        if let Some(e) = &b.error {
+            warnings.push(format!("{} by group: {e}", b.key));
+        }
+    }
+    ByGroup { names, breakdowns }
 }
 
-/// The breakdowns as the `groups` object of `--json`.
-pub(crate) fn json(breakdowns: &[Breakdown], number: impl Fn(Option<f64>) -> Value) -> Value {
-    let mut out = serde_json::Map::new();
-    for b in breakdowns {
-        let mut groups = serde_json::Map::new();
-        for (name, mean, n) in &b.groups {
-            groups.insert(name.clone(), json!({ "mean": number(*mean), "n_users": n }));
-        }
-        out.insert(
-            b.key.clone(),
-            json!({
-                "groups": Value::Object(groups),
-                "mad": number(b.gap.map(|g| g.0)),
-                "mad_ci95_bootstrap": b.gap.map_or(Value::Null, |g| json!(g.1)),
-            }),
-        );
+impl ByGroup {
+    /// None asked for.
+    pub(crate) fn none() -> ByGroup {
+        ByGroup { names: Vec::new(), breakdowns: Vec::new() }
     }
-    Value::Object(out)
+
+    /// Whether there is nothing to show.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.breakdowns.is_empty()
+    }
+
+    /// The breakdowns as the `groups` object of `--json`.
+    pub(crate) fn json(&self, number: impl Fn(Option<f64>) -> Value) -> Value {
+        let mut out = serde_json::Map::new();
+        for b in &self.breakdowns {
+            let mut groups = serde_json::Map::new();
+            for (name, (mean, n)) in self.names.iter().zip(&b.means) {
+                groups.insert(name.clone(), json!({ "mean": number(*mean), "n_users": n }));
+            }
+            out.insert(
+                b.key.clone(),
+                json!({
+                    "groups": Value::Object(groups),
+                    "mad": number(b.gap.map(|g| g.0)),
+                    "mad_ci95_bootstrap": b.gap.map_or(Value::Null, |g| json!(g.1)),
+                }),
+            );
+        }
+        Value::Object(out)
+    }
+
+    /// The breakdowns as text, after the report's lines.
+    pub(crate) fn print(&self, width: usize, text: impl Fn(Option<f64>) -> String) {
+        for b in &self.breakdowns {
+            println!();
+            println!("{} by group", b.key);
+            for (name, (mean, n)) in self.names.iter().zip(&b.means) {
+                println!("  {name:<width$}  {}  ({n} users)", text(*mean));
+            }
+            match b.gap {
+                Some((mad, [lo, hi])) => {
+                    println!("  {:<width$}  {mad:.6}  bootstrap [{lo:.6}, {hi:.6}]", "gap (MAD)")
+                }
+                None => println!("  {:<width$}  undefined", "gap (MAD)"),
+            }
+        }
+    }
 }
 
 /// Whether `metrics` has a per-user mean to break down.

@@ -229,6 +229,58 @@ pub fn group_gap(
     })
 }
 
+/// One per-user mean broken down by user group ([`group_breakdown`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupBreakdown {
+    /// The metric's name (`ndcg@10`).
+    pub key: String,
+    /// Per group, in the order of the group names given, `(mean, users counted)`.
+    pub means: Vec<(Option<f64>, usize)>,
+    /// The mean absolute difference of the group means and its 95% bootstrap interval;
+    /// `None` when fewer than two groups have a user (`error` says why).
+    pub gap: Option<(f64, [f64; 2])>,
+    /// Why the gap is undefined, when it is.
+    pub error: Option<String>,
+}
+
+/// Every per-user mean of `values` ([`crate::Metric::is_user_mean`]) broken down by
+/// user group: `group_of(position)` is the group (an index into `n_groups`) of the user
+/// in row `position` of `values`, `None` to leave the user out. The gap of each is
+/// [`group_gap`] with `resamples` and `seed`.
+pub fn group_breakdown(
+    values: &crate::PerUser,
+    n_groups: usize,
+    group_of: impl Fn(usize) -> Option<usize>,
+    resamples: usize,
+    seed: u64,
+) -> Vec<GroupBreakdown> {
+    let kept: Vec<(usize, usize)> =
+        (0..values.users().len()).filter_map(|at| group_of(at).map(|g| (at, g))).collect();
+    let groups: Vec<usize> = kept.iter().map(|&(_, g)| g).collect();
+    (0..values.metrics().len())
+        .filter(|&c| values.metrics()[c].is_user_mean())
+        .map(|column| {
+            let key = values.metrics()[column].to_string();
+            let all = values.column(column);
+            let sample: Vec<f64> = kept.iter().map(|&(at, _)| all[at]).collect();
+            match group_gap(&sample, &groups, n_groups, resamples, seed) {
+                Ok(gap) => GroupBreakdown {
+                    key,
+                    means: gap.means,
+                    gap: Some((gap.mad, gap.interval)),
+                    error: None,
+                },
+                Err(e) => GroupBreakdown {
+                    key,
+                    means: group_means(&sample, &groups, n_groups).unwrap_or_default(),
+                    gap: None,
+                    error: Some(e.to_string()),
+                },
+            }
+        })
+        .collect()
+}
+
 /// The pairs `(a[i], b[i])` where both are not `NaN`, as two columns.
 fn pairs(a: &[f64], b: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     if a.len() != b.len() {

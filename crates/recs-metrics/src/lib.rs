@@ -83,8 +83,8 @@ pub mod stream;
 mod topn;
 
 pub use aggregate::{
-    GroupGap, Interval, TestResult, bootstrap_interval, group_gap, group_means, paired_t_test,
-    t_interval, wilcoxon_signed_rank,
+    GroupBreakdown, GroupGap, Interval, TestResult, bootstrap_interval, group_breakdown, group_gap,
+    group_means, paired_t_test, t_interval, wilcoxon_signed_rank,
 };
 pub use beyond::{HeadRule, ItemFacts, Popularity};
 pub use cremonesi::{
