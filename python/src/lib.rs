@@ -15,7 +15,6 @@ mod catalog;
 mod versus;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::PathBuf;
 
 use pyo3::exceptions::PyOSError;
@@ -23,9 +22,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use recs_core::{IdMap, ItemAttributes, Judgments};
 use recs_metrics::io::{
-    Candidates, CatalogRows, Qrels, Run, RunFormat, catalog_candidates, detect_run_format,
-    qrels_from_rows, read_qrels, read_run, read_run_candidates, run_candidates_from_rows,
-    run_from_rows, run_warnings,
+    Candidates, CatalogRows, Qrels, Run, RunFormat, UserGroups, catalog_candidates,
+    detect_run_format, qrels_from_rows, read_qrels, read_run, read_run_candidates,
+    run_candidates_from_rows, run_from_rows, run_warnings,
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
@@ -746,40 +745,22 @@ fn groups_of(
     if users.len() != groups.len() {
         return Err(invalid("user_groups: as many users as groups"));
     }
-    let mut of_user: HashMap<&str, &str> = HashMap::new();
-    for (user, group) in users.iter().zip(groups) {
-        if let Some(before) = of_user.insert(user, group)
-            && before != group
-        {
-            return Err(invalid(format!(
-                "user_groups: user {user} is in group {before} and in group {group}"
-            )));
-        }
-    }
-    let mut names: Vec<String> = groups.to_vec();
-    names.sort_unstable();
-    names.dedup();
-    let index: HashMap<&str, usize> =
-        names.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
-    let ids = values.users();
-    let group_of = |at: usize| {
-        let id = qrels.users.external(ids[at]).unwrap_or("?");
-        of_user.get(id).map(|g| index[g])
-    };
-    let left_out = (0..ids.len()).filter(|&at| group_of(at).is_none()).count();
+    let pairs = users.iter().map(String::as_str).zip(groups.iter().map(String::as_str));
+    let by_user = UserGroups::from_pairs(pairs).map_err(error)?;
+    let (breakdowns, left_out) = by_user.breakdown(values, qrels, resamples, seed);
     if left_out > 0 {
         warnings.push(format!(
-            "user_groups: {left_out} of {} evaluated users have no group and are left out of the breakdown",
-            ids.len()
+            "user_groups: {left_out} of {} evaluated users have no group and are left out of \
+             the breakdown",
+            values.users().len()
         ));
     }
-    let breakdowns = recs_metrics::group_breakdown(values, names.len(), group_of, resamples, seed);
-    for b in &breakdowns {
-        if let Some(e) = &b.error {
-            warnings.push(format!("{} by group: {e}", b.key));
-        }
-    }
-    Ok((names, breakdowns))
+    warnings.extend(
+        breakdowns
+            .iter()
+            .filter_map(|b| b.error.as_ref().map(|e| format!("{} by group: {e}", b.key))),
+    );
+    Ok((by_user.names().to_vec(), breakdowns))
 }
 
 /// The attributes of `qrels`' items from `(item, attribute)` id pairs (pairs of other

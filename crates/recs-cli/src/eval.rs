@@ -508,7 +508,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         report.values.extend(means.values);
     }
 
-    let has_user_means = crate::groups::has_means(&metrics);
+    let has_user_means = metrics.iter().any(Metric::is_user_mean);
     let wants_per_user = args.intervals || args.compare.is_some() || args.user_groups.is_some();
     if wants_per_user && !has_user_means {
         report.warnings.push(format!(
@@ -525,9 +525,8 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     };
     let by_group = match (&values, &args.user_groups) {
         (Some(v), Some(path)) => {
-            let of_user = crate::groups::read(path)?;
             let warnings = &mut report.warnings;
-            crate::groups::breakdown(v, qrels, &of_user, args.resamples, args.seed, warnings)
+            crate::groups::breakdown(v, qrels, path, args.resamples, args.seed, warnings)?
         }
         _ => crate::groups::ByGroup::none(),
     };

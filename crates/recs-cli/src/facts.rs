@@ -46,7 +46,8 @@ impl HeadArgs {
 pub(crate) struct Sources {
     train: Option<recs_data::Dataset>,
     head: HeadRule,
-    attributes: Option<(PathBuf, Vec<String>, Similarity)>,
+    /// The attribute file read once against its own items, and the similarity.
+    attributes: Option<(IdMap, ItemAttributes, Similarity)>,
 }
 
 /// The popularity and attributes of one qrels' items; [`Known::facts`] lends them.
@@ -105,7 +106,12 @@ impl Sources {
                  (item<TAB>rank<TAB>attribute)"
             ),
             (Some(_), Some(path)) => {
-                Some((path.clone(), crate::score::attribute_item_ids(path)?, args.similarity))
+                let ids = crate::score::attribute_item_ids(path)?;
+                let items = IdMap::from_ids_sorted(ids.iter().map(String::as_str))?;
+                let filter = recs_data::AttributeFilter::default();
+                let all = recs_data::load_item_attributes(path, &items, &filter)
+                    .with_context(|| format!("reading attributes {}", path.display()))?;
+                Some((items, all, args.similarity))
             }
         };
         Ok(Sources { train, head: args.rule(), attributes })
@@ -132,8 +138,8 @@ impl Sources {
             None => None,
         };
         let diversity = match &self.attributes {
-            Some((path, ids, similarity)) => {
-                let attributes = attributes_of(qrels, path, ids)?;
+            Some((items, all, similarity)) => {
+                let attributes = attributes_of(qrels, items, all)?;
                 Some(Diversity::new(&attributes, *similarity))
             }
             None => None,
@@ -142,21 +148,19 @@ impl Sources {
     }
 }
 
-/// The attributes of `qrels`' items from the file at `path` (whose item ids are `ids`):
-/// the file is read against the qrels' items followed by its own other items, which are
-/// then left out.
-fn attributes_of(qrels: &Qrels, path: &Path, ids: &[String]) -> anyhow::Result<ItemAttributes> {
-    let mut items: IdMap = qrels.items.clone();
-    for id in ids {
-        items.insert(id)?;
-    }
-    let filter = recs_data::AttributeFilter::default();
-    let all = recs_data::load_item_attributes(path, &items, &filter)
-        .with_context(|| format!("reading attributes {}", path.display()))?;
+/// The attributes of `qrels`' items, taken by id from `all` (the file's items, `items`);
+/// the file's other items are left out.
+fn attributes_of(
+    qrels: &Qrels,
+    items: &IdMap,
+    all: &ItemAttributes,
+) -> anyhow::Result<ItemAttributes> {
     let n = qrels.judgments.n_items();
-    let pairs = (0..n as u32).flat_map(|item| {
-        let weights = all.item_weights(item);
-        all.item_attributes(item).iter().zip(weights).map(move |(&a, &w)| (item, a, w))
-    });
-    Ok(ItemAttributes::from_pairs(n, all.vocabulary().clone(), pairs.collect::<Vec<_>>())?)
+    let mut pairs = Vec::new();
+    for (at, id) in items.iter().enumerate() {
+        let Some(item) = qrels.items.get(id).filter(|&i| (i as usize) < n) else { continue };
+        let (ids, weights) = (all.item_attributes(at as u32), all.item_weights(at as u32));
+        pairs.extend(ids.iter().zip(weights).map(|(&a, &w)| (item, a, w)));
+    }
+    Ok(ItemAttributes::from_pairs(n, all.vocabulary().clone(), pairs)?)
 }

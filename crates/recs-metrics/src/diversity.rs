@@ -129,15 +129,19 @@ impl Diversity {
         listed: &[Listed],
         items: &[u32],
         length: usize,
-        scratch: &mut Vec<f64>,
+        scratch: &mut Scratch,
     ) -> f64 {
         if length < 2 {
             return f64::NAN;
         }
+        let Scratch { sums: scratch, certain, cut } = scratch;
         let item = |l: &Listed| items[l.position as usize];
         // The certain items and the members of the cut group (all share p = c/g < 1).
-        let certain: Vec<u32> = listed.iter().filter(|l| l.probability >= 1.0).map(item).collect();
-        let cut: Vec<u32> = listed.iter().filter(|l| l.probability < 1.0).map(item).collect();
+        certain.clear();
+        certain.extend(listed.iter().filter(|l| l.probability >= 1.0).map(item));
+        cut.clear();
+        cut.extend(listed.iter().filter(|l| l.probability < 1.0).map(item));
+        let (certain, cut) = (&certain[..], &cut[..]);
         let g = cut.len() as f64;
         let c = listed.iter().find(|l| l.probability < 1.0).map_or(0.0, |l| l.probability * g);
         let c = c.round();
@@ -159,7 +163,7 @@ impl Diversity {
                     .flat_map(|&a| cut.iter().map(move |&b| (a, b)))
                     .map(|(a, b)| self.similarity_of(a, b))
                     .sum();
-                within(&certain) + one_cut * across + both_cut * within(&cut)
+                within(certain) + one_cut * across + both_cut * within(cut)
             }
             // Cosine is a dot product of unit vectors: a set's pair sum is
             // (|Σ u|² − Σ |u|²) / 2 and a cross sum is ⟨Σ u, Σ v⟩, in O(items · attributes).
@@ -179,7 +183,7 @@ impl Diversity {
                     }
                     units
                 };
-                let units = [add(&certain, sum_certain), add(&cut, sum_cut)];
+                let units = [add(certain, sum_certain), add(cut, sum_cut)];
                 let square = |s: &[f64]| s.iter().map(|x| x * x).sum::<f64>();
                 let cross: f64 = sum_certain.iter().zip(sum_cut.iter()).map(|(x, y)| x * y).sum();
                 (square(sum_certain) - units[0]) / 2.0
@@ -192,8 +196,15 @@ impl Diversity {
     }
 }
 
-/// The judgments' item attributes that the diversity metrics read, and the check that
-/// they describe the judgments' items.
+/// Per-thread storage of [`Diversity::expected`]: attribute sums and the list's items.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    sums: Vec<f64>,
+    certain: Vec<u32>,
+    cut: Vec<u32>,
+}
+
+/// The check that the diversity metrics' attributes describe the judgments' items.
 pub(crate) fn check_items(diversity: &Diversity, n_items: usize) -> Result<()> {
     if diversity.n_items() != n_items {
         return Err(MetricsError::InvalidArgument {

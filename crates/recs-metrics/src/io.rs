@@ -60,6 +60,7 @@ use qrels_columns::QrelsColumns;
 mod blocks;
 mod candidates;
 mod columnar;
+mod groups;
 mod qrels_columns;
 mod rows;
 
@@ -69,6 +70,7 @@ pub use candidates::{
 };
 #[cfg(feature = "columnar")]
 pub use columnar::ParquetRunWriter;
+pub use groups::{UserGroups, read_user_groups};
 pub use rows::{ModelRows, RowCatalog, RowNames, RowScorer, RowSource};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.

@@ -467,8 +467,8 @@ struct Work {
     ranking: Ranking,
     /// The items of a user's top N, for the popularity and diversity metrics.
     listed: Vec<Listed>,
-    /// Attribute sums of the diversity metrics.
-    scratch: Vec<f64>,
+    /// Storage of the diversity metrics.
+    scratch: crate::diversity::Scratch,
     packed: Vec<u64>,
     /// The score part of `packed`, for counting under [`TieBreak::Expected`].
     rank_keys: Vec<u32>,
