@@ -427,6 +427,7 @@ def evaluate(
     similarity: str = "cosine",
     user_groups: Any = None,
     resamples: int = 1000,
+    calibration_alpha: float = 0.01,
 ):
     """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
 
@@ -436,7 +437,8 @@ def evaluate(
       popularity, novelty and exposure of the lists: ``arp@N``, ``aplt@N``, ``aclt@N``,
       ``epc@N``, ``epc_flat@N``, ``efd@N``, ``efd_flat@N``, ``miuf@N``,
       ``serendipity@N``, ``gini@N``, ``entropy@N``, ``poprsp@N``, ``popreo@N``; with
-      ``attributes``, ``ild@N``), a list or a comma-separated string. With
+      ``attributes``, ``ild@N``; with both, ``miscal@N``), a list or a comma-separated
+      string. With
       ``candidates="sampled:N"`` (uniform), also corrected sampled metrics ``M~E`` such as ``ndcg@10~bv:0.1``: the estimator ``E`` (``sampled``,
       ``rank-estimate``, ``minimal-bias``, ``monotone``, ``bv:γ``) of the metric ``M`` of
       one relevant item's rank (``auc``, ``r@k``, ``hit@k``, ``p@k``, ``ap``, ``mrr``,
@@ -459,7 +461,11 @@ def evaluate(
     - ``attributes``: the items' attributes of ``ild@N`` (intra-list diversity), a dict
       ``{item: [attribute, ...]}`` or a frame with ``item`` and ``attribute`` columns
       (weights 1; items without attributes have none); ``similarity``: ``cosine`` or
-      ``jaccard``, as ``recs eval --attributes`` and ``--similarity``.
+      ``jaccard``, as ``recs eval --attributes`` and ``--similarity``. With ``train``,
+      they are also the attributes of the calibration ``miscal@N`` (Steck 2018: the KL
+      divergence of the list's attribute distribution from the user's training items',
+      smoothed by ``calibration_alpha``, 0.01 by default, as ``recs eval
+      --calibration-alpha``).
     - ``user_groups``: a dict ``{user: group}`` or a frame with ``user`` and ``group``
       columns: with ``details``, ``groups`` holds every per-user mean by group with the
       gap between groups and its bootstrap interval (``resamples``, seeded by ``seed``),
@@ -502,6 +508,7 @@ def evaluate(
         similarity,
         _group_pairs(user_groups),
         int(resamples),
+        float(calibration_alpha),
     )
     _warn(report)
     if return_per_user:

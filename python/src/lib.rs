@@ -28,8 +28,9 @@ use recs_metrics::io::{
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
-    Diversity, HeadRule, ItemFacts, Metric, MetricsError, Options, PerUser, Popularity, Report,
-    RocAccumulator, Scored, Similarity, TieBreak, ZeroPolicy, per_user,
+    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, HeadRule, ItemFacts, Metric,
+    MetricsError, Options, PerUser, Popularity, Report, RocAccumulator, Scored, Similarity,
+    TieBreak, ZeroPolicy, per_user,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
@@ -630,7 +631,7 @@ fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerU
 /// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
 /// the per-user values as `(users, metrics, row-major f64 bytes)`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity, user_groups, resamples))]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity, user_groups, resamples, calibration_alpha))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -651,12 +652,15 @@ fn evaluate<'py>(
     similarity: &str,
     user_groups: Option<(Vec<String>, Vec<String>)>,
     resamples: usize,
+    calibration_alpha: f64,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
     let head = head_rule(&settings.metrics, train, head_share, head_items)?;
-    // The training events are the candidates' (catalog, sampled:N) and the popularity's.
+    // The training events are the candidates' (catalog, sampled:N), the popularity's and
+    // the histories' of calibration.
     let uses_train = settings.policy == Candidates::Catalog || settings.sampling.is_some();
-    let candidates_train = train.filter(|_| uses_train || head.is_none());
+    let reads_train = head.is_some() || settings.metrics.iter().any(Metric::needs_history);
+    let candidates_train = train.filter(|_| uses_train || !reads_train);
     let m = matched(qrels, run, &settings, candidates_train, true)?;
     let popularity = match (head, train.map(|t| &t.source)) {
         (Some(rule), Some(RunSource::Rows(rows))) => Some(
@@ -667,14 +671,42 @@ fn evaluate<'py>(
         (None, _) => None,
     };
     let similarity: Similarity = similarity.parse().map_err(error)?;
-    let diversity = match (settings.metrics.iter().any(Metric::needs_attributes), attributes) {
-        (true, Some((items, names))) => Some(diversity_of(&m.qrels, &items, &names, similarity)?),
+    let attributes = match (settings.metrics.iter().any(Metric::needs_attributes), attributes) {
+        (true, Some((items, names))) => Some(Attributes::of(&m.qrels, &items, &names)?),
         (false, Some(_)) => {
-            return Err(invalid("attributes are read by ild@N, which is not asked for"));
+            return Err(invalid("attributes are read by ild@N and miscal@N; neither is asked for"));
         }
         (_, None) => None,
     };
-    let facts = ItemFacts { popularity: popularity.as_ref(), diversity: diversity.as_ref() };
+    let wants_ild = settings.metrics.iter().any(|m| matches!(m, Metric::Ild(_)));
+    let diversity = match &attributes {
+        Some(a) if wants_ild => Some(Diversity::new(&a.listed, similarity)),
+        _ => None,
+    };
+    let calibration = match settings.metrics.iter().find(|m| m.needs_history()) {
+        Some(metric) => {
+            let (Some(a), Some(RunSource::Rows(rows))) = (&attributes, train.map(|t| &t.source))
+            else {
+                return Err(invalid(format!(
+                    "{metric} needs the items' attributes and each user's training items: \
+                     give attributes and train (held in memory: a dict or a frame)"
+                )));
+            };
+            let pairs = rows.iter().map(|(u, i, _)| (u, i));
+            Some(a.calibration(&m.qrels, pairs, calibration_alpha)?)
+        }
+        None if calibration_alpha != DEFAULT_CALIBRATION_SMOOTHING => {
+            return Err(invalid(
+                "calibration_alpha sets miscal@N's smoothing; miscal@N is not asked for",
+            ));
+        }
+        None => None,
+    };
+    let facts = ItemFacts {
+        popularity: popularity.as_ref(),
+        diversity: diversity.as_ref(),
+        calibration: calibration.as_ref(),
+    };
     let mut report = report_of(py, &m, &settings, false, facts)?;
     let by_group = match (&user_groups, &report.per_user) {
         (Some((users, groups)), Some(values)) => {
@@ -765,30 +797,56 @@ fn groups_of(
 
 /// The attributes of `qrels`' items from `(item, attribute)` id pairs (pairs of other
 /// items ignored, a pair given twice kept once), compared by `similarity`.
-fn diversity_of(
-    qrels: &Qrels,
-    items: &[String],
-    names: &[String],
-    similarity: Similarity,
-) -> PyResult<Diversity> {
-    if items.len() != names.len() {
-        return Err(invalid("attributes: as many items as attributes"));
+/// The attributes given as `(item, attribute)` pairs, weights 1: over the qrels' items
+/// (the listed ones) and over every item given (the training items', for calibration).
+struct Attributes {
+    listed: ItemAttributes,
+    items: IdMap,
+    all: ItemAttributes,
+}
+
+impl Attributes {
+    fn of(qrels: &Qrels, items: &[String], names: &[String]) -> PyResult<Attributes> {
+        if items.len() != names.len() {
+            return Err(invalid("attributes: as many items as attributes"));
+        }
+        let vocabulary =
+            IdMap::from_ids_sorted(names.iter().map(String::as_str)).map_err(core_error)?;
+        let ids = IdMap::from_ids_sorted(items.iter().map(String::as_str)).map_err(core_error)?;
+        let table = |item_of: &dyn Fn(&str) -> Option<u32>, n: usize| {
+            let mut pairs: Vec<(u32, u32, f32)> = items
+                .iter()
+                .zip(names)
+                .filter_map(|(item, name)| Some((item_of(item)?, vocabulary.get(name)?, 1.0)))
+                .collect();
+            pairs.sort_by_key(|&(i, a, _)| (i, a));
+            pairs.dedup_by_key(|p| (p.0, p.1));
+            ItemAttributes::from_pairs(n, vocabulary.clone(), pairs).map_err(core_error)
+        };
+        let n = qrels.judgments.n_items();
+        let listed = table(&|item| qrels.items.get(item).filter(|&i| (i as usize) < n), n)?;
+        let all = table(&|item| ids.get(item), ids.len())?;
+        Ok(Attributes { listed, items: ids, all })
     }
-    let vocabulary =
-        IdMap::from_ids_sorted(names.iter().map(String::as_str)).map_err(core_error)?;
-    let n = qrels.judgments.n_items();
-    let mut pairs: Vec<(u32, u32, f32)> = items
-        .iter()
-        .zip(names)
-        .filter_map(|(item, name)| {
-            let item = qrels.items.get(item).filter(|&i| (i as usize) < n)?;
-            Some((item, vocabulary.get(name)?, 1.0))
-        })
-        .collect();
-    pairs.sort_by_key(|&(i, a, _)| (i, a));
-    pairs.dedup_by_key(|p| (p.0, p.1));
-    let attributes = ItemAttributes::from_pairs(n, vocabulary, pairs).map_err(core_error)?;
-    Ok(Diversity::new(&attributes, similarity))
+
+    /// The calibration of the qrels' users from their training `(user, item)` pairs, as
+    /// `recs eval` maps them: users outside the qrels and items without attributes are
+    /// left out of the histories.
+    fn calibration<'a>(
+        &self,
+        qrels: &Qrels,
+        train: impl Iterator<Item = (&'a str, &'a str)>,
+        alpha: f64,
+    ) -> PyResult<Calibration> {
+        let n_users = qrels.judgments.n_users();
+        let history: Vec<(u32, u32)> = train
+            .filter_map(|(user, item)| {
+                let user = qrels.users.get(user).filter(|&u| (u as usize) < n_users)?;
+                Some((user, self.items.get(item)?))
+            })
+            .collect();
+        Calibration::new(&self.listed, &self.all, history, n_users, alpha).map_err(error)
+    }
 }
 
 /// The head rule of the popularity metrics when one is asked for (`None` otherwise), as

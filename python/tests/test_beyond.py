@@ -72,6 +72,39 @@ def test_intra_list_diversity_gives_the_numbers_of_recs_eval(tmp_path, similarit
 
 
 @pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
+@pytest.mark.parametrize("alpha", [None, 0.2])
+def test_calibration_gives_the_numbers_of_recs_eval(tmp_path, alpha):
+    qrels_frame, run_frame = make_case(13, ties=True)
+    rng = np.random.default_rng(6)
+    items = sorted(set(run_frame.item))
+    # The last three items have no attribute; x1 and x2 are training items outside the
+    # qrels, x1 with attributes.
+    rows = [(i, f"g{a}") for i in items[:-3] + ["x1"] for a in rng.choice(5, size=int(rng.integers(1, 3)), replace=False)]
+    attributes = pd.DataFrame(rows, columns=["item", "attribute"])
+    with open(tmp_path / "attributes.tsv", "w") as f:
+        f.write("item\trank\tattribute\n")
+        for i, a in rows:
+            f.write(f"{i}\t1\t{a}\n")
+    users = sorted(set(qrels_frame.user))
+    train = pd.concat(
+        [
+            run_frame.sample(frac=0.2, random_state=3)[["user", "item"]],
+            pd.DataFrame({"user": [users[0], users[1], "t9"], "item": ["x1", "x2", "x1"]}),
+        ]
+    )
+    write_train(tmp_path / "train.tsv", train)
+    write(tmp_path / "q.tsv", qrels_frame, "grade")
+    write(tmp_path / "r.tsv", run_frame, "score")
+    smoothing = [] if alpha is None else ["--calibration-alpha", str(alpha)]
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "miscal@3,miscal@10", "--train", tmp_path / "train.tsv", "--attributes", tmp_path / "attributes.tsv", *smoothing)
+    options = {} if alpha is None else {"calibration_alpha": alpha}
+    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "miscal@3,miscal@10", train=train, attributes=attributes, details=True, **options)
+    assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
+    assert ours == expected
+    assert 0 < ours["miscal@3"] < np.log(1 / (alpha or 0.01))
+
+
+@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
 def test_user_groups_give_the_breakdown_of_recs_eval(tmp_path):
     qrels_frame, run_frame = make_case(11, ties=True)
     users = sorted(set(qrels_frame.user))
@@ -177,6 +210,12 @@ def test_refusals_say_what_is_missing():
         recs.evaluate(q, r, "aplt@5", train=train, head_share=1.5)
     with pytest.raises(recs.RecsError, match="attributes"):
         recs.evaluate(q, r, "ild@5")
+    with pytest.raises(recs.RecsError, match="miscal@5 needs the items' attributes and each user's training items"):
+        recs.evaluate(q, r, "miscal@5", attributes={"i1": ["g"]})
+    with pytest.raises(recs.RecsError, match="calibration_alpha sets"):
+        recs.evaluate(q, r, "p@5", calibration_alpha=0.1)
+    with pytest.raises(recs.RecsError, match="smoothing"):
+        recs.evaluate(q, r, "miscal@5", train=train, attributes={"i1": ["g"]}, calibration_alpha=0.0)
     with pytest.raises(recs.RecsError, match="read by ild@N"):
         recs.evaluate(q, r, "p@5", attributes={"i1": ["g"]})
     with pytest.raises(recs.RecsError, match="similarity"):

@@ -63,7 +63,10 @@ pub(crate) struct Args {
     #[arg(long)]
     quiet: bool,
     /// Comma-separated metrics: roc, croc, user_auc, p@N, r@N, f1@N, hit@N, ndcg@K,
-    /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; and cremonesi2008's
+    /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; with --train, arp@N,
+    /// aplt@N, aclt@N, epc@N, epc_flat@N, efd@N, efd_flat@N, miuf@N, serendipity@N,
+    /// gini@N, entropy@N, poprsp@N, popreo@N; with --attributes, ild@N; with both,
+    /// miscal@N; and cremonesi2008's
     /// roc2@N (pooled and user-averaged TPR/FPR of every user's top N) and roc1@T
     /// (TPR/FPR of "score >= T" against "grade >= T", for runs whose scores are
     /// predicted ratings on the grades' scale). With `--candidates sampled:N` (uniform),
@@ -105,7 +108,8 @@ pub(crate) struct Args {
     /// The training events, `user item ...` per line (delimiter and header found from the
     /// file; further columns ignored): the catalog of `--candidates catalog` and
     /// `sampled:N`, and the items' popularity of arp@N, aplt@N, aclt@N, epc@N, efd@N,
-    /// miuf@N, gini@N and entropy@N (docs/metrics.md, "Beyond accuracy").
+    /// miuf@N, gini@N and entropy@N, and each user's history of miscal@N (docs/metrics.md,
+    /// "Beyond accuracy").
     #[arg(long, value_name = "FILE")]
     train: Option<PathBuf>,
     #[command(flatten)]

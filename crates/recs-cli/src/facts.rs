@@ -1,14 +1,18 @@
 //! What `recs eval` and `recs compare` know of the items besides the scores, for the
 //! metrics that read the lists' items: the training popularity of `arp@N`, `epc@N`,
-//! `gini@N`, ... (`--train`) and the attributes of `ild@N` (`--attributes`), each mapped
-//! onto the items of the qrels.
+//! `gini@N`, ... (`--train`), the attributes of `ild@N` (`--attributes`), and for
+//! `miscal@N` both: the attributes of the listed items and of each user's training items,
+//! each mapped onto the users and items of the qrels.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use recs_core::{IdMap, ItemAttributes};
 use recs_metrics::io::Qrels;
-use recs_metrics::{Diversity, HeadRule, ItemFacts, Metric, Popularity, Similarity};
+use recs_metrics::{
+    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, HeadRule, ItemFacts, Metric, Popularity,
+    Similarity,
+};
 
 /// `--head-share` and `--head-items`: which items form the popularity head.
 #[derive(Debug, Clone, clap::Args)]
@@ -21,14 +25,18 @@ pub(crate) struct HeadArgs {
     /// The popularity head as this many most popular training items instead.
     #[arg(long, value_name = "N")]
     head_items: Option<usize>,
-    /// Item attributes for ild@N (intra-list diversity): `item<TAB>rank<TAB>attribute`
-    /// lines under a header, as `recs score --attributes` reads them (e.g. cast.tsv);
-    /// items of the qrels without a line have no attribute.
+    /// Item attributes for ild@N (intra-list diversity) and miscal@N (calibration):
+    /// `item<TAB>rank<TAB>attribute` lines under a header, as `recs score --attributes`
+    /// reads them (e.g. cast.tsv); items without a line have no attribute.
     #[arg(long, value_name = "FILE")]
     attributes: Option<PathBuf>,
     /// How ild@N compares two items' attributes: `cosine` or `jaccard`.
     #[arg(long, default_value_t)]
     similarity: Similarity,
+    /// The smoothing α of miscal@N: the list's distribution is mixed with the history's,
+    /// `(1 − α) q + α p` (Steck 2018 gives 0.01).
+    #[arg(long, value_name = "ALPHA", default_value_t = DEFAULT_CALIBRATION_SMOOTHING)]
+    calibration_alpha: f64,
 }
 
 impl HeadArgs {
@@ -48,18 +56,34 @@ pub(crate) struct Sources {
     head: HeadRule,
     /// The attribute file read once against its own items, and the similarity.
     attributes: Option<(IdMap, ItemAttributes, Similarity)>,
+    /// Which facts the metrics asked for read.
+    wants: Wants,
+    calibration_alpha: f64,
+}
+
+/// Which of the facts the metrics asked for read.
+#[derive(Debug, Clone, Copy)]
+struct Wants {
+    popularity: bool,
+    diversity: bool,
+    calibration: bool,
 }
 
 /// The popularity and attributes of one qrels' items; [`Known::facts`] lends them.
 pub(crate) struct Known {
     popularity: Option<Popularity>,
     diversity: Option<Diversity>,
+    calibration: Option<Calibration>,
 }
 
 impl Known {
     /// The facts the metrics read.
     pub(crate) fn facts(&self) -> ItemFacts<'_> {
-        ItemFacts { popularity: self.popularity.as_ref(), diversity: self.diversity.as_ref() }
+        ItemFacts {
+            popularity: self.popularity.as_ref(),
+            diversity: self.diversity.as_ref(),
+            calibration: self.calibration.as_ref(),
+        }
     }
 
     /// The popularity, when read.
@@ -82,6 +106,23 @@ impl Sources {
     ) -> anyhow::Result<Sources> {
         let popularity = metrics.iter().find(|m| m.needs_popularity());
         let diverse = metrics.iter().find(|m| m.needs_attributes());
+        let history = metrics.iter().find(|m| m.needs_history());
+        let wants = Wants {
+            popularity: popularity.is_some(),
+            diversity: metrics.iter().any(|m| matches!(m, Metric::Ild(_))),
+            calibration: history.is_some(),
+        };
+        if history.is_none() && args.calibration_alpha != DEFAULT_CALIBRATION_SMOOTHING {
+            anyhow::bail!(
+                "--calibration-alpha sets miscal@N's smoothing; miscal@N is not asked for"
+            );
+        }
+        if !(args.calibration_alpha > 0.0 && args.calibration_alpha <= 1.0) {
+            anyhow::bail!(
+                "--calibration-alpha must be in (0, 1] (Steck 2018 gives {DEFAULT_CALIBRATION_SMOOTHING}), not {}",
+                args.calibration_alpha
+            );
+        }
         if popularity.is_none() && (args.head_share.is_some() || args.head_items.is_some()) {
             anyhow::bail!(
                 "--head-share and --head-items set the head of aplt@N and aclt@N; no \
@@ -89,15 +130,19 @@ impl Sources {
             );
         }
         if diverse.is_none() && args.attributes.is_some() {
-            anyhow::bail!("--attributes is read by ild@N, which is not asked for");
+            anyhow::bail!("--attributes is read by ild@N and miscal@N; neither is asked for");
         }
-        let train = match (popularity, train) {
-            (None, _) => None,
-            (Some(metric), None) => anyhow::bail!(
+        let train = match (popularity, history, train) {
+            (None, None, _) => None,
+            (Some(metric), _, None) => anyhow::bail!(
                 "{metric} needs the items' training popularity: give the training events \
                  with --train FILE"
             ),
-            (Some(_), Some(path)) => Some(crate::format::read_train(path)?),
+            (None, Some(metric), None) => anyhow::bail!(
+                "{metric} needs each user's training items: give the training events with \
+                 --train FILE"
+            ),
+            (_, _, Some(path)) => Some(crate::format::read_train(path)?),
         };
         let attributes = match (diverse, &args.attributes) {
             (None, _) => None,
@@ -114,10 +159,16 @@ impl Sources {
                 Some((items, all, args.similarity))
             }
         };
-        Ok(Sources { train, head: args.rule(), attributes })
+        Ok(Sources {
+            train,
+            head: args.rule(),
+            attributes,
+            wants,
+            calibration_alpha: args.calibration_alpha,
+        })
     }
 
-    /// Whether the training events are read (for the popularity metrics).
+    /// Whether the training events are read (for the popularity metrics and calibration).
     pub(crate) fn reads_train(&self) -> bool {
         self.train.is_some()
     }
@@ -129,22 +180,37 @@ impl Sources {
     /// attribute file that cannot be read.
     pub(crate) fn of_qrels(&self, qrels: &Qrels) -> anyhow::Result<Known> {
         let popularity = match &self.train {
-            Some(train) => {
+            Some(train) if self.wants.popularity => {
                 let pairs = train.interactions.events().filter_map(|e| {
                     Some((train.users.external(e.user)?, train.items.external(e.item)?))
                 });
                 Some(Popularity::of_pairs(qrels, pairs, self.head)?)
             }
-            None => None,
+            _ => None,
         };
-        let diversity = match &self.attributes {
-            Some((items, all, similarity)) => {
-                let attributes = attributes_of(qrels, items, all)?;
-                Some(Diversity::new(&attributes, *similarity))
+        let Some((items, all, similarity)) = &self.attributes else {
+            return Ok(Known { popularity, diversity: None, calibration: None });
+        };
+        let attributes = attributes_of(qrels, items, all)?;
+        let diversity = self.wants.diversity.then(|| Diversity::new(&attributes, *similarity));
+        let calibration = match &self.train {
+            Some(train) if self.wants.calibration => {
+                // Each training pair by id: its user among the qrels' users, its item
+                // among the attribute file's (a training item without a line there has
+                // no attribute, and pairs of users outside the qrels are not needed).
+                let history = train.interactions.events().filter_map(|e| {
+                    let user = qrels.users.get(train.users.external(e.user)?)?;
+                    let item = items.get(train.items.external(e.item)?)?;
+                    Some((user, item))
+                });
+                let n_users = qrels.judgments.n_users();
+                let history: Vec<(u32, u32)> =
+                    history.filter(|&(u, _)| (u as usize) < n_users).collect();
+                Some(Calibration::new(&attributes, all, history, n_users, self.calibration_alpha)?)
             }
-            None => None,
+            _ => None,
         };
-        Ok(Known { popularity, diversity })
+        Ok(Known { popularity, diversity, calibration })
     }
 }
 

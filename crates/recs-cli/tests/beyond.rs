@@ -137,7 +137,63 @@ fn intra_list_diversity_reads_an_attribute_file() {
             "attributes.tsv",
         ],
     );
-    assert!(e.contains("--attributes is read by ild@N"), "{e}");
+    assert!(e.contains("--attributes is read by ild@N and miscal@N"), "{e}");
+}
+
+#[test]
+fn calibration_reads_the_histories_and_the_attributes() {
+    let dir = case();
+    let attributes =
+        "item\trank\tattribute\na\t1\tg1\nb\t1\tg1\nb\t2\tg2\nc\t1\tg2\nd\t1\tg3\nz\t1\tg1\n";
+    std::fs::write(dir.path().join("attributes.tsv"), attributes).unwrap();
+    // x trained on z (g1) and b (g1, g2): p = (3/4, 1/4, 0); y on d: p = (0, 0, 1); w is
+    // not a user of the qrels.
+    std::fs::write(dir.path().join("history.tsv"), "user\titem\nx\tz\nx\tb\ny\td\nw\ta\n").unwrap();
+    let miscal = |extra: &[&str]| -> Value {
+        let mut args = vec!["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "miscal@2"];
+        args.extend_from_slice(&["--train", "history.tsv", "--attributes", "attributes.tsv"]);
+        args.push("--json");
+        args.extend_from_slice(extra);
+        let out = run_in(dir.path(), "eval", &args, None);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // x's top 2: a, then b, c or d (1/3 each): expected genre mass g1 1 + 1/6, g2 1/6 +
+    // 1/3, g3 1/3 over 2. y's: d and c, q = (0, 1/2, 1/2).
+    let kl = |p: [f64; 3], q: [f64; 3], alpha: f64| -> f64 {
+        (0..3)
+            .filter(|&g| p[g] > 0.0)
+            .map(|g| p[g] * (p[g] / ((1.0 - alpha) * q[g] + alpha * p[g])).ln())
+            .sum()
+    };
+    let (px, qx) = ([0.75, 0.25, 0.0], [7.0 / 12.0, 0.25, 1.0 / 6.0]);
+    let (py, qy) = ([0.0, 0.0, 1.0], [0.0, 0.5, 0.5]);
+    close(&miscal(&[]), "miscal@2", (kl(px, qx, 0.01) + kl(py, qy, 0.01)) / 2.0);
+    let v = miscal(&["--calibration-alpha", "0.5"]);
+    close(&v, "miscal@2", (kl(px, qx, 0.5) + kl(py, qy, 0.5)) / 2.0);
+    let base = ["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "miscal@2"];
+    let e = eval_err(dir.path(), &[&base[..], &["--attributes", "attributes.tsv"]].concat());
+    assert!(
+        e.contains("miscal@2 needs each user's training items") && e.contains("--train"),
+        "{e}"
+    );
+    let e = eval_err(dir.path(), &[&base[..], &["--train", "history.tsv"]].concat());
+    assert!(e.contains("miscal@2 needs the items' attributes"), "{e}");
+    let e = eval_err(
+        dir.path(),
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "p@1", "--calibration-alpha", "0.1"],
+    );
+    assert!(e.contains("--calibration-alpha sets miscal@N's smoothing"), "{e}");
+    let e = eval_err(
+        dir.path(),
+        &[
+            &base[..],
+            &["--train", "history.tsv", "--attributes", "attributes.tsv"],
+            &["--calibration-alpha", "0"],
+        ]
+        .concat(),
+    );
+    assert!(e.contains("--calibration-alpha must be in (0, 1]"), "{e}");
 }
 
 #[test]
@@ -260,6 +316,25 @@ fn refusals_say_what_is_missing() {
 
 /// Per user, its items from a deterministic shuffle of its catalog, scored by position
 /// (distinct scores: no ties).
+/// MovieLens 100K split leave one out into `at` (`train.tsv`, `graded.tsv`: the relevant
+/// test pairs) with a shuffled run over the full catalog (`run.tsv`): the graded lines,
+/// and each user's ranking.
+fn movielens_leave_one_out(data: &Path, at: &Path) -> (String, BTreeMap<u64, Vec<u64>>) {
+    let split = recs()
+        .current_dir(at)
+        .args(["split", "--dataset", "ml-100k", "--data-dir", data.to_str().unwrap()])
+        .args(["--protocol", "leave-one-out", "--seed", "0", "--judgments", "implicit"])
+        .args(["--out", "."])
+        .output()
+        .unwrap();
+    assert!(split.status.success(), "{}", String::from_utf8_lossy(&split.stderr));
+    let listed = std::fs::read_to_string(at.join("qrels.tsv")).unwrap();
+    let graded: String =
+        listed.lines().filter(|l| !l.ends_with("\t0")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(at.join("graded.tsv"), &graded).unwrap();
+    (graded, shuffled_run(at))
+}
+
 fn shuffled_run(at: &Path) -> BTreeMap<u64, Vec<u64>> {
     let train = std::fs::read_to_string(at.join("train.tsv")).unwrap();
     let qrels = std::fs::read_to_string(at.join("graded.tsv")).unwrap();
@@ -300,19 +375,7 @@ fn movielens_values_match_a_direct_computation() {
     let Some(data) = real_data_dir() else { return };
     let dir = tempfile::tempdir().unwrap();
     let at = dir.path();
-    let split = recs()
-        .current_dir(at)
-        .args(["split", "--dataset", "ml-100k", "--data-dir", data.to_str().unwrap()])
-        .args(["--protocol", "leave-one-out", "--seed", "0", "--judgments", "implicit"])
-        .args(["--out", "."])
-        .output()
-        .unwrap();
-    assert!(split.status.success(), "{}", String::from_utf8_lossy(&split.stderr));
-    let listed = std::fs::read_to_string(at.join("qrels.tsv")).unwrap();
-    let graded: String =
-        listed.lines().filter(|l| !l.ends_with("\t0")).map(|l| format!("{l}\n")).collect();
-    std::fs::write(at.join("graded.tsv"), &graded).unwrap();
-    let ranked = shuffled_run(at);
+    let (graded, ranked) = movielens_leave_one_out(&data, at);
     let args = [
         "--qrels",
         "graded.tsv",
@@ -404,4 +467,82 @@ fn movielens_values_match_a_direct_computation() {
     let got = v["gini@10"].as_f64().unwrap();
     assert!((got - gini).abs() < 1e-12, "gini@10: {got} against {gini}");
     assert!(v["popularity"]["n_head_items"].as_u64().unwrap() == head.len() as u64);
+}
+
+/// MovieLens 100K, leave one out, a shuffled run over the full catalog, genres from
+/// `u.item`: miscal@10 from the files directly, by Steck's definition (uniform over a
+/// film's genres, every training item of the user and every listed item weighted 1,
+/// α = 0.01).
+#[test]
+fn movielens_calibration_matches_a_direct_computation() {
+    let Some(data) = real_data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    let (_, ranked) = movielens_leave_one_out(&data, at);
+    // Genres: the 19 flags that end each line of u.item.
+    let items = std::fs::read(data.join("ml-100k/u.item")).unwrap();
+    let mut genres: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    let mut file = String::from("item\trank\tattribute\n");
+    for line in String::from_utf8_lossy(&items).lines() {
+        let fields: Vec<&str> = line.split('|').collect();
+        let item: u64 = fields[0].parse().unwrap();
+        let flags = &fields[fields.len() - 19..];
+        let of_item: Vec<usize> = (0..19).filter(|&g| flags[g] == "1").collect();
+        for &g in &of_item {
+            file.push_str(&format!("{item}\t1\tgenre{g:02}\n"));
+        }
+        genres.insert(item, of_item);
+    }
+    std::fs::write(at.join("genres.tsv"), file).unwrap();
+    let args = [
+        "--qrels",
+        "graded.tsv",
+        "--run",
+        "run.tsv",
+        "--train",
+        "train.tsv",
+        "--attributes",
+        "genres.tsv",
+        "--candidates",
+        "catalog",
+        "--metrics",
+        "miscal@10",
+        "--json",
+    ];
+    let out = run_in(at, "eval", &args, None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    let distribution = |items: &mut dyn Iterator<Item = u64>| -> [f64; 19] {
+        let (mut d, mut n) = ([0.0; 19], 0.0);
+        for item in items {
+            let of_item = &genres[&item];
+            if of_item.is_empty() {
+                continue;
+            }
+            n += 1.0;
+            for &g in of_item {
+                d[g] += 1.0 / of_item.len() as f64;
+            }
+        }
+        d.map(|x| if n > 0.0 { x / n } else { 0.0 })
+    };
+    let train = std::fs::read_to_string(at.join("train.tsv")).unwrap();
+    let mut history: BTreeMap<u64, BTreeSet<u64>> = BTreeMap::new();
+    for line in train.lines() {
+        let mut f = line.split('\t').map(|x| x.parse::<u64>().unwrap());
+        history.entry(f.next().unwrap()).or_default().insert(f.next().unwrap());
+    }
+    let (mut sum, mut users) = (0.0, 0.0);
+    for (user, items) in &ranked {
+        let p = distribution(&mut history[user].iter().copied());
+        let q = distribution(&mut items[..10].iter().copied());
+        sum += (0..19)
+            .filter(|&g| p[g] > 0.0)
+            .map(|g| p[g] * (p[g] / (0.99 * q[g] + 0.01 * p[g])).ln())
+            .sum::<f64>();
+        users += 1.0;
+    }
+    let got = v["miscal@10"].as_f64().unwrap();
+    assert!((got - sum / users).abs() < 1e-12, "miscal@10: {got} against {}", sum / users);
 }

@@ -9,25 +9,30 @@
 
 use std::collections::HashMap;
 
+use crate::calibration::Calibration;
 use crate::diversity::Diversity;
 use crate::error::{MetricsError, Result};
 use crate::io::Qrels;
 
 /// What the metrics that read the lists' items know about the items besides the scores:
 /// their training popularity (`arp@N`, `epc@N`, `gini@N`, ...) and their attributes
-/// (`ild@N`). [`ItemFacts::default`] knows neither.
+/// (`ild@N`), and the users' histories by those attributes (`miscal@N`).
+/// [`ItemFacts::default`] knows none of them.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ItemFacts<'a> {
     /// The items' popularity in the training data.
     pub popularity: Option<&'a Popularity>,
     /// The items' attributes, for intra-list diversity.
     pub diversity: Option<&'a Diversity>,
+    /// The items' attribute distributions and the users' history distributions, for
+    /// calibration.
+    pub calibration: Option<&'a Calibration>,
 }
 
 impl<'a> ItemFacts<'a> {
     /// Facts with the items' popularity only.
     pub fn popularity(popularity: &'a Popularity) -> Self {
-        ItemFacts { popularity: Some(popularity), diversity: None }
+        ItemFacts { popularity: Some(popularity), ..ItemFacts::default() }
     }
 }
 

@@ -66,6 +66,7 @@
 
 mod aggregate;
 mod beyond;
+mod calibration;
 mod cremonesi;
 mod croc;
 mod curve;
@@ -87,6 +88,7 @@ pub use aggregate::{
     group_means, paired_t_test, t_interval, wilcoxon_signed_rank,
 };
 pub use beyond::{HeadRule, ItemFacts, Popularity};
+pub use calibration::{Calibration, DEFAULT_CALIBRATION_SMOOTHING};
 pub use cremonesi::{
     Confusion, RatingErrors, Roc1Point, Roc2Point, WithheldRank, rating_errors, recall_from_ranks,
     roc1, roc2, top_n_confusion, top_n_confusions, withheld_ranks,

@@ -74,6 +74,10 @@ pub enum Metric {
     /// Popularity-based ranking-based statistical parity between head and tail items
     /// (`poprsp@N`), pooled.
     PopRsp(usize),
+    /// Miscalibration (Steck 2018): the Kullback–Leibler divergence of the attribute
+    /// (genre) distribution of the top N from that of the user's training history
+    /// (`miscal@N`).
+    Miscal(usize),
 }
 
 impl Metric {
@@ -117,7 +121,7 @@ impl Metric {
     /// The metrics of [`Metric::is_user_mean`] by name, as help texts and refusals list
     /// them.
     pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr, arp, aplt, \
-         aclt, epc, epc_flat, efd, efd_flat, miuf, serendipity, ild";
+         aclt, epc, epc_flat, efd, efd_flat, miuf, serendipity, ild, miscal";
 
     /// Whether the metric needs the items' training popularity ([`crate::Popularity`]):
     /// the popularity, novelty and exposure metrics but coverage.
@@ -128,12 +132,20 @@ impl Metric {
     /// assert!(!Metric::Coverage(10).needs_popularity() && !Metric::Map.needs_popularity());
     /// ```
     pub fn needs_popularity(&self) -> bool {
-        self.list_depth().is_some() && !matches!(self, Metric::Coverage(_) | Metric::Ild(_))
+        self.list_depth().is_some()
+            && !matches!(self, Metric::Coverage(_) | Metric::Ild(_) | Metric::Miscal(_))
     }
 
-    /// Whether the metric needs the items' attributes ([`crate::Diversity`]): `ild@N`.
+    /// Whether the metric needs the items' attributes: `ild@N` ([`crate::Diversity`]) and
+    /// `miscal@N` ([`crate::Calibration`]).
     pub fn needs_attributes(&self) -> bool {
-        matches!(self, Metric::Ild(_))
+        matches!(self, Metric::Ild(_) | Metric::Miscal(_))
+    }
+
+    /// Whether the metric needs each user's training history ([`crate::Calibration`]):
+    /// `miscal@N`.
+    pub fn needs_history(&self) -> bool {
+        matches!(self, Metric::Miscal(_))
     }
 
     /// The depth of the top-N list the metric reads item by item (coverage and the
@@ -155,7 +167,8 @@ impl Metric {
             | Metric::Ild(k)
             | Metric::Serendipity(k)
             | Metric::PopReo(k)
-            | Metric::PopRsp(k) => Some(k),
+            | Metric::PopRsp(k)
+            | Metric::Miscal(k) => Some(k),
             _ => None,
         }
     }
@@ -215,6 +228,7 @@ impl FromStr for Metric {
             ("serendipity", Some(_)) => Metric::Serendipity(depth()?),
             ("popreo", Some(_)) => Metric::PopReo(depth()?),
             ("poprsp", Some(_)) => Metric::PopRsp(depth()?),
+            ("miscal", Some(_)) => Metric::Miscal(depth()?),
             ("half_life", a) => {
                 let alpha = match a {
                     None => 5.0,
@@ -261,6 +275,7 @@ impl fmt::Display for Metric {
             Metric::Serendipity(k) => write!(f, "serendipity@{k}"),
             Metric::PopReo(k) => write!(f, "popreo@{k}"),
             Metric::PopRsp(k) => write!(f, "poprsp@{k}"),
+            Metric::Miscal(k) => write!(f, "miscal@{k}"),
         }
     }
 }
@@ -271,8 +286,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,serendipity@2,popreo@3,poprsp@4").unwrap();
-        assert_eq!(list.len(), 28);
+        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,serendipity@2,popreo@3,poprsp@4,miscal@5").unwrap();
+        assert_eq!(list.len(), 29);
         for m in &list {
             assert_eq!(&m.to_string().parse::<Metric>().unwrap(), m);
         }
@@ -307,7 +322,7 @@ mod tests {
         // The names the refusals list are exactly these metrics' names.
         let listed: Vec<&str> = Metric::USER_MEANS.split(", ").collect();
         let popularity = Metric::parse_list(
-            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1,serendipity@1",
+            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1,serendipity@1,miscal@1",
         )
         .unwrap();
         for m in all.iter().chain(&popularity).filter(|m| m.is_user_mean()) {

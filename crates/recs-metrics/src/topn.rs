@@ -11,6 +11,7 @@
 use rayon::prelude::*;
 
 use crate::beyond::{ItemFacts, Novelty};
+use crate::calibration::Calibration;
 use crate::diversity::Diversity;
 use crate::error::{MetricsError, Result};
 use crate::lists::{Listed, listed, log_discount};
@@ -303,7 +304,7 @@ pub fn per_user_with(
 ) -> Result<PerUser> {
     options.check()?;
     let n_items = scored.judgments().n_items();
-    match (facts.diversity, metrics.iter().find(|m| m.needs_attributes())) {
+    match (facts.diversity, metrics.iter().find(|m| matches!(m, Metric::Ild(_)))) {
         (None, Some(m)) => {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
@@ -315,6 +316,7 @@ pub fn per_user_with(
         (Some(d), _) => crate::diversity::check_items(d, n_items)?,
         _ => {}
     }
+    check_calibration(facts.calibration, metrics, scored.judgments())?;
     let novelty = match (facts.popularity, metrics.iter().find(|m| m.needs_popularity())) {
         (None, Some(m)) => {
             return Err(MetricsError::InvalidArgument {
@@ -343,8 +345,13 @@ pub fn per_user_with(
             |work, position| {
                 let (user, scores) = scored.user(position);
                 let input = UserInput { items: user.items, grades: user.grades, scores };
-                let lists =
-                    Lists { depth: list_depth, novelty: &novelty, diversity: facts.diversity };
+                let lists = Lists {
+                    depth: list_depth,
+                    novelty: &novelty,
+                    diversity: facts.diversity,
+                    calibration: facts.calibration,
+                    user: scored.judgments().users()[position],
+                };
                 user_row(work, input, metrics, options, lists)
             },
         )
@@ -356,6 +363,35 @@ pub fn per_user_with(
         .map(|(slot, metric)| pooled_exposure(*metric, slot, &rows, n_items))
         .collect();
     Ok(PerUser::from_rows(metrics, scored.judgments().users().to_vec(), rows, exposure))
+}
+
+/// Refuses `miscal@N` without a calibration, or with one for other items or fewer users
+/// than the judgments'.
+fn check_calibration(
+    calibration: Option<&Calibration>,
+    metrics: &[Metric],
+    judgments: &recs_core::Judgments,
+) -> Result<()> {
+    let asked = metrics.iter().find(|m| m.needs_history());
+    match (calibration, asked) {
+        (None, Some(m)) => Err(MetricsError::InvalidArgument {
+            name: "metric",
+            value: m.to_string(),
+            expected: "a metric that does not need the users' histories, or the items' \
+                       attributes and the training events (a Calibration)",
+        }),
+        (Some(c), _) if c.n_items() != judgments.n_items() => Err(MetricsError::InvalidArgument {
+            name: "calibration",
+            value: format!("{} items", c.n_items()),
+            expected: "the attribute distribution of every item of the judgments",
+        }),
+        (Some(c), _) if c.n_users() < judgments.n_users() => Err(MetricsError::InvalidArgument {
+            name: "calibration",
+            value: format!("{} users", c.n_users()),
+            expected: "the history of every user of the judgments",
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The pooled value of exposure metric `metric`, the `slot`-th of its kind, over every
@@ -469,6 +505,8 @@ struct Work {
     listed: Vec<Listed>,
     /// Storage of the diversity metrics.
     scratch: crate::diversity::Scratch,
+    /// Storage of calibration: the list's mass on each attribute of the user's history.
+    calibration: Vec<f64>,
     packed: Vec<u64>,
     /// The score part of `packed`, for counting under [`TieBreak::Expected`].
     rank_keys: Vec<u32>,
@@ -739,6 +777,9 @@ struct Lists<'a> {
     depth: Option<usize>,
     novelty: &'a [Novelty],
     diversity: Option<&'a Diversity>,
+    calibration: Option<&'a Calibration>,
+    /// The user whose list it is (for its history, in calibration).
+    user: u32,
 }
 
 fn user_row(
@@ -764,7 +805,16 @@ fn user_row(
     if lists.depth.is_some() {
         work.ranking.rank(scores, lists.depth, options.ties);
     }
-    let Work { ranking, groups, gains, positive, listed: listed_items, scratch, .. } = work;
+    let Work {
+        ranking,
+        groups,
+        gains,
+        positive,
+        listed: listed_items,
+        scratch,
+        calibration: calibration_scratch,
+        ..
+    } = work;
     positive.clear();
     positive.extend(grades.iter().copied().filter(|&g| g > 0.0));
     positive.extend_from_slice(&ranked.unranked_positive);
@@ -806,6 +856,11 @@ fn user_row(
             continue;
         }
         listed(&ranking.order, &ranking.groups, k, listed_items);
+        if let (Metric::Miscal(_), Some(calibration)) = (metric, lists.calibration) {
+            let q = &mut *calibration_scratch;
+            row.values[column] = calibration.miscalibration(lists.user, listed_items, items, q);
+            continue;
+        }
         if let (Metric::Ild(_), Some(diversity)) = (metric, lists.diversity) {
             let length = k.min(scores.len());
             row.values[column] = diversity.expected(listed_items, items, length, scratch);
@@ -1010,7 +1065,8 @@ pub(crate) fn row_from_groups(
                 | Metric::Ild(_)
                 | Metric::Serendipity(_)
                 | Metric::PopReo(_)
-                | Metric::PopRsp(_) => f64::NAN,
+                | Metric::PopRsp(_)
+                | Metric::Miscal(_) => f64::NAN,
             };
         row.values.push(value);
         if let Metric::HalfLife(alpha) = metric {

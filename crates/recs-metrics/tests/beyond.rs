@@ -10,6 +10,9 @@ use recs_metrics::{
     ZeroPolicy, per_user, per_user_with,
 };
 
+mod ties;
+use ties::orders_of;
+
 const ALL: [&str; 13] = [
     "arp",
     "aplt",
@@ -90,7 +93,7 @@ fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
     let attributes = binary_attributes(&sets, 8);
     for similarity in [Similarity::Cosine, Similarity::Jaccard] {
         let diversity = Diversity::new(&attributes, similarity);
-        let facts = ItemFacts { popularity: None, diversity: Some(&diversity) };
+        let facts = ItemFacts { diversity: Some(&diversity), ..ItemFacts::default() };
         for k in [5, 10] {
             let values = per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts);
             let got = values.unwrap().summary(0).value.unwrap();
@@ -139,7 +142,7 @@ fn intra_list_diversity_by_hand_with_a_tie_at_the_cut_off() {
     let scored = Scored::new(&judgments, &[0.9, 0.5, 0.5, 0.5]).unwrap();
     let value = |similarity, k| {
         let diversity = Diversity::new(&attributes, similarity);
-        let facts = ItemFacts { popularity: None, diversity: Some(&diversity) };
+        let facts = ItemFacts { diversity: Some(&diversity), ..ItemFacts::default() };
         per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts)
             .unwrap()
             .summary(0)
@@ -356,34 +359,6 @@ fn direct(
     ]
 }
 
-/// Every order of `0..n` that ranks higher scores first.
-fn orders_of(scores: &[f32]) -> Vec<Vec<usize>> {
-    fn permute(
-        rest: &mut Vec<usize>,
-        done: &mut Vec<usize>,
-        scores: &[f32],
-        out: &mut Vec<Vec<usize>>,
-    ) {
-        if rest.is_empty() {
-            out.push(done.clone());
-            return;
-        }
-        let best = rest.iter().map(|&i| scores[i]).fold(f32::NEG_INFINITY, f32::max);
-        for j in 0..rest.len() {
-            if scores[rest[j]] == best {
-                let i = rest.remove(j);
-                done.push(i);
-                permute(rest, done, scores, out);
-                done.pop();
-                rest.insert(j, i);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    permute(&mut (0..scores.len()).collect(), &mut Vec::new(), scores, &mut out);
-    out
-}
-
 proptest! {
     #[test]
     fn intra_list_diversity_is_the_mean_over_a_ties_orders(
@@ -406,7 +381,7 @@ proptest! {
         let orders = orders_of(&scores);
         for similarity in [Similarity::Cosine, Similarity::Jaccard] {
             let diversity = Diversity::new(&attributes, similarity);
-            let facts = ItemFacts { popularity: None, diversity: Some(&diversity) };
+            let facts = ItemFacts { diversity: Some(&diversity), ..ItemFacts::default() };
             let got = per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts)
                 .unwrap()
                 .summary(0)

@@ -4,7 +4,9 @@
 use std::time::Instant;
 
 use recs_core::{Interactions, ItemAttributes, Judgments, ParamValues, Recommender, TrainData};
-use recs_metrics::{Diversity, ItemFacts, Metric, Popularity, Scored};
+use recs_metrics::{
+    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, ItemFacts, Metric, Popularity, Scored,
+};
 use recs_split::{Split, SplitId};
 
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
@@ -89,7 +91,7 @@ impl Context<'_> {
             _ => None,
         };
         let train = match &qrels {
-            Some(_) if plan.metrics.iter().any(Metric::needs_popularity) => {
+            Some(_) if plan.metrics.iter().any(|m| m.needs_popularity() || m.needs_history()) => {
                 Some(self.data.train_lines(test.split.train())?)
             }
             _ => None,
@@ -244,13 +246,27 @@ impl Scoring<'_, '_> {
                     .transpose()?;
                 // Intra-list diversity reads the dataset's item attributes.
                 let diversity = match self.attributes() {
-                    Some(a) if plan.metrics.iter().any(Metric::needs_attributes) => {
+                    Some(a) if plan.metrics.iter().any(|m| matches!(m, Metric::Ild(_))) => {
                         Some(Diversity::new(a, plan.similarity))
                     }
                     _ => None,
                 };
-                let facts =
-                    ItemFacts { popularity: popularity.as_ref(), diversity: diversity.as_ref() };
+                // Calibration reads the same attributes and each user's training items.
+                let calibration = match self.attributes() {
+                    Some(a) if plan.metrics.iter().any(Metric::needs_history) => {
+                        let train = judged.split.train();
+                        let history = train.events().map(|e| (e.user, e.item));
+                        let n_users = train.n_users();
+                        let alpha = DEFAULT_CALIBRATION_SMOOTHING;
+                        Some(Calibration::new(a, a, history, n_users, alpha)?)
+                    }
+                    _ => None,
+                };
+                let facts = ItemFacts {
+                    popularity: popularity.as_ref(),
+                    diversity: diversity.as_ref(),
+                    calibration: calibration.as_ref(),
+                };
                 let report = recs_metrics::evaluate_with(
                     &scored,
                     &plan.metrics,
