@@ -1010,6 +1010,8 @@ def compare(
       ``wilcoxon`` (signed-rank), ``sign``, ``fisher`` (randomisation, ``permutations``),
       ``bootstrap`` (paired, ``resamples``); default ``"t,fisher"``. The first one marks
       significance (``better``) unless ``tukey``. ``test=`` is accepted for one test.
+      ``better`` is the higher run, except for ``miscal@N`` and ``arp@N``, where it is
+      the lower one, as ``recs compare`` marks them.
     - ``adjust``: ``holm``, ``bonferroni``, ``bh`` (Benjamini–Hochberg) or ``none``.
     - ``pairs``: ``"all"`` (every pair of runs) or ``"baseline"`` (each run against
       ``baseline``, the first run when none is named); by default ``"baseline"`` when

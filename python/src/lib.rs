@@ -1116,7 +1116,12 @@ fn compare<'py>(
     let metric_values: Vec<MetricValues<'_>> = metric_names
         .iter()
         .zip(&systems)
-        .map(|(metric, systems)| MetricValues { metric, systems })
+        .zip(&settings.metrics)
+        .map(|((metric, systems), m)| MetricValues {
+            metric,
+            systems,
+            lower_is_better: m.lower_is_better(),
+        })
         .collect();
     let name_refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let result = py

@@ -239,7 +239,11 @@ mod tests {
     fn family() -> ComparisonFamily {
         // The columns of a one-test family, as `recs_stats` lays them out.
         let systems = vec![vec![0.3, 0.5, 0.2], vec![0.1, 0.0, 0.2]];
-        let values = [recs_stats::family::MetricValues { metric: "ndcg@10", systems: &systems }];
+        let values = [recs_stats::family::MetricValues {
+            metric: "ndcg@10",
+            systems: &systems,
+            ..Default::default()
+        }];
         let settings = recs_stats::family::Settings {
             tests: vec![recs_stats::family::Test::T],
             ..Default::default()

@@ -57,8 +57,10 @@ fn recomputed(
             series.push((id, metric.as_str(), systems));
         }
     }
-    let values: Vec<MetricValues<'_>> =
-        series.iter().map(|(_, metric, systems)| MetricValues { metric, systems }).collect();
+    let values: Vec<MetricValues<'_>> = series
+        .iter()
+        .map(|(_, metric, systems)| MetricValues { metric, systems, ..Default::default() })
+        .collect();
     let f = family::compare(&values, &labels, pairs, settings).unwrap();
     let names: Vec<&str> = series.iter().map(|(_, metric, _)| *metric).collect();
     let mut columns = vec!["repetition".to_string(), "fold".to_string()];

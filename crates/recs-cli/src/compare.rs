@@ -251,7 +251,11 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         .metrics
         .iter()
         .zip(&metric_names)
-        .map(|(v, name)| MetricValues { metric: name, systems: &v.systems })
+        .map(|(v, name)| MetricValues {
+            metric: name,
+            systems: &v.systems,
+            lower_is_better: v.metric.lower_is_better(),
+        })
         .collect();
     let family = recs_stats::family::compare(&values, &names, pairs, &settings)?;
     for warning in paired.warnings.iter().chain(&family.warnings) {

@@ -173,6 +173,21 @@ impl Metric {
         }
     }
 
+    /// Whether a lower value is the better one, as the metric's source reads it: `miscal@N`
+    /// (Steck 2018 minimises miscalibration) and `arp@N` (the popularity-bias literature
+    /// that defines it, Abdollahpouri et al. 2019, reads a lower average popularity as less
+    /// bias). Paired comparisons mark the significantly lower run as the better one there;
+    /// every other metric is better higher.
+    ///
+    /// ```
+    /// use recs_metrics::Metric;
+    /// assert!(Metric::Miscal(10).lower_is_better() && Metric::Arp(10).lower_is_better());
+    /// assert!(!Metric::Ndcg(10).lower_is_better() && !Metric::Epc(10).lower_is_better());
+    /// ```
+    pub fn lower_is_better(&self) -> bool {
+        matches!(self, Metric::Miscal(_) | Metric::Arp(_))
+    }
+
     /// Whether the metric is pooled over every user's list (coverage, the exposure Gini
     /// and entropy) rather than averaged over users.
     pub fn is_exposure(&self) -> bool {

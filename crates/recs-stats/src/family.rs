@@ -479,12 +479,15 @@ impl Family {
 
 /// One metric's values, paired: `systems[s][i]` is the value of system `s` for user `i`,
 /// the same users in every system.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct MetricValues<'a> {
     /// The metric's name, as errors and warnings name it.
     pub metric: &'a str,
     /// One series of per-user values per system.
     pub systems: &'a [Vec<f64>],
+    /// Whether a lower value is the better one (a miscalibration, say): then
+    /// [`Comparison::better`] is the system significantly lower. `false` by default.
+    pub lower_is_better: bool,
 }
 
 /// The mean of per-user values, summed in user order (as a per-user metric's mean is).
@@ -542,7 +545,8 @@ fn run_test(test: Test, a: &[f64], b: &[f64], settings: &Settings) -> Result<Out
 /// Then each test's p-values are adjusted over all the comparisons, and the marking
 /// statistic decides [`Comparison::better`]: the adjusted p-value of the first test and
 /// the direction of its statistic (`t`, `W⁺ > W⁻`, more users better than worse, the mean
-/// difference), or with the Tukey HSD its p-value and the order of the means.
+/// difference), or with the Tukey HSD its p-value and the order of the means; the higher
+/// system is the better one unless the metric's [`MetricValues::lower_is_better`].
 ///
 /// ```
 /// use recs_stats::family::{self, MetricValues, Pairs, Settings, Test};
@@ -559,7 +563,7 @@ fn run_test(test: Test, a: &[f64], b: &[f64], settings: &Settings) -> Result<Out
 ///     vec![0.25, 0.2, 0.5, 0.25, 0.2, 0.5, 0.2, 0.33],
 /// ];
 /// let metrics =
-///     [MetricValues { metric: "ndcg@10", systems: &ndcg }, MetricValues { metric: "mrr", systems: &mrr }];
+///     [MetricValues { metric: "ndcg@10", systems: &ndcg, ..MetricValues::default() }, MetricValues { metric: "mrr", systems: &mrr, ..MetricValues::default() }];
 /// let settings = Settings { tests: vec![Test::T, Test::Wilcoxon], ..Settings::default() };
 /// let f = family::compare(&metrics, &["bm25", "knn", "pop"], Pairs::Baseline(2), &settings)?;
 ///
@@ -659,13 +663,15 @@ pub fn compare(
     }
     let marks = if settings.tukey { Marks::Tukey } else { Marks::Test(settings.tests[0]) };
     for c in &mut comparisons {
+        let lower_is_better = metrics[c.metric].lower_is_better;
         let (p, direction) = match marks {
             Marks::Tukey => (c.tukey, c.mean_a.partial_cmp(&c.mean_b)),
             Marks::Test(_) => (Some(c.tests[0].p_adjusted), Some(c.tests[0].direction)),
         };
+        let (higher, lower) = if lower_is_better { (c.b, c.a) } else { (c.a, c.b) };
         c.better = match (p, direction) {
-            (Some(p), Some(Ordering::Greater)) if p < settings.alpha => Some(c.a),
-            (Some(p), Some(Ordering::Less)) if p < settings.alpha => Some(c.b),
+            (Some(p), Some(Ordering::Greater)) if p < settings.alpha => Some(higher),
+            (Some(p), Some(Ordering::Less)) if p < settings.alpha => Some(lower),
             _ => None,
         };
     }
@@ -702,8 +708,8 @@ mod tests {
         let mrr: Vec<Vec<f64>> =
             ndcg.iter().map(|s| s.iter().map(|x| (x * 1.1f64).min(1.0)).collect()).collect();
         let metrics = [
-            MetricValues { metric: "ndcg", systems: &ndcg },
-            MetricValues { metric: "mrr", systems: &mrr },
+            MetricValues { metric: "ndcg", systems: &ndcg, ..MetricValues::default() },
+            MetricValues { metric: "mrr", systems: &mrr, ..MetricValues::default() },
         ];
         compare(&metrics, &NAMES, pairs, settings).unwrap()
     }
@@ -811,6 +817,33 @@ mod tests {
     }
 
     #[test]
+    fn a_metric_where_lower_is_better_marks_the_lower_system() {
+        let settings = Settings::default();
+        let values = systems();
+        let compare_as = |lower_is_better| {
+            let metrics = [MetricValues { metric: "miscal@10", systems: &values, lower_is_better }];
+            compare(&metrics, &NAMES, Pairs::All, &settings).unwrap()
+        };
+        let (higher, lower) = (compare_as(false), compare_as(true));
+        for (h, l) in higher.comparisons.iter().zip(&lower.comparisons) {
+            // The same tests and p-values; the other system of each marked pair.
+            assert_eq!(h.tests, l.tests);
+            let other = |s: usize| if s == h.a { h.b } else { h.a };
+            assert_eq!(l.better, h.better.map(other), "{h:?}");
+        }
+        // good − bad: bad is lower, so better where lower is better.
+        assert_eq!(
+            lower.comparisons.iter().find(|c| (c.a, c.b) == (0, 2)).unwrap().better,
+            Some(2)
+        );
+        let tukey = Settings { tukey: true, ..Settings::default() };
+        let metrics =
+            [MetricValues { metric: "miscal@10", systems: &values, lower_is_better: true }];
+        let f = compare(&metrics, &NAMES, Pairs::All, &tukey).unwrap();
+        assert_eq!(f.comparisons.iter().find(|c| (c.a, c.b) == (0, 2)).unwrap().better, Some(2));
+    }
+
+    #[test]
     fn the_tukey_hsd_marks_by_its_p_value_and_the_means() {
         let settings = Settings {
             tests: vec![Test::Sign],
@@ -893,7 +926,8 @@ mod tests {
         let a = vec![0.5, 0.6, 0.7];
         let b: Vec<f64> = a.iter().map(|x| x - 0.25).collect();
         let systems = vec![a, b];
-        let metrics = [MetricValues { metric: "map", systems: &systems }];
+        let metrics =
+            [MetricValues { metric: "map", systems: &systems, ..MetricValues::default() }];
         let f = compare(&metrics, &["x", "y"], Pairs::All, &Settings::default()).unwrap();
         assert!(f.comparisons[0].dz.is_none());
         assert_eq!(f.warnings.len(), 1);
@@ -903,7 +937,8 @@ mod tests {
     #[test]
     fn bad_settings_and_inputs_are_refused_with_what_is_wrong() {
         let systems = systems();
-        let metrics = [MetricValues { metric: "ndcg", systems: &systems }];
+        let metrics =
+            [MetricValues { metric: "ndcg", systems: &systems, ..MetricValues::default() }];
         let refuse = |pairs: Pairs, settings: Settings, names: &[&str]| {
             compare(&metrics, names, pairs, &settings).unwrap_err().to_string()
         };
@@ -920,7 +955,8 @@ mod tests {
         assert!(tukey.contains("Tukey HSD compares all pairs"), "{tukey}");
         assert!(refuse(Pairs::Baseline(3), d(), &NAMES).contains("baseline 3"));
         assert!(refuse(all, d(), &NAMES[..2]).contains("3 series of values for 2 systems"));
-        let one = [MetricValues { metric: "ndcg", systems: &systems[..1] }];
+        let one =
+            [MetricValues { metric: "ndcg", systems: &systems[..1], ..MetricValues::default() }];
         let err = compare(&one, &["x"], all, &d()).unwrap_err().to_string();
         assert!(err.contains("at least 2 systems, found 1"), "{err}");
     }
@@ -929,7 +965,8 @@ mod tests {
     fn a_statistic_that_fails_names_the_metric_and_the_pair() {
         let mut systems = systems();
         systems[1][3] = f64::NAN;
-        let metrics = [MetricValues { metric: "ndcg@10", systems: &systems }];
+        let metrics =
+            [MetricValues { metric: "ndcg@10", systems: &systems, ..MetricValues::default() }];
         let err = compare(&metrics, &NAMES, Pairs::All, &Settings::default()).unwrap_err();
         assert_eq!(err.to_string(), "ndcg@10, good − mid");
         let cause = std::error::Error::source(&err).unwrap().to_string();

@@ -169,7 +169,11 @@ pub(crate) fn family(plan: &Plan, results: &Results) -> Result<Option<Comparison
     let values: Vec<MetricValues<'_>> = paired
         .iter()
         .zip(&long)
-        .map(|(p, name)| MetricValues { metric: name, systems: &p.systems })
+        .map(|(p, name)| MetricValues {
+            metric: name,
+            systems: &p.systems,
+            lower_is_better: p.metric.lower_is_better(),
+        })
         .collect();
     let family = family::compare(&values, &labels, comparison.pairs, &settings)
         .map_err(|e| BenchError::Experiment(format!("[comparison]: {}", with_causes(&e))))?;
@@ -234,8 +238,8 @@ mod tests {
     fn a_family_over_several_splits_names_them() {
         let values = vec![vec![0.5, 0.6, 0.7], vec![0.4, 0.6, 0.5]];
         let metrics = [
-            MetricValues { metric: "ndcg@10 on split 0/0", systems: &values },
-            MetricValues { metric: "ndcg@10 on split 0/1", systems: &values },
+            MetricValues { metric: "ndcg@10 on split 0/0", systems: &values, ..Default::default() },
+            MetricValues { metric: "ndcg@10 on split 0/1", systems: &values, ..Default::default() },
         ];
         let settings = recs_stats::family::Settings {
             tests: vec![recs_stats::family::Test::T],

@@ -100,6 +100,23 @@ fn interval_text(value: f64, lower: f64, upper: f64, decimals: usize) -> String 
 
 /// The sentence that says what the marks mean.
 fn marks_sentence(report: &Report<'_>) -> String {
+    let lower: Vec<String> = report
+        .paired
+        .metrics
+        .iter()
+        .filter(|v| v.metric.lower_is_better())
+        .map(|v| v.metric.to_string())
+        .collect();
+    let direction = if lower.is_empty() {
+        String::new()
+    } else {
+        format!(" Lower is better for {}; higher for the others.", lower.join(", "))
+    };
+    format!("{}{direction}", marks_rule(report))
+}
+
+/// What decides a mark.
+fn marks_rule(report: &Report<'_>) -> String {
     let alpha = report.settings.alpha;
     match report.family.marks {
         Marks::Test(test) => {
