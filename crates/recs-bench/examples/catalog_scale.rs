@@ -21,11 +21,10 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use recs_bench::{CatalogMetrics, evaluate_catalog};
-use recs_core::{Fit, Recommender, TrainData};
-use recs_data::PowerLaw;
+use recs_core::Recommender;
 use recs_metrics::{Metric, Options};
-use recs_models_latent::PureSvdParams;
-use recs_split::{Amount, JudgmentOptions, Protocol, SplitId};
+
+mod scale;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -42,31 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (n_users, n_items, n_events, rank) =
         (arg(0, 138_493), arg(1, 26_744), arg(2, 20_000_263), arg(3, 64));
 
-    let started = Instant::now();
-    let data = PowerLaw {
-        n_users,
-        n_items,
-        n_events: n_events as u64,
-        seed: 1,
-        user_exponent: 0.8,
-        ..PowerLaw::default()
-    }
-    .generate()?;
-    let protocol = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
-    let split = protocol.split(&data.interactions, 1, SplitId::default())?;
-    let catalog = split
-        .catalog_judgments(&JudgmentOptions::implicit())?
-        .ok_or("a leave-k-out split judges the full catalog")?;
-    println!(
-        "data: {n_users} users × {n_items} items, {} events, {} test events ({:.1} s)",
-        data.interactions.n_events(),
-        split.test().n_events(),
-        started.elapsed().as_secs_f64()
-    );
-
-    let started = Instant::now();
-    let model = PureSvdParams::new(rank)?.fit(&TrainData::new(split.train(), 1))?;
-    println!("fit PureSVD rank {rank}: {:.1} s", started.elapsed().as_secs_f64());
+    let (split, catalog, model) = scale::fitted_split(n_users, n_items, n_events, rank)?;
 
     let metrics = Metric::parse_list(&metrics)?;
     let started = Instant::now();
@@ -114,7 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         evaluation / gemm,
         kernel / gemm
     );
-    if let Some(peak) = peak_memory() {
+    if let Some(peak) = scale::peak_memory() {
         println!("peak memory of this process: {peak}");
     }
     Ok(())
@@ -122,11 +97,3 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// Scores every item for a block of users into a buffer.
 type BlockScorer<'a> = dyn Fn(&[u32], &mut [f32]) -> recs_core::Result<()> + Sync + 'a;
-
-/// The peak resident memory, from `/proc/self/status` (Linux).
-fn peak_memory() -> Option<String> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(format!("{:.2} GiB", kib / (1024.0 * 1024.0)))
-}

@@ -78,7 +78,7 @@ pub use registry::models;
 pub use runner::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, ExperimentRun, ModelResults, Outcome,
     Progress, Results, RunOptions, Session, Silent, Timing, UserValues, catalog_block_users,
-    catalog_workers, dataset_entry, evaluate_catalog, run,
+    catalog_workers, dataset_entry, evaluate_catalog, evaluate_catalog_with, run,
 };
 
 // The README's example, compiled and run as a doctest.

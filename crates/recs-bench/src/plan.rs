@@ -439,14 +439,16 @@ impl Plan {
     }
 
     /// True when a full-catalog split may be evaluated without listing its candidates:
-    /// nothing needs every candidate's score (measures, saved scores, kept judgments,
-    /// metrics that read the lists' items).
+    /// nothing needs every candidate's score (measures, saved scores, kept judgments), and
+    /// the metrics that read the lists' items are evaluated on the host (a GPU counts
+    /// without selecting lists).
     pub(crate) fn can_stream(&self) -> bool {
+        let reads_lists = self.metrics.iter().any(|m| m.list_depth().is_some());
         self.streaming
             && self.measures.is_empty()
             && !self.save_scores
             && !self.keep_judgments
-            && !self.metrics.iter().any(|m| m.list_depth().is_some())
+            && !(reads_lists && self.device.is_cuda())
     }
 
     /// Whether the ROC or CROC curves are computed (and drawn).

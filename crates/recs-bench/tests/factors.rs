@@ -13,8 +13,11 @@ use recs_data::{Resolver, load_named};
 use recs_metrics::io::{
     Candidates, Qrels, RowCatalog, RowNames, catalog_candidates, qrels_from_rows,
 };
-use recs_metrics::stream::{CatalogMetrics, DEFAULT_MEMORY_BUDGET, evaluate_catalog};
-use recs_metrics::{Metric, Report, Scored, TieBreak, ZeroPolicy, evaluate};
+use recs_metrics::stream::{CatalogMetrics, DEFAULT_MEMORY_BUDGET, evaluate_catalog_with};
+use recs_metrics::{
+    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, HeadRule, ItemFacts, Metric, Popularity,
+    Report, Scored, Similarity, TieBreak, ZeroPolicy, evaluate_with,
+};
 use recs_split::{Amount, Protocol, Split, SplitId};
 use recs_testkit::real_data_dir;
 
@@ -83,6 +86,17 @@ fn models(c: &Case, catalog: &RowCatalog, rank: usize) -> (FactorModel, FactorMo
 /// Every candidate listed with its score, evaluated in memory, as `recs eval
 /// --candidates catalog` does.
 fn listed(c: &Case, model: &FactorModel, options: recs_metrics::Options) -> Report {
+    let metrics = Metric::parse_list(METRICS).unwrap();
+    listed_with(c, model, options, &metrics, ItemFacts::default())
+}
+
+fn listed_with(
+    c: &Case,
+    model: &FactorModel,
+    options: recs_metrics::Options,
+    metrics: &[Metric],
+    facts: ItemFacts<'_>,
+) -> Report {
     let pairs = c.train.iter().map(|(u, i)| (u.as_str(), i.as_str()));
     let catalog = catalog_candidates(&c.qrels, pairs).unwrap();
     let row_of = |ids: &[String], id: &str| ids.iter().position(|x| x == id).unwrap() as u32;
@@ -97,8 +111,7 @@ fn listed(c: &Case, model: &FactorModel, options: recs_metrics::Options) -> Repo
         model.score(row, &items, &mut scores[start..]).unwrap();
     }
     let scored = Scored::new(&catalog.qrels.judgments, &scores).unwrap();
-    let metrics = Metric::parse_list(METRICS).unwrap();
-    let mut report = evaluate(&scored, &metrics, &options, MAX_FPR, false).unwrap();
+    let mut report = evaluate_with(&scored, metrics, &options, MAX_FPR, false, facts).unwrap();
     report.warnings.extend(catalog.warning("qrels", "train"));
     report
 }
@@ -111,10 +124,30 @@ fn streamed(
     memory_budget: usize,
 ) -> Report {
     let metrics = Metric::parse_list(METRICS).unwrap();
-    let settings = CatalogMetrics { metrics: &metrics, options, max_fpr: MAX_FPR, memory_budget };
+    let streaming = Streaming { threads, memory_budget };
+    streamed_with(catalog, model, options, &metrics, ItemFacts::default(), streaming)
+}
+
+/// The threads and memory budget of a streamed evaluation.
+#[derive(Clone, Copy)]
+struct Streaming {
+    threads: usize,
+    memory_budget: usize,
+}
+
+fn streamed_with(
+    catalog: &RowCatalog,
+    model: &FactorModel,
+    options: recs_metrics::Options,
+    metrics: &[Metric],
+    facts: ItemFacts<'_>,
+    Streaming { threads, memory_budget }: Streaming,
+) -> Report {
+    let settings = CatalogMetrics { metrics, options, max_fpr: MAX_FPR, memory_budget };
     let source = catalog.source(ModelRows(model));
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-    let mut report = pool.install(|| evaluate_catalog(&source, settings, false, &())).unwrap();
+    let evaluated = pool.install(|| evaluate_catalog_with(&source, settings, facts, false, &()));
+    let mut report = evaluated.unwrap();
     report.warnings.extend(catalog.warning("qrels", "train"));
     report
 }
@@ -175,6 +208,77 @@ fn movielens_factors_equal_listed_scores() {
     let split = holdout.split(&data.interactions, 42, SplitId::default()).unwrap();
     check("ml-100k implicit", &case(&split, &data.users, &data.items, false), 1.0);
     check("ml-100k ratings >= 4", &case(&split, &data.users, &data.items, true), 4.0);
+}
+
+/// The metrics that read the lists (popularity, novelty, genre diversity, calibration
+/// to the genres of each user's training items, exposure) streamed from factors with many
+/// ties equal those of the listed scores, bit for bit, under every tie policy, at any
+/// thread count and block size.
+#[test]
+fn movielens_list_metrics_streamed_equal_listed() {
+    let Some(dir) = real_data_dir() else { return };
+    let data = load(dir, "ml-100k");
+    let holdout = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
+    let split = holdout.split(&data.interactions, 7, SplitId::default()).unwrap();
+    let c = case(&split, &data.users, &data.items, false);
+    let catalog = row_catalog(&c);
+    // The catalog numbers users as the qrels do and items in their ids' canonical order,
+    // as the listed evaluation does: one set of facts serves both.
+    let pairs = c.train.iter().map(|(u, i)| (u.as_str(), i.as_str()));
+    let popularity =
+        Popularity::of_item_pairs(catalog.items(), catalog.n_items(), pairs, HeadRule::default())
+            .unwrap();
+    let genres = data.item_attributes.as_ref().expect("MovieLens 100K's genres");
+    let mut pairs = Vec::new();
+    for (column, id) in catalog.items().iter().enumerate() {
+        let item = data.items.get(id).unwrap();
+        let (ids, weights) = (genres.item_attributes(item), genres.item_weights(item));
+        pairs.extend(ids.iter().zip(weights).map(|(&a, &w)| (column as u32, a, w)));
+    }
+    let attributes = recs_core::ItemAttributes::from_pairs(
+        catalog.n_items(),
+        genres.vocabulary().clone(),
+        pairs,
+    )
+    .unwrap();
+    let history: Vec<(u32, u32)> = c
+        .train
+        .iter()
+        .filter_map(|(u, i)| Some((c.qrels.users.get(u)?, data.items.get(i).unwrap())))
+        .collect();
+    let n_users = c.qrels.judgments.n_users();
+    let calibration =
+        Calibration::new(&attributes, genres, history, n_users, DEFAULT_CALIBRATION_SMOOTHING)
+            .unwrap();
+    let diversity = Diversity::new(&attributes, Similarity::Cosine);
+    let facts = ItemFacts {
+        popularity: Some(&popularity),
+        diversity: Some(&diversity),
+        calibration: Some(&calibration),
+    };
+    let metrics = Metric::parse_list(
+        "ndcg@10,coverage@10,arp@10,aplt@10,aclt@10,epc@10,efd@10,miuf@10,serendipity@10,\
+         ild@10,miscal@10,gini@10,entropy@10,popreo@10,poprsp@10",
+    )
+    .unwrap();
+    let (given, columns) = models(&c, &catalog, 4);
+    let two = Streaming { threads: 2, memory_budget: DEFAULT_MEMORY_BUDGET };
+    for ties in [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending] {
+        let options = Candidates::Catalog.options(1.0, ties, None);
+        let memory = listed_with(&c, &given, options, &metrics, facts);
+        let stream = streamed_with(&catalog, &columns, options, &metrics, facts, two);
+        assert_same(&format!("ml-100k lists {ties}"), &memory, &stream);
+        let value = |key: &str| stream.values.iter().find(|(k, _)| k == key).unwrap().1.unwrap();
+        assert!(value("ild@10") > 0.0 && value("miscal@10") > 0.0 && value("gini@10") > 0.0);
+    }
+    let options = Candidates::Catalog.options(1.0, TieBreak::Expected, None);
+    let one = Streaming { threads: 1, memory_budget: DEFAULT_MEMORY_BUDGET };
+    let reference = streamed_with(&catalog, &columns, options, &metrics, facts, one);
+    for (threads, memory_budget) in [(3, 1), (4, 300_000)] {
+        let streaming = Streaming { threads, memory_budget };
+        let other = streamed_with(&catalog, &columns, options, &metrics, facts, streaming);
+        assert_eq!(format!("{other:?}"), format!("{reference:?}"), "{threads} threads");
+    }
 }
 
 #[test]

@@ -185,3 +185,38 @@ fn the_runner_streams_a_full_catalog_and_reports_the_same() {
         assert!((roc.exact_auc - streamed_roc.exact_auc).abs() < 1e-12, "{label}: ROC area");
     }
 }
+
+/// The metrics that read the lists (popularity, novelty, genre diversity and calibration,
+/// exposure) streamed by the runner equal those of the candidates listed, bit for bit:
+/// the beyond-accuracy example without its saved scores, against the same with
+/// `streaming = false`.
+#[test]
+fn the_runner_streams_the_list_metrics_and_reports_the_same() {
+    if real_data_dir().is_none() {
+        return;
+    }
+    let example = include_str!("../../../examples/ml100k-beyond.toml")
+        .replace("save_scores = true", "")
+        .replace("repetitions = 2", "repetitions = 1");
+    let plan_of = |text: &str| {
+        recs_bench::Config::from_toml(text, "beyond.toml").unwrap().check("beyond.toml").unwrap()
+    };
+    let session = recs_bench::Session::new(&recs_bench::RunOptions::default());
+    let streamed = session.run(&plan_of(&example), &recs_bench::Silent).unwrap();
+    let off = example.replace("[evaluation]", "[evaluation]\nstreaming = false");
+    let listed = session.run(&plan_of(&off), &recs_bench::Silent).unwrap();
+    let (streamed, listed) = (streamed.results, listed.results);
+    let paths = |results: &recs_bench::Results| -> Vec<bool> {
+        results.models().iter().flat_map(|m| m.timings().iter().map(|t| t.streamed)).collect()
+    };
+    assert!(paths(&streamed).iter().all(|&s| s), "the example streamed");
+    assert!(paths(&listed).iter().all(|&s| !s), "listed with streaming = false");
+    assert!(listed.keys().iter().any(|k| k == "miscal@10"));
+    for model in listed.models() {
+        let label = model.label();
+        for key in listed.keys() {
+            let (a, b) = (listed.mean(label, key), streamed.mean(label, key));
+            assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{label} {key}: {a:?} vs {b:?}");
+        }
+    }
+}

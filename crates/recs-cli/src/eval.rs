@@ -450,19 +450,19 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     if args.resamples == 0 {
         anyhow::bail!("--resamples must be at least 1");
     }
-    let streamed = args.run.is_empty() || args.engine == Engine::Datafusion;
-    let reads_lists = |m: &&Metric| m.needs_popularity() || m.needs_attributes();
-    if let Some(m) = metrics.iter().find(reads_lists).filter(|_| streamed) {
+    let reads_lists = |m: &&Metric| m.list_depth().is_some();
+    if let Some(m) = metrics.iter().find(reads_lists).filter(|_| args.engine == Engine::Datafusion)
+    {
         anyhow::bail!(
-            "{m} reads each user's top-N list, which --user-factors and --engine datafusion \
-             do not keep; evaluate a run file in process"
+            "{m} reads each user's top-N list, which --engine datafusion does not keep; \
+             evaluate in process"
         );
     }
+    let sources = crate::facts::Sources::read(&metrics, args.train.as_deref(), &args.head)?;
     let Some(run_path) = args.run.first().cloned() else {
         refuse_corrected(&corrected, "--user-factors ranks the full catalog")?;
-        return run_factors(&args, &metrics, &cremonesi);
+        return run_factors(&args, &metrics, &cremonesi, &sources);
     };
-    let sources = crate::facts::Sources::read(&metrics, args.train.as_deref(), &args.head)?;
     let reading = Reading { train_for_popularity: sources.reads_train(), ..args.reading() };
     let policy = reading.policy(&run_path)?;
     match &policy {
@@ -589,7 +589,12 @@ fn write_curves(args: &Args, report: &Report) -> anyhow::Result<()> {
 
 /// `--user-factors`: the factors' dot products streamed over the full catalog, printed
 /// as a run's report is (the same keys, `candidates: catalog`).
-fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyhow::Result<()> {
+fn run_factors(
+    args: &Args,
+    metrics: &[Metric],
+    cremonesi: &[Cremonesi],
+    sources: &crate::facts::Sources,
+) -> anyhow::Result<()> {
     let catalog = Policy::Listed(Candidates::Catalog);
     let refused = [
         (
@@ -624,15 +629,22 @@ fn run_factors(args: &Args, metrics: &[Metric], cremonesi: &[Cremonesi]) -> anyh
         device_memory: usize::try_from(args.device_memory_mib.saturating_mul(1 << 20))
             .unwrap_or(usize::MAX),
     };
-    let mut report =
-        crate::factors::evaluate_factors(&factor_args, &qrels, metrics, options, args.max_fpr)?;
+    let (mut report, known) = crate::factors::evaluate_factors(
+        &factor_args,
+        &qrels,
+        metrics,
+        options,
+        args.max_fpr,
+        sources,
+    )?;
     let intervals = match (report.per_user.take(), args.intervals) {
         (Some(v), true) => intervals(&v, args.resamples, args.seed, &mut report.warnings),
         _ => Vec::new(),
     };
     write_curves(args, &report)?;
     let none = crate::groups::ByGroup::none();
-    let shown = Shown { policy: &catalog, options: &options, popularity: None, groups: &none };
+    let popularity = known.popularity();
+    let shown = Shown { policy: &catalog, options: &options, popularity, groups: &none };
     print(args, &report, shown, 0, &intervals, None)
 }
 

@@ -14,8 +14,10 @@ use anyhow::{Context, bail};
 use recs_bench::ModelRows;
 use recs_bench::models::latent::FactorModel;
 use recs_metrics::io::{Qrels, RowCatalog, RowNames};
-use recs_metrics::stream::{CatalogMetrics, TerminalProgress, evaluate_catalog};
+use recs_metrics::stream::{CatalogMetrics, TerminalProgress, evaluate_catalog_with};
 use recs_metrics::{Metric, Options, Report};
+
+use crate::facts::Space;
 
 /// A 2-D matrix of factors, row-major `f32`.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,14 +136,16 @@ pub(crate) struct FactorArgs<'a> {
 }
 
 /// The report of the factors of `args` on the full catalog of `qrels`, with the warning
-/// `recs eval --candidates catalog` gives about graded training pairs.
+/// `recs eval --candidates catalog` gives about graded training pairs, and the facts of
+/// the catalog's items that the list metrics read (from `sources`).
 pub(crate) fn evaluate_factors(
     args: &FactorArgs<'_>,
     qrels: &Qrels,
     metrics: &[Metric],
     options: Options,
     max_fpr: f64,
-) -> anyhow::Result<Report> {
+    sources: &crate::facts::Sources,
+) -> anyhow::Result<(Report, crate::facts::Known)> {
     let Some(train_path) = args.train else {
         bail!("--user-factors needs --train FILE: the training events");
     };
@@ -160,7 +164,14 @@ pub(crate) fn evaluate_factors(
     }
     check_finite(users, "--user-factors", args.user_factors)?;
     check_finite(items, "--item-factors", args.item_factors)?;
-    let train = crate::format::read_train(train_path)?;
+    let read;
+    let train = match sources.train() {
+        Some(train) => train,
+        None => {
+            read = crate::format::read_train(train_path)?;
+            &read
+        }
+    };
     let known = train
         .interactions
         .events()
@@ -184,17 +195,28 @@ pub(crate) fn evaluate_factors(
     let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
     let bar = TerminalProgress::new(args.progress);
     let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
-    let report = match args.device {
-        recs_bench::EvalDevice::Cpu => {
-            evaluate_catalog(&catalog.source(ModelRows(&model)), settings, args.keep_curves, &bar)
+    let space = Space {
+        users: (&qrels.users, qrels.judgments.n_users()),
+        items: (catalog.items(), catalog.n_items()),
+    };
+    let facts = sources.of_space(space)?;
+    let reads_lists = metrics.iter().find(|m| m.list_depth().is_some());
+    let report = match (args.device, reads_lists) {
+        (recs_bench::EvalDevice::Cpu, _) => {
+            let source = catalog.source(ModelRows(&model));
+            evaluate_catalog_with(&source, settings, facts.facts(), args.keep_curves, &bar)
         }
-        device => on_gpu(&catalog, &model, settings, args, &bar, device)?,
+        (_, Some(m)) => bail!(
+            "{m} reads each user's top-N list, which --device cuda does not select; \
+             evaluate it on the CPU"
+        ),
+        (device, None) => on_gpu(&catalog, &model, settings, args, &bar, device)?,
     };
     bar.finish();
     let mut report = report?;
     let (qrels_name, train_name) = (args.qrels_path.display(), train_path.display());
     report.warnings.extend(catalog.warning(&qrels_name.to_string(), &train_name.to_string()));
-    Ok(report)
+    Ok((report, facts))
 }
 
 /// The report of factors scored and counted on the first GPU: the same as on the CPU.

@@ -173,25 +173,41 @@ impl Sources {
         self.train.is_some()
     }
 
+    /// The training events, when read.
+    pub(crate) fn train(&self) -> Option<&recs_data::Dataset> {
+        self.train.as_ref()
+    }
+
     /// The popularity and attributes of `qrels`' items.
     ///
     /// # Errors
     /// [`Popularity::new`]'s (no training user, a head rule out of its domain) and an
     /// attribute file that cannot be read.
     pub(crate) fn of_qrels(&self, qrels: &Qrels) -> anyhow::Result<Known> {
+        let (n_users, n_items) = (qrels.judgments.n_users(), qrels.judgments.n_items());
+        self.of_space(Space { users: (&qrels.users, n_users), items: (&qrels.items, n_items) })
+    }
+
+    /// The popularity and attributes of the first `n` items of `items`, for users
+    /// numbered by `users` (a streamed catalog's columns and its qrels' users).
+    ///
+    /// # Errors
+    /// As [`Sources::of_qrels`].
+    pub(crate) fn of_space(&self, space: Space<'_>) -> anyhow::Result<Known> {
+        let Space { users: (user_ids, n_users), items: (item_ids, n_items) } = space;
         let popularity = match &self.train {
             Some(train) if self.wants.popularity => {
                 let pairs = train.interactions.events().filter_map(|e| {
                     Some((train.users.external(e.user)?, train.items.external(e.item)?))
                 });
-                Some(Popularity::of_pairs(qrels, pairs, self.head)?)
+                Some(Popularity::of_item_pairs(item_ids, n_items, pairs, self.head)?)
             }
             _ => None,
         };
         let Some((items, all, similarity)) = &self.attributes else {
             return Ok(Known { popularity, diversity: None, calibration: None });
         };
-        let attributes = attributes_of(qrels, items, all)?;
+        let attributes = attributes_of((item_ids, n_items), items, all)?;
         let diversity = self.wants.diversity.then(|| Diversity::new(&attributes, *similarity));
         let calibration = match &self.train {
             Some(train) if self.wants.calibration => {
@@ -199,11 +215,10 @@ impl Sources {
                 // among the attribute file's (a training item without a line there has
                 // no attribute, and pairs of users outside the qrels are not needed).
                 let history = train.interactions.events().filter_map(|e| {
-                    let user = qrels.users.get(train.users.external(e.user)?)?;
+                    let user = user_ids.get(train.users.external(e.user)?)?;
                     let item = items.get(train.items.external(e.item)?)?;
                     Some((user, item))
                 });
-                let n_users = qrels.judgments.n_users();
                 let history: Vec<(u32, u32)> =
                     history.filter(|&(u, _)| (u as usize) < n_users).collect();
                 Some(Calibration::new(&attributes, all, history, n_users, self.calibration_alpha)?)
@@ -214,17 +229,23 @@ impl Sources {
     }
 }
 
-/// The attributes of `qrels`' items, taken by id from `all` (the file's items, `items`);
-/// the file's other items are left out.
+/// The users and items the facts are numbered by: each an id map and how many of its
+/// first ids count.
+pub(crate) struct Space<'a> {
+    pub(crate) users: (&'a IdMap, usize),
+    pub(crate) items: (&'a IdMap, usize),
+}
+
+/// The attributes of the first `n` items of `wanted`, taken by id from `all` (the file's
+/// items, `items`); the file's other items are left out.
 fn attributes_of(
-    qrels: &Qrels,
+    (wanted, n): (&IdMap, usize),
     items: &IdMap,
     all: &ItemAttributes,
 ) -> anyhow::Result<ItemAttributes> {
-    let n = qrels.judgments.n_items();
     let mut pairs = Vec::new();
     for (at, id) in items.iter().enumerate() {
-        let Some(item) = qrels.items.get(id).filter(|&i| (i as usize) < n) else { continue };
+        let Some(item) = wanted.get(id).filter(|&i| (i as usize) < n) else { continue };
         let (ids, weights) = (all.item_attributes(at as u32), all.item_weights(at as u32));
         pairs.extend(ids.iter().zip(weights).map(|(&a, &w)| (item, a, w)));
     }

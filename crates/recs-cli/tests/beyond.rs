@@ -299,17 +299,17 @@ fn refusals_say_what_is_missing() {
         &[
             "--qrels",
             "q.tsv",
-            "--user-factors",
-            "u.tsv",
-            "--item-factors",
-            "i.tsv",
+            "--run",
+            "r.tsv",
+            "--engine",
+            "datafusion",
             "--train",
             "train.tsv",
             "--metrics",
             "arp@10",
         ],
     );
-    assert!(e.contains("arp@10 reads each user's top-N list"), "{e}");
+    assert!(e.contains("arp@10 reads each user's top-N list, which --engine datafusion"), "{e}");
     let e = eval_err(at, &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "gini"]);
     assert!(e.contains("unknown metric") && e.contains("gini@N"), "{e}");
 }

@@ -133,6 +133,56 @@ fn factors_give_the_json_of_their_scores_listed() {
     }
 }
 
+/// The metrics that read each user's top-N list (popularity, novelty, diversity,
+/// calibration, exposure) streamed from factors equal those of the same scores listed,
+/// under every tie policy (the factors' scores tie often).
+#[test]
+fn list_metrics_from_factors_equal_those_of_the_listed_scores() {
+    let f = files();
+    let mut attributes = String::from("item\trank\tattribute\n");
+    // Items 35..39 have no attribute.
+    for i in 0..35 {
+        attributes.push_str(&format!("{i}\t1\tg{}\n", i % 4));
+        if i % 3 == 0 {
+            attributes.push_str(&format!("{i}\t2\th{}\n", i % 5));
+        }
+    }
+    std::fs::write(f.path("attributes.tsv"), attributes).unwrap();
+    let attributes = f.path("attributes.tsv");
+    let attributes = attributes.to_str().unwrap();
+    let (users, items) = (f.path("U.npy"), f.path("V.npy"));
+    let metrics = "ndcg@10,coverage@5,arp@5,aplt@5,aclt@5,epc@5,efd_flat@5,miuf@5,\
+                   serendipity@5,ild@5,miscal@5,gini@5,entropy@5,popreo@5,poprsp@5";
+    for ties in ["expected", "item-ascending", "item-descending"] {
+        let args = [
+            "--metrics",
+            metrics,
+            "--ties",
+            ties,
+            "--attributes",
+            attributes,
+            "--head-items",
+            "8",
+            "--json",
+        ];
+        let (listed, streamed) = listed_and_streamed(&f, &args, &users, &items);
+        assert_eq!(listed, streamed, "ties {ties}");
+        for key in ["gini@5", "ild@5", "miscal@5", "popreo@5"] {
+            assert!(streamed[key].as_f64().is_some_and(f64::is_finite), "{key}: {streamed}");
+        }
+    }
+    let paths = [
+        ("--qrels", f.path("qrels.tsv")),
+        ("--train", f.path("train.tsv")),
+        ("--user-factors", users.clone()),
+        ("--item-factors", items.clone()),
+    ];
+    let paths: Vec<(&str, &Path)> = paths.iter().map(|(k, p)| (*k, p.as_path())).collect();
+    let out = recs(&["--metrics", "arp@5", "--device", "cuda"], &paths);
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && message.contains("arp@5 reads each user's top-N list"));
+}
+
 #[test]
 fn mistakes_are_errors_naming_the_flag() {
     let f = files();

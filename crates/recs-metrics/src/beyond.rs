@@ -203,14 +203,27 @@ impl Popularity {
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
         rule: HeadRule,
     ) -> Result<Popularity> {
+        Popularity::of_item_pairs(&qrels.items, qrels.judgments.n_items(), pairs, rule)
+    }
+
+    /// [`Popularity::of_pairs`] of the first `n_items` items of `items` (the columns of a
+    /// streamed catalog, say) instead of a qrels' items.
+    ///
+    /// # Errors
+    /// As [`Popularity::new`].
+    pub fn of_item_pairs<'a>(
+        items: &recs_core::IdMap,
+        n_items: usize,
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+        rule: HeadRule,
+    ) -> Result<Popularity> {
         let mut users: HashMap<&str, u32> = HashMap::new();
         let mut others: HashMap<&str, u32> = HashMap::new();
-        let n_items = qrels.judgments.n_items();
         let mut seen: Vec<(u32, u32)> = Vec::new();
         for (user, item) in pairs {
             let next = users.len() as u32;
             let user = *users.entry(user).or_insert(next);
-            let item = match qrels.items.get(item).filter(|&i| (i as usize) < n_items) {
+            let item = match items.get(item).filter(|&i| (i as usize) < n_items) {
                 Some(i) => i,
                 None => {
                     let next = (n_items + others.len()) as u32;

@@ -72,6 +72,7 @@ mod croc;
 mod curve;
 mod diversity;
 mod error;
+mod exposure;
 pub mod io;
 mod lists;
 mod names;

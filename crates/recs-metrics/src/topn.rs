@@ -14,6 +14,7 @@ use crate::beyond::{ItemFacts, Novelty};
 use crate::calibration::Calibration;
 use crate::diversity::Diversity;
 use crate::error::{MetricsError, Result};
+use crate::exposure::Exposure;
 use crate::lists::{Listed, listed, log_discount};
 use crate::names::named;
 use crate::scored::{Missing, Ranking, Scored, TieBreak, score_key};
@@ -238,9 +239,11 @@ impl PerUser {
 pub(crate) struct UserRow {
     pub(crate) values: Vec<f64>,
     pub(crate) half_life: Vec<[f64; 2]>,
-    /// Per exposure metric ([`Metric::is_exposure`]): the items in the top N with their
-    /// probability of being there.
-    pub(crate) covered: Vec<Vec<(u32, f64)>>,
+    /// Per exposure metric ([`Metric::is_exposure`]): the items in the top N as `(item,
+    /// taken, len)`, in the list with probability `taken / len` (a tie group of `len` the
+    /// cut-off leaves `taken` slots to; `taken == len` when surely there). A streamed
+    /// evaluation moves them into its [`Exposure`] at once and keeps these empty.
+    pub(crate) covered: Vec<Vec<(u32, u32, u32)>>,
     /// Per exposure metric: for `popreo` and `poprsp`, the expected head and tail items of
     /// the list and the head and tail items that could be there (zeros for the others).
     pub(crate) parity: Vec<[f64; 4]>,
@@ -356,12 +359,15 @@ pub fn per_user_with(
             },
         )
         .collect();
-    let exposure = metrics
-        .iter()
-        .filter(|m| m.is_exposure())
-        .enumerate()
-        .map(|(slot, metric)| pooled_exposure(*metric, slot, &rows, n_items))
-        .collect();
+    let mut held = vec![Exposure::default(); metrics.iter().filter(|m| m.is_exposure()).count()];
+    for row in &rows {
+        for (exposure, covered) in held.iter_mut().zip(&row.covered) {
+            for &(item, taken, len) in covered {
+                exposure.add(item, taken, len);
+            }
+        }
+    }
+    let exposure = pooled_exposures(metrics, &rows, &mut held, n_items);
     Ok(PerUser::from_rows(metrics, scored.judgments().users().to_vec(), rows, exposure))
 }
 
@@ -394,9 +400,33 @@ fn check_calibration(
     }
 }
 
+/// The pooled value of each exposure metric of `metrics` over every user's list: from
+/// `held` (one per exposure metric) for coverage, the Gini index and entropy, from the
+/// rows' parity sums (in user order) for PopREO and PopRSP.
+pub(crate) fn pooled_exposures(
+    metrics: &[Metric],
+    rows: &[UserRow],
+    held: &mut [Exposure],
+    n_items: usize,
+) -> Vec<f64> {
+    metrics
+        .iter()
+        .filter(|m| m.is_exposure())
+        .zip(held.iter_mut())
+        .enumerate()
+        .map(|(slot, (&metric, held))| pooled_exposure(metric, slot, rows, held, n_items))
+        .collect()
+}
+
 /// The pooled value of exposure metric `metric`, the `slot`-th of its kind, over every
-/// user's list, in user order.
-fn pooled_exposure(metric: Metric, slot: usize, rows: &[UserRow], n_items: usize) -> f64 {
+/// user's list.
+fn pooled_exposure(
+    metric: Metric,
+    slot: usize,
+    rows: &[UserRow],
+    held: &mut Exposure,
+    n_items: usize,
+) -> f64 {
     if let Metric::PopReo(_) | Metric::PopRsp(_) = metric {
         // Head and tail: the expected listed items over the items that could be listed,
         // summed in user order; the parity is std / mean of the two rates.
@@ -410,23 +440,10 @@ fn pooled_exposure(metric: Metric, slot: usize, rows: &[UserRow], n_items: usize
         return (head - tail).abs() / (head + tail);
     }
     if let Metric::Coverage(_) = metric {
-        // Probability that no user's top N holds the item, multiplied in user order.
-        let mut missed = vec![1.0f64; n_items];
-        for row in rows {
-            for &(item, p) in &row.covered[slot] {
-                missed[item as usize] *= 1.0 - p;
-            }
-        }
-        let expected: f64 = missed.iter().map(|m| 1.0 - m).sum();
-        return if n_items == 0 { 0.0 } else { expected / n_items as f64 };
+        return held.coverage(n_items);
     }
-    // Expected exposure: the number of lists holding the item, summed in user order.
-    let mut exposure = vec![0.0f64; n_items];
-    for row in rows {
-        for &(item, p) in &row.covered[slot] {
-            exposure[item as usize] += p;
-        }
-    }
+    // Expected exposure: the expected number of lists holding each item.
+    let exposure = held.expected(n_items);
     match metric {
         Metric::Gini(_) => recs_core::gini(&exposure),
         _ => recs_core::shannon_entropy(&exposure),
@@ -499,14 +516,8 @@ impl Group {
 struct Work {
     /// Whether groups sum exponential gains (only `ndcg_exp` uses them).
     exp_gains: bool,
-    /// Ranking of the top candidates, for the metrics that read the lists.
-    ranking: Ranking,
-    /// The items of a user's top N, for the popularity and diversity metrics.
-    listed: Vec<Listed>,
-    /// Storage of the diversity metrics.
-    scratch: crate::diversity::Scratch,
-    /// Storage of calibration: the list's mass on each attribute of the user's history.
-    calibration: Vec<f64>,
+    /// Storage of the metrics that read the lists.
+    list: ListWork,
     packed: Vec<u64>,
     /// The score part of `packed`, for counting under [`TieBreak::Expected`].
     rank_keys: Vec<u32>,
@@ -773,13 +784,13 @@ fn ideal(gains: &mut [f64], k: usize, weight: impl Fn(usize) -> f64) -> f64 {
 /// What the list-reading metrics share across users: the depth to rank to, and each
 /// item's novelty values (empty when no metric needs them).
 #[derive(Debug, Clone, Copy)]
-struct Lists<'a> {
-    depth: Option<usize>,
-    novelty: &'a [Novelty],
-    diversity: Option<&'a Diversity>,
-    calibration: Option<&'a Calibration>,
+pub(crate) struct Lists<'a> {
+    pub(crate) depth: Option<usize>,
+    pub(crate) novelty: &'a [Novelty],
+    pub(crate) diversity: Option<&'a Diversity>,
+    pub(crate) calibration: Option<&'a Calibration>,
     /// The user whose list it is (for its history, in calibration).
-    user: u32,
+    pub(crate) user: u32,
 }
 
 fn user_row(
@@ -803,23 +814,47 @@ fn user_row(
     let count = graded <= 4 + 2 * (usize::BITS - grades.len().leading_zeros()) as usize;
     graded_groups(work, grades, scores, options, count);
     if lists.depth.is_some() {
-        work.ranking.rank(scores, lists.depth, options.ties);
+        work.list.ranking.rank(scores, lists.depth, options.ties);
     }
-    let Work {
-        ranking,
-        groups,
-        gains,
-        positive,
-        listed: listed_items,
-        scratch,
-        calibration: calibration_scratch,
-        ..
-    } = work;
+    let Work { groups, gains, positive, list, .. } = work;
     positive.clear();
     positive.extend(grades.iter().copied().filter(|&g| g > 0.0));
     positive.extend_from_slice(&ranked.unranked_positive);
     let shape = UserShape { n: grades.len(), positive_grades: positive };
     let mut row = row_from_groups(groups, gains, shape, metrics, options);
+    list_values(list, items, grades, metrics, options, lists, &mut row);
+    work.ranked = ranked;
+    row
+}
+
+/// Reused storage of the metrics that read the lists.
+#[derive(Debug, Default)]
+pub(crate) struct ListWork {
+    /// Ranking of the top candidates; [`list_values`] reads it.
+    pub(crate) ranking: Ranking,
+    /// The items of a user's top N.
+    listed: Vec<Listed>,
+    /// Storage of the diversity metrics.
+    scratch: crate::diversity::Scratch,
+    /// Storage of calibration: the list's mass on each attribute of the user's history.
+    calibration: Vec<f64>,
+}
+
+/// Fills the columns of `row` of the metrics that read the lists' items, and its
+/// exposure and parity entries, from `work.ranking` (ranked to the lists' depth) over the
+/// candidates `items` (by position) with `grades`.
+pub(crate) fn list_values(
+    work: &mut ListWork,
+    items: &[u32],
+    grades: &[f32],
+    metrics: &[Metric],
+    options: &Options,
+    lists: Lists<'_>,
+    row: &mut UserRow,
+) {
+    let ListWork { ranking, listed: listed_items, scratch, calibration: calibration_scratch } =
+        work;
+    let n = items.len();
     for (column, &metric) in metrics.iter().enumerate() {
         let Some(k) = metric.list_depth() else { continue };
         if let Metric::PopReo(_) | Metric::PopRsp(_) = metric {
@@ -847,9 +882,8 @@ fn user_row(
                     break;
                 }
                 let taken = (k - start).min(len);
-                let p = taken as f64 / len as f64;
                 for &i in &ranking.order[start..start + len] {
-                    covered.push((items[i as usize], p));
+                    covered.push((items[i as usize], taken as u32, len as u32));
                 }
             }
             row.covered.push(covered);
@@ -862,17 +896,15 @@ fn user_row(
             continue;
         }
         if let (Metric::Ild(_), Some(diversity)) = (metric, lists.diversity) {
-            let length = k.min(scores.len());
+            let length = k.min(n);
             row.values[column] = diversity.expected(listed_items, items, length, scratch);
             continue;
         }
-        let list = ListView { listed: listed_items, items, grades, n: scores.len() };
+        let list = ListView { listed: listed_items, items, grades, n };
         if let Some(value) = popularity_value(metric, k, list, lists.novelty, options) {
             row.values[column] = value;
         }
     }
-    work.ranked = ranked;
-    row
 }
 
 /// One user's top-N list as the popularity metrics read it.

@@ -48,7 +48,8 @@ fn users(n_items: usize) -> impl Strategy<Value = Vec<User>> {
     prop::collection::vec(user, 1..8)
 }
 
-fn in_memory(users: &[User], n_items: usize, metrics: &[Metric], options: &Options) -> Report {
+/// Every item but each user's excluded ones listed, with the user's grades and scores.
+fn listed(users: &[User], n_items: usize) -> (Judgments, Vec<f32>) {
     let mut builder = Judgments::builder(users.len(), n_items);
     let mut scores = Vec::new();
     for (index, u) in users.iter().enumerate() {
@@ -63,7 +64,11 @@ fn in_memory(users: &[User], n_items: usize, metrics: &[Metric], options: &Optio
         }
         builder.push_user(index as u32, &items, &grades).unwrap();
     }
-    let judgments = builder.build().unwrap();
+    (builder.build().unwrap(), scores)
+}
+
+fn in_memory(users: &[User], n_items: usize, metrics: &[Metric], options: &Options) -> Report {
+    let (judgments, scores) = listed(users, n_items);
     let scored = Scored::new(&judgments, &scores).unwrap();
     evaluate(&scored, metrics, options, 0.4, true).unwrap()
 }
@@ -91,8 +96,11 @@ fn with_positives(users: &[User], metrics: &[Metric], options: &Options) -> Eval
 }
 
 fn streamed(users: &[User], metrics: &[Metric], options: &Options, parts: usize) -> Report {
-    let evaluator = with_positives(users, metrics, options);
-    // Users dealt round-robin into parts, merged last part first.
+    dealt(&with_positives(users, metrics, options), users, parts, true)
+}
+
+/// Users dealt round-robin into parts, merged last part first.
+fn dealt(evaluator: &Evaluator, users: &[User], parts: usize, keep_curves: bool) -> Report {
     let mut pieces: Vec<Part> = (0..parts).map(|_| evaluator.part()).collect();
     for (index, u) in users.iter().enumerate() {
         evaluator.push_user(&mut pieces[index % parts], &catalog(index, u)).unwrap();
@@ -101,7 +109,7 @@ fn streamed(users: &[User], metrics: &[Metric], options: &Options, parts: usize)
     while let Some(piece) = pieces.pop() {
         whole.merge(piece);
     }
-    evaluator.finish(whole, true).unwrap()
+    evaluator.finish(whole, keep_curves).unwrap()
 }
 
 fn assert_same(memory: &Report, stream: &Report) {
@@ -408,4 +416,85 @@ fn inconsistent_counts_are_refused() {
     let cells = NegativeCounts::from_cells(vec![0, 1], vec![0]).unwrap();
     assert!(part.add_negatives(cells).is_err());
     assert!(NegativeCounts::from_cells(vec![0], vec![0]).is_err());
+}
+
+/// Popularity, attributes and histories of `n_items` items for `n_users` users, drawn
+/// from `seed`.
+fn item_facts(
+    n_items: usize,
+    n_users: usize,
+    seed: u64,
+) -> (recs_metrics::Popularity, recs_metrics::Diversity, recs_metrics::Calibration) {
+    use recs_core::{IdMap, ItemAttributes};
+    let mut state = seed;
+    let mut next = |m: u64| recs_core::splitmix64(&mut state) % m;
+    let counts: Vec<u32> = (0..n_items).map(|_| next(4) as u32).collect();
+    let popularity =
+        recs_metrics::Popularity::new(counts, &[], 5, recs_metrics::HeadRule::default()).unwrap();
+    let vocabulary = IdMap::from_ids_sorted(["a", "b", "c"]).unwrap();
+    let pairs: Vec<(u32, u32, f32)> = (0..n_items as u32)
+        .flat_map(|i| (0..3u32).map(move |g| (i, g)))
+        .filter(|_| next(2) == 1)
+        .map(|(i, g)| (i, g, 1.0))
+        .collect();
+    let attributes = ItemAttributes::from_pairs(n_items, vocabulary, pairs).unwrap();
+    let diversity = recs_metrics::Diversity::new(&attributes, recs_metrics::Similarity::Cosine);
+    let history: Vec<(u32, u32)> = (0..n_users as u32)
+        .flat_map(|u| (0..n_items as u32).map(move |i| (u, i)))
+        .filter(|_| next(3) == 0)
+        .collect();
+    let calibration =
+        recs_metrics::Calibration::new(&attributes, &attributes, history, n_users, 0.01).unwrap();
+    (popularity, diversity, calibration)
+}
+
+const LIST_METRICS: &str = "ndcg@3,coverage@3,arp@3,aplt@3,aclt@2,epc@3,efd_flat@2,miuf@3,\
+                            serendipity@3,gini@3,entropy@2,poprsp@3,popreo@3,ild@3,miscal@3";
+
+proptest! {
+    #[test]
+    fn list_metrics_streamed_equal_in_memory(
+        users in users(9),
+        ties in 0usize..3,
+        parts in 1usize..4,
+        seed in any::<u64>(),
+    ) {
+        let options = Options {
+            ties: [TieBreak::Expected, TieBreak::ItemAscending, TieBreak::ItemDescending][ties],
+            ..Options::default()
+        };
+        let metrics = Metric::parse_list(LIST_METRICS).unwrap();
+        let (popularity, diversity, calibration) = item_facts(9, users.len(), seed);
+        let facts = recs_metrics::ItemFacts {
+            popularity: Some(&popularity),
+            diversity: Some(&diversity),
+            calibration: Some(&calibration),
+        };
+        let (judgments, scores) = listed(&users, 9);
+        let scored = Scored::new(&judgments, &scores).unwrap();
+        let memory = recs_metrics::evaluate_with(&scored, &metrics, &options, 0.4, false, facts).unwrap();
+        let evaluator = Evaluator::with_facts(&metrics, options, 0.4, facts).unwrap();
+        let stream = dealt(&evaluator, &users, parts, false);
+        prop_assert_eq!(memory.n_users, stream.n_users);
+        prop_assert_eq!(&memory.per_user, &stream.per_user);
+        for ((key, a), (key_b, b)) in memory.values.iter().zip(&stream.values) {
+            prop_assert_eq!(key, key_b);
+            prop_assert_eq!(a.map(f64::to_bits), b.map(f64::to_bits), "{}: {:?} {:?}", key, a, b);
+        }
+        prop_assert_eq!(memory.values.len(), stream.values.len());
+    }
+}
+
+#[test]
+fn list_metrics_need_their_facts_and_scores() {
+    let metrics = Metric::parse_list("arp@3").unwrap();
+    let facts = recs_metrics::ItemFacts::default();
+    assert!(Evaluator::with_facts(&metrics, Options::default(), 0.3, facts).is_err());
+    assert!(Evaluator::new(&metrics, Options::default(), 0.3).is_err());
+    // Coverage needs no facts, but it needs the scores: counts are refused.
+    let coverage = Metric::parse_list("coverage@2").unwrap();
+    let evaluator = Evaluator::with_facts(&coverage, Options::default(), 0.3, facts).unwrap();
+    let mut part = evaluator.part();
+    let counted = CountedUser { user: 0, n: 0, missing: 0, grades: &[], counted: &[] };
+    assert!(evaluator.push_counted(&mut part, counted).is_err());
 }

@@ -124,6 +124,23 @@ impl Context<'_> {
     }
 }
 
+/// The facts of [`ItemFacts`], owned.
+struct ListFacts {
+    popularity: Option<Popularity>,
+    diversity: Option<Diversity>,
+    calibration: Option<Calibration>,
+}
+
+impl ListFacts {
+    fn facts(&self) -> ItemFacts<'_> {
+        ItemFacts {
+            popularity: self.popularity.as_ref(),
+            diversity: self.diversity.as_ref(),
+            calibration: self.calibration.as_ref(),
+        }
+    }
+}
+
 /// Scores of one model on listed candidates, one per candidate in the judgments' order.
 pub(crate) struct Scores {
     pub(crate) scores: Vec<f32>,
@@ -236,56 +253,61 @@ impl Scoring<'_, '_> {
             Candidates::Listed(judgments) => {
                 let scores = self.score(model, fitted, judged, judgments)?;
                 let scored = Scored::new(judgments, &scores.scores)?;
-                // The popularity metrics read the items' popularity in this split's
-                // training events (same item indices as the judgments).
-                let popularity = plan
-                    .metrics
-                    .iter()
-                    .any(Metric::needs_popularity)
-                    .then(|| Popularity::of_interactions(judged.split.train(), plan.head))
-                    .transpose()?;
-                // Intra-list diversity reads the dataset's item attributes.
-                let diversity = match self.attributes() {
-                    Some(a) if plan.metrics.iter().any(|m| matches!(m, Metric::Ild(_))) => {
-                        Some(Diversity::new(a, plan.similarity))
-                    }
-                    _ => None,
-                };
-                // Calibration reads the same attributes and each user's training items.
-                let calibration = match self.attributes() {
-                    Some(a) if plan.metrics.iter().any(Metric::needs_history) => {
-                        let train = judged.split.train();
-                        let history = train.events().map(|e| (e.user, e.item));
-                        let n_users = train.n_users();
-                        let alpha = DEFAULT_CALIBRATION_SMOOTHING;
-                        Some(Calibration::new(a, a, history, n_users, alpha)?)
-                    }
-                    _ => None,
-                };
-                let facts = ItemFacts {
-                    popularity: popularity.as_ref(),
-                    diversity: diversity.as_ref(),
-                    calibration: calibration.as_ref(),
-                };
+                let known = self.list_facts(judged)?;
                 let report = recs_metrics::evaluate_with(
                     &scored,
                     &plan.metrics,
                     &plan.options,
                     plan.max_fpr,
                     keep_curves,
-                    facts,
+                    known.facts(),
                 )?;
                 Ok((report, Some(scores)))
             }
             Candidates::Catalog(catalog) => {
+                let known = self.list_facts(judged)?;
+                let (split, facts) = (&judged.split, known.facts());
                 let report =
-                    super::stream::evaluate(plan, fitted, &judged.split, catalog, keep_curves)
+                    super::stream::evaluate(plan, fitted, split, catalog, facts, keep_curves)
                         .map_err(|e| {
                             BenchError::Experiment(format!("scoring `{}`: {e}", model.label))
                         })?;
                 Ok((report, None))
             }
         }
+    }
+
+    /// What the plan's metrics that read the lists need of the items, in the split's
+    /// item and user numbering (that of listed judgments and of a streamed catalog alike).
+    fn list_facts(&self, judged: &Judged) -> Result<ListFacts> {
+        let plan = self.plan();
+        // The popularity metrics read the items' popularity in this split's training
+        // events.
+        let popularity = plan
+            .metrics
+            .iter()
+            .any(Metric::needs_popularity)
+            .then(|| Popularity::of_interactions(judged.split.train(), plan.head))
+            .transpose()?;
+        // Intra-list diversity reads the dataset's item attributes.
+        let diversity = match self.attributes() {
+            Some(a) if plan.metrics.iter().any(|m| matches!(m, Metric::Ild(_))) => {
+                Some(Diversity::new(a, plan.similarity))
+            }
+            _ => None,
+        };
+        // Calibration reads the same attributes and each user's training items.
+        let calibration = match self.attributes() {
+            Some(a) if plan.metrics.iter().any(Metric::needs_history) => {
+                let train = judged.split.train();
+                let history = train.events().map(|e| (e.user, e.item));
+                let n_users = train.n_users();
+                let alpha = DEFAULT_CALIBRATION_SMOOTHING;
+                Some(Calibration::new(a, a, history, n_users, alpha)?)
+            }
+            _ => None,
+        };
+        Ok(ListFacts { popularity, diversity, calibration })
     }
 
     /// The value of every report key: the metrics, the rating errors, the measures.

@@ -8,8 +8,8 @@
 use std::borrow::Cow;
 
 use recs_core::Recommender;
-use recs_metrics::Report;
 use recs_metrics::stream::{self, CatalogMetrics, CatalogSource};
+use recs_metrics::{ItemFacts, Report};
 use recs_split::{CatalogJudgments, Split};
 
 use crate::error::{BenchError, Result};
@@ -17,12 +17,15 @@ use crate::plan::Plan;
 use crate::scoring::{ItemSource, score_catalog_block, score_user};
 
 /// The plan's metrics of `model` on the full-catalog judgments `catalog` of `split`
-/// ([`evaluate_catalog`] with the plan's metrics and options).
+/// ([`evaluate_catalog`] with the plan's metrics and options), the metrics that read the
+/// lists reading `facts` (on the host only: [`Plan::can_stream`] lists the catalog for
+/// them on a GPU).
 pub(crate) fn evaluate(
     plan: &Plan,
     model: &dyn Recommender,
     split: &Split,
     catalog: &CatalogJudgments,
+    facts: ItemFacts<'_>,
     keep_curves: bool,
 ) -> Result<Report> {
     let metrics = CatalogMetrics {
@@ -33,7 +36,7 @@ pub(crate) fn evaluate(
     };
     match plan.device {
         crate::plan::EvalDevice::Cpu => {
-            evaluate_catalog(model, split, catalog, metrics, keep_curves)
+            evaluate_catalog_with(model, split, catalog, metrics, facts, keep_curves)
         }
         #[cfg(feature = "cuda")]
         device => {
@@ -115,9 +118,26 @@ pub fn evaluate_catalog(
     metrics: CatalogMetrics<'_>,
     keep_curves: bool,
 ) -> Result<Report> {
+    evaluate_catalog_with(model, split, catalog, metrics, ItemFacts::default(), keep_curves)
+}
+
+/// [`evaluate_catalog`] with the metrics that read each user's top-N list (coverage,
+/// popularity, novelty, diversity, calibration, exposure), their facts numbered as the
+/// split's items and users ([`recs_metrics::stream::evaluate_catalog_with`]).
+///
+/// # Errors
+/// As [`evaluate_catalog`], and a list metric whose facts `facts` lacks.
+pub fn evaluate_catalog_with(
+    model: &dyn Recommender,
+    split: &Split,
+    catalog: &CatalogJudgments,
+    metrics: CatalogMetrics<'_>,
+    facts: ItemFacts<'_>,
+    keep_curves: bool,
+) -> Result<Report> {
     let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
     let source = SplitScores { model, split, catalog, all_items };
-    stream::evaluate_catalog(&source, metrics, keep_curves, &())
+    stream::evaluate_catalog_with(&source, metrics, facts, keep_curves, &())
 }
 
 /// A model's scores for the judged users of a split.

@@ -151,6 +151,11 @@ impl RowCatalog {
         self.item_rows.len()
     }
 
+    /// The item ids of the columns: column `c` is item `items().external(c)`.
+    pub fn items(&self) -> &IdMap {
+        &self.items
+    }
+
     /// Number of judged users.
     pub fn n_users(&self) -> usize {
         self.judged.len()

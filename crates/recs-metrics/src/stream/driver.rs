@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use super::{CatalogUser, Evaluator, Part, PositiveScores};
+use crate::beyond::ItemFacts;
 use crate::error::MetricsError;
 use crate::report::Report;
 use crate::spec::Metric;
@@ -177,7 +178,25 @@ pub fn evaluate_catalog<S: CatalogSource + ?Sized>(
     keep_curves: bool,
     progress: &dyn StreamProgress,
 ) -> Result<Report, S::Error> {
-    let mut evaluator = Evaluator::new(metrics.metrics, metrics.options, metrics.max_fpr)?;
+    evaluate_catalog_with(source, metrics, ItemFacts::default(), keep_curves, progress)
+}
+
+/// As [`evaluate_catalog`], with the items' facts of the metrics that read the lists
+/// (coverage and the popularity, novelty, diversity, calibration and exposure metrics;
+/// [`Evaluator::with_facts`]): each user's top N is selected from its scores, a block of
+/// users at a time, and only its values and the items' exposure counts are kept.
+///
+/// # Errors
+/// As [`evaluate_catalog`], and [`Evaluator::with_facts`]'s.
+pub fn evaluate_catalog_with<S: CatalogSource + ?Sized>(
+    source: &S,
+    metrics: CatalogMetrics<'_>,
+    facts: ItemFacts<'_>,
+    keep_curves: bool,
+    progress: &dyn StreamProgress,
+) -> Result<Report, S::Error> {
+    let mut evaluator =
+        Evaluator::with_facts(metrics.metrics, metrics.options, metrics.max_fpr, facts)?;
     let n_items = source.n_items();
     let n_positives = evaluator.needs_positives().then_some(source.n_graded());
     let block = source.block_users().unwrap_or_else(|| catalog_block_users(n_items));

@@ -70,20 +70,27 @@ pub use bar::TerminalProgress;
 pub use counted::{CountedUser, GradedKeys, KeyCounts, KeyOrder};
 pub use driver::{
     CatalogMetrics, CatalogSource, CatalogWorkers, DEFAULT_MEMORY_BUDGET, StreamProgress,
-    catalog_block_users, catalog_workers, evaluate_catalog,
+    catalog_block_users, catalog_workers, evaluate_catalog, evaluate_catalog_with,
 };
 pub use pooled::{NegativeCounts, PositiveScores, Thresholds};
 
 use pooled::NegativeBatch;
 pub use user::CatalogUser;
 
+use crate::beyond::{ItemFacts, Novelty};
+use crate::calibration::Calibration;
 use crate::croc::CrocAccumulator;
+use crate::diversity::Diversity;
 use crate::error::{MetricsError, Result};
+use crate::exposure::Exposure;
 use crate::report::{Report, assemble, missing_warning};
 use crate::roc::{RocSummary, check_max_fpr};
 use crate::scored::{Missing, TieBreak, score_key};
 use crate::spec::Metric;
-use crate::topn::{Group, Options, PerUser, UserRow, UserShape, row_from_groups};
+use crate::topn::{
+    Group, ListWork, Lists, Options, PerUser, UserRow, UserShape, list_values, pooled_exposures,
+    row_from_groups,
+};
 use user::{count_row, for_each_candidate, user_auc};
 
 /// Computes a list of metrics from users streamed one at a time; see the module page.
@@ -97,6 +104,19 @@ pub struct Evaluator {
     /// The orders a user's candidates are counted in ([`Evaluator::key_orders`]).
     orders: Vec<KeyOrder>,
     thresholds: Option<Thresholds>,
+    /// What the metrics that read the lists' items need, when one is asked for.
+    lists: Option<ListFacts>,
+}
+
+/// The facts of [`Evaluator::with_facts`], owned: each item's novelty, the attributes of
+/// diversity, the histories of calibration, and the depth of the longest list.
+#[derive(Debug)]
+struct ListFacts {
+    depth: usize,
+    n_items: Option<usize>,
+    novelty: Vec<Novelty>,
+    diversity: Option<Diversity>,
+    calibration: Option<Calibration>,
 }
 
 /// Reused storage of the per-user work.
@@ -106,6 +126,12 @@ struct Scratch {
     scores: Vec<f32>,
     /// One `(keys, counts)` per key order.
     counted: Vec<(GradedKeys, KeyCounts)>,
+    /// The user's candidates, their scores and grades, for the metrics that read the
+    /// lists.
+    candidates: Vec<u32>,
+    candidate_scores: Vec<f32>,
+    candidate_grades: Vec<f32>,
+    list: ListWork,
 }
 
 /// The partial state of a part of the users: merge parts with [`Part::merge`] in any
@@ -122,6 +148,10 @@ pub struct Part {
     n_positives: u64,
     n_without_relevant: u64,
     n_missing: u64,
+    /// Per exposure metric ([`Metric::is_exposure`]), the items' exposure over the lists.
+    exposure: Vec<Exposure>,
+    /// The number of items of the catalog (the longest score row pushed).
+    n_items: usize,
     /// Storage for counting negatives in batches; empty between calls.
     #[serde(skip)]
     batch: NegativeBatch,
@@ -142,6 +172,13 @@ impl Part {
         self.n_positives += other.n_positives;
         self.n_without_relevant += other.n_without_relevant;
         self.n_missing += other.n_missing;
+        if self.exposure.len() < other.exposure.len() {
+            self.exposure.resize_with(other.exposure.len(), Exposure::default);
+        }
+        for (a, b) in self.exposure.iter_mut().zip(&other.exposure) {
+            a.merge(b);
+        }
+        self.n_items = self.n_items.max(other.n_items);
     }
 
     /// Adds negatives counted elsewhere (by a GPU, say) against the evaluator's
@@ -217,6 +254,81 @@ impl Evaluator {
     /// that reads the items of the lists ([`Metric::list_depth`]: coverage and the
     /// popularity metrics).
     pub fn new(metrics: &[Metric], options: Options, max_fpr: f64) -> Result<Self> {
+        Self::build(metrics, options, max_fpr, None)
+    }
+
+    /// An evaluator of `metrics` that may read the items of the lists (coverage, the
+    /// popularity, novelty, diversity, calibration and exposure metrics) from `facts`, as
+    /// [`crate::evaluate_with`] does: users must then come with their scores
+    /// ([`Evaluator::push_user`]), whose top N it selects, and every item's facts must be
+    /// given (one per score of a row).
+    ///
+    /// # Errors
+    /// As [`Evaluator::new`], and a metric whose facts are not in `facts`.
+    pub fn with_facts(
+        metrics: &[Metric],
+        options: Options,
+        max_fpr: f64,
+        facts: ItemFacts<'_>,
+    ) -> Result<Self> {
+        let Some(depth) = metrics.iter().filter_map(Metric::list_depth).max() else {
+            return Self::build(metrics, options, max_fpr, None);
+        };
+        let missing = |m: &Metric, what: &'static str| {
+            Err(MetricsError::InvalidArgument {
+                name: "metric",
+                value: m.to_string(),
+                expected: what,
+            })
+        };
+        let mut n_items = Vec::new();
+        if let Some(m) = metrics.iter().find(|m| m.needs_popularity()) {
+            match facts.popularity {
+                Some(p) => n_items.push(p.n_items()),
+                None => {
+                    return missing(m, "the items' training popularity (ItemFacts::popularity)");
+                }
+            }
+        }
+        if let Some(m) = metrics.iter().find(|m| matches!(m, Metric::Ild(_))) {
+            match facts.diversity {
+                Some(d) => n_items.push(d.n_items()),
+                None => return missing(m, "the items' attributes (ItemFacts::diversity)"),
+            }
+        }
+        if let Some(m) = metrics.iter().find(|m| m.needs_history()) {
+            match facts.calibration {
+                Some(c) => n_items.push(c.n_items()),
+                None => return missing(m, "the users' histories (ItemFacts::calibration)"),
+            }
+        }
+        if n_items.windows(2).any(|w| w[0] != w[1]) {
+            return Err(MetricsError::InvalidArgument {
+                name: "item facts",
+                value: format!("facts of {n_items:?} items"),
+                expected: "popularity, attributes and histories of the same items",
+            });
+        }
+        let wants = |f: fn(&Metric) -> bool| metrics.iter().any(f);
+        let lists = ListFacts {
+            depth,
+            n_items: n_items.first().copied(),
+            novelty: match facts.popularity {
+                Some(p) if wants(Metric::needs_popularity) => p.novelty(),
+                _ => Vec::new(),
+            },
+            diversity: facts.diversity.filter(|_| wants(|m| matches!(m, Metric::Ild(_)))).cloned(),
+            calibration: facts.calibration.filter(|_| wants(Metric::needs_history)).cloned(),
+        };
+        Self::build(metrics, options, max_fpr, Some(lists))
+    }
+
+    fn build(
+        metrics: &[Metric],
+        options: Options,
+        max_fpr: f64,
+        lists: Option<ListFacts>,
+    ) -> Result<Self> {
         options.check()?;
         check_max_fpr(max_fpr)?;
         if options.missing != Missing::Last {
@@ -227,12 +339,15 @@ impl Evaluator {
                 expected: "`last` on a streamed full catalog",
             });
         }
-        if let Some(m) = metrics.iter().find(|m| m.list_depth().is_some()) {
+        if let Some(m) =
+            metrics.iter().find(|m| m.list_depth().is_some()).filter(|_| lists.is_none())
+        {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
                 value: m.to_string(),
                 expected: "a metric that does not read the items of the lists (coverage, \
-                           popularity, novelty, exposure) on a streamed full catalog",
+                           popularity, novelty, exposure) on a streamed full catalog, or \
+                           the items' facts (Evaluator::with_facts)",
             });
         }
         // CROC and the per-user AUC count ties at their expected value whatever `ties`.
@@ -253,6 +368,7 @@ impl Evaluator {
             exp_gains: metrics.iter().any(|m| matches!(m, Metric::NdcgExp(_))),
             orders,
             thresholds: None,
+            lists,
         })
     }
 
@@ -304,6 +420,11 @@ impl Evaluator {
             n_positives: 0,
             n_without_relevant: 0,
             n_missing: 0,
+            exposure: vec![
+                Exposure::default();
+                self.metrics.iter().filter(|m| m.is_exposure()).count()
+            ],
+            n_items: 0,
             batch: NegativeBatch::default(),
         }
     }
@@ -358,7 +479,7 @@ impl Evaluator {
             // No candidate: not a judged user, as in `Judgments`.
             return Ok(());
         }
-        let Scratch { scores, counted } = scratch;
+        let Scratch { scores, counted, .. } = scratch;
         scores.clear();
         scores.extend(user.graded.iter().map(|&i| user.scores[i as usize]));
         counted.resize_with(self.orders.len(), Default::default);
@@ -368,7 +489,10 @@ impl Evaluator {
             (n, missing) = count_row(user, order, keys.keys(), counts);
         }
         let counted = CountedUser { user: user.user, n, missing, grades: user.grades, counted };
-        self.push_counted(part, counted)?;
+        self.push_counted_row(part, counted)?;
+        if let Some(lists) = &self.lists {
+            self.push_lists(part, user, lists, scratch)?;
+        }
         if part.roc.is_some() {
             let mut graded = user.graded.iter().zip(user.grades).peekable();
             let keys = &mut part.batch.keys;
@@ -400,6 +524,73 @@ impl Evaluator {
     /// their keys, a total other than `n`, a graded key no candidate is on, more `NaN`
     /// scores than candidates.
     pub fn push_counted(&self, part: &mut Part, user: CountedUser<'_>) -> Result<()> {
+        if let Some(m) = self.metrics.iter().find(|m| m.list_depth().is_some()) {
+            return Err(MetricsError::InvalidArgument {
+                name: "metric",
+                value: m.to_string(),
+                expected: "metrics that need no list's items from counts (push_user selects \
+                           the lists from the scores)",
+            });
+        }
+        self.push_counted_row(part, user)
+    }
+
+    /// The top N of `user` for the metrics that read the lists: its values into the row
+    /// just pushed, its items into the part's exposure.
+    fn push_lists(
+        &self,
+        part: &mut Part,
+        user: &CatalogUser<'_>,
+        lists: &ListFacts,
+        scratch: &mut Scratch,
+    ) -> Result<()> {
+        if lists.n_items.is_some_and(|n| n != user.scores.len()) {
+            return Err(MetricsError::InvalidArgument {
+                name: "catalog user",
+                value: format!("user {}: {} scores", user.user, user.scores.len()),
+                expected: "one score per item the facts describe",
+            });
+        }
+        let Scratch { candidates, candidate_scores, candidate_grades, list, .. } = scratch;
+        candidates.clear();
+        candidate_scores.clear();
+        candidate_grades.clear();
+        let mut graded = user.graded.iter().zip(user.grades).peekable();
+        for_each_candidate(user, |item, score| {
+            candidates.push(item);
+            candidate_scores.push(score);
+            let grade = match graded.peek() {
+                Some(&(&i, &g)) if i == item => {
+                    graded.next();
+                    g
+                }
+                _ => 0.0,
+            };
+            candidate_grades.push(grade);
+        });
+        list.ranking.rank(candidate_scores, Some(lists.depth), self.options.ties);
+        let Some((_, row)) = part.rows.last_mut() else { return Ok(()) };
+        let view = Lists {
+            depth: Some(lists.depth),
+            novelty: &lists.novelty,
+            diversity: lists.diversity.as_ref(),
+            calibration: lists.calibration.as_ref(),
+            user: user.user,
+        };
+        let metrics = &self.per_user_metrics;
+        list_values(list, candidates, candidate_grades, metrics, &self.options, view, row);
+        for (exposure, covered) in part.exposure.iter_mut().zip(row.covered.drain(..)) {
+            for (item, taken, len) in covered {
+                exposure.add(item, taken, len);
+            }
+        }
+        part.n_items = part.n_items.max(user.scores.len());
+        Ok(())
+    }
+
+    /// [`Evaluator::push_counted`] without its refusal of the list metrics (whose values
+    /// [`Evaluator::push_lists`] adds).
+    fn push_counted_row(&self, part: &mut Part, user: CountedUser<'_>) -> Result<()> {
         check_counted(&user, self.orders.len())?;
         if user.n == 0 {
             return Ok(());
@@ -466,9 +657,12 @@ impl Evaluator {
         part.user_aucs.sort_unstable_by_key(|&(user, _)| user);
         let users: Vec<u32> = part.rows.iter().map(|&(u, _)| u).collect();
         let n_users = users.len();
-        let values = (!self.per_user_metrics.is_empty()).then(|| {
-            let rows = part.rows.into_iter().map(|(_, row)| row).collect();
-            PerUser::from_rows(&self.per_user_metrics, users, rows, Vec::new())
+        let n_items = self.lists.as_ref().and_then(|l| l.n_items).unwrap_or(part.n_items);
+        let (metrics, held) = (&self.per_user_metrics, &mut part.exposure);
+        let values = (!metrics.is_empty()).then(|| {
+            let rows: Vec<UserRow> = part.rows.into_iter().map(|(_, row)| row).collect();
+            let exposure = pooled_exposures(metrics, &rows, held, n_items);
+            PerUser::from_rows(metrics, users, rows, exposure)
         });
         let report = Report {
             values: Vec::new(),
