@@ -699,6 +699,17 @@ def _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, 
     )
 
 
+def _fact_options(head_share, head_items, attributes, similarity, calibration_alpha):
+    """The options of the list metrics' facts as the native side takes them."""
+    return (
+        None if head_share is None else float(head_share),
+        None if head_items is None else int(head_items),
+        _attribute_pairs(attributes),
+        similarity,
+        float(calibration_alpha),
+    )
+
+
 def evaluate_factors(
     user_factors: Any,
     item_factors: Any,
@@ -717,6 +728,11 @@ def evaluate_factors(
     details: bool = False,
     device: str = "cpu",
     device_memory_mib: int = 2048,
+    head_share: Optional[float] = None,
+    head_items: Optional[int] = None,
+    attributes: Any = None,
+    similarity: str = "cosine",
+    calibration_alpha: float = 0.01,
 ):
     """Evaluates a factor model on the full catalog, exactly and without listing its
     scores: the score of (user, item) is the dot product of row ``u`` of
@@ -733,8 +749,13 @@ def evaluate_factors(
       ``item`` columns); ``qrels``: the graded test items (a ``Qrels``, a dict, a frame
       or a file); users of the qrels are judged, a user without a relevant item needs a
       row of grade 0.
-    - ``metrics``, ``ties``, ``threshold``, ``zero``, ``max_fpr``: as in ``evaluate``
-      (``coverage@N`` is refused: it needs every full ranking).
+    - ``metrics``, ``ties``, ``threshold``, ``zero``, ``max_fpr``: as in ``evaluate``,
+      the metrics of the lists' items included (``coverage@N``, ``arp@N``, ``ild@N``,
+      ``miscal@N``, ``gini@N``, ...): each user's top N is selected from the streamed
+      catalog, its popularity read from ``train``, so they equal ``evaluate``'s on the
+      listed scores, bit for bit; ``head_share``, ``head_items``, ``attributes``,
+      ``similarity`` and ``calibration_alpha`` as in ``evaluate``. ``device="cuda"``
+      counts without selecting lists and refuses them.
     - ``memory_budget_mib``: the block buffers of the evaluation together (as ``recs
       run --memory-budget-mib``); ``progress``: a progress bar on a terminal.
     - ``device``: ``"cpu"``, or ``"cuda"`` to score and count the catalog on the first
@@ -776,6 +797,7 @@ def evaluate_factors(
         user_ids,
         item_ids,
         _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress),
+        _fact_options(head_share, head_items, attributes, similarity, calibration_alpha),
         device,
         int(device_memory_mib),
     )
@@ -902,6 +924,11 @@ def evaluate_scorer(
     details: bool = False,
     device: str = "cpu",
     device_memory_mib: int = 2048,
+    head_share: Optional[float] = None,
+    head_items: Optional[int] = None,
+    attributes: Any = None,
+    similarity: str = "cosine",
+    calibration_alpha: float = 0.01,
 ):
     """Evaluates any model on the full catalog from the scores it gives blocks of users:
     ``score_block(user_rows)`` gets an int64 array of user rows (``0 .. n_users - 1``)
@@ -967,6 +994,7 @@ def evaluate_scorer(
         item_ids,
         None if block_users is None else int(block_users),
         _stream_options(metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress),
+        _fact_options(head_share, head_items, attributes, similarity, calibration_alpha),
         device,
         int(device_memory_mib),
     )

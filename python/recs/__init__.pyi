@@ -64,6 +64,7 @@ def evaluate(
     similarity: str = ...,
     user_groups: Any = ...,
     resamples: int = ...,
+    calibration_alpha: float = ...,
 ) -> Any: ...
 def evaluate_factors(
     user_factors: Any,
@@ -83,6 +84,11 @@ def evaluate_factors(
     details: bool = ...,
     device: str = ...,
     device_memory_mib: int = ...,
+    head_share: Optional[float] = ...,
+    head_items: Optional[int] = ...,
+    attributes: Any = ...,
+    similarity: str = ...,
+    calibration_alpha: float = ...,
 ) -> Any: ...
 def evaluate_scorer(
     score_block: Any,
@@ -104,6 +110,11 @@ def evaluate_scorer(
     details: bool = ...,
     device: str = ...,
     device_memory_mib: int = ...,
+    head_share: Optional[float] = ...,
+    head_items: Optional[int] = ...,
+    attributes: Any = ...,
+    similarity: str = ...,
+    calibration_alpha: float = ...,
 ) -> Any: ...
 def curves(
     qrels: Qrels,

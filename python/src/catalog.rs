@@ -12,10 +12,12 @@ use pyo3::types::{PyBytes, PyDict};
 use recs_core::Recommender;
 use recs_metrics::io::{ModelRows, RowCatalog, RowNames, RowScorer};
 use recs_metrics::stream::{self, CatalogMetrics, TerminalProgress};
-use recs_metrics::{MetricsError, Report};
+use recs_metrics::{Metric, MetricsError, Report};
 use recs_models_latent::FactorModel;
 
+use crate::facts::{FactOptions, Space, describe, known_facts};
 use crate::{NativeQrels, NativeRun, RunSource, Settings, error, f32s, invalid, report_dict};
+use recs_metrics::KnownFacts;
 
 /// What the Python arguments are called in messages.
 const NAMES: RowNames<'static> = RowNames {
@@ -52,6 +54,8 @@ struct Streamed {
     catalog: RowCatalog,
     /// The warning `evaluate` gives about graded training pairs, in its words.
     warning: Option<String>,
+    /// What the metrics of the lists' items read, numbered as the catalog.
+    known: KnownFacts,
     memory_budget: usize,
     progress: bool,
 }
@@ -62,11 +66,13 @@ type StreamOptions = (String, String, f32, Option<String>, f64, usize, bool);
 
 impl Streamed {
     fn new(
+        py: Python<'_>,
         qrels: &NativeQrels,
         train: &NativeRun,
         user_ids: &[String],
         item_ids: &[String],
         options: StreamOptions,
+        facts: FactOptions,
     ) -> PyResult<Self> {
         let (metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress) = options;
         let zero = zero.as_deref();
@@ -80,7 +86,12 @@ impl Streamed {
         let names = (qrels.source.display().to_string(), rows.source.display().to_string());
         let warning = catalog.warning(&names.0, &names.1);
         let memory_budget = memory_budget_mib.saturating_mul(1 << 20);
-        Ok(Streamed { settings, catalog, warning, memory_budget, progress })
+        let space = Space {
+            users: (&qrels.qrels.users, qrels.qrels.judgments.n_users()),
+            items: (catalog.items(), catalog.n_items()),
+        };
+        let known = known_facts(py, &settings.metrics, Some(train), facts, space)?;
+        Ok(Streamed { settings, catalog, warning, known, memory_budget, progress })
     }
 
     /// Streams `scorer`'s scores without the GIL; the `recs eval --json` dict.
@@ -127,14 +138,23 @@ impl Streamed {
             max_fpr: self.settings.max_fpr,
             memory_budget: self.memory_budget,
         };
+        let name = |emulated| if emulated { "cuda-emulator" } else { "cuda" };
+        if let (Some((_, _, emulated)), Some(m)) = (&gpu, self.reads_lists()) {
+            return Err(invalid(format!(
+                "{m} reads each user's top-N list, which device=\"{}\" does not select; \
+                 evaluate it with device=\"cpu\"",
+                name(*emulated)
+            )));
+        }
         let bar = TerminalProgress::new(self.progress);
         let source = self.catalog.source(scorer);
+        let facts = self.known.facts();
         let result: Result<Report, Failure> = py.detach(|| {
             let Some((scores, device, emulated)) = gpu else {
-                return stream::evaluate_catalog(&source, metrics, false, &bar)
+                return stream::evaluate_catalog_with(&source, metrics, facts, false, &bar)
                     .map_err(Failure::from);
             };
-            let name = if emulated { "cuda-emulator" } else { "cuda" };
+            let name = name(emulated);
             let unavailable = |e| Failure::Python(invalid(format!("device=\"{name}\": {e}")));
             let mut gpu = recs_cuda::open_device(emulated).map_err(unavailable)?;
             recs_cuda::evaluate_catalog_on(&mut *gpu, &source, scores, metrics, device, false, &bar)
@@ -147,7 +167,14 @@ impl Streamed {
         bar.finish();
         let mut report = result?;
         report.warnings.extend(self.warning.iter().cloned());
-        report_dict(py, &report, "catalog", &self.settings.options, 0)
+        let dict = report_dict(py, &report, "catalog", &self.settings.options, 0)?;
+        describe(&self.known, &dict)?;
+        Ok(dict)
+    }
+
+    /// The first metric asked for that reads each user's top-N list.
+    fn reads_lists(&self) -> Option<&Metric> {
+        self.settings.metrics.iter().find(|m| m.list_depth().is_some())
     }
 }
 
@@ -171,7 +198,7 @@ fn check_finite(values: &[f32], rank: usize, ids: &[String], name: &str) -> PyRe
 /// (`items × rank`, both little-endian `f32`, row-major) on the full catalog: every item
 /// row but a user's training items is a candidate. The `recs eval --json` dict.
 #[pyfunction]
-#[pyo3(signature = (user_factors, item_factors, rank, qrels, train, user_ids, item_ids, options, device, device_memory_mib))]
+#[pyo3(signature = (user_factors, item_factors, rank, qrels, train, user_ids, item_ids, options, facts, device, device_memory_mib))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_factors<'py>(
     py: Python<'py>,
@@ -183,6 +210,7 @@ pub(crate) fn evaluate_factors<'py>(
     user_ids: Vec<String>,
     item_ids: Vec<String>,
     options: StreamOptions,
+    facts: FactOptions,
     device: &str,
     device_memory_mib: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -200,7 +228,7 @@ pub(crate) fn evaluate_factors<'py>(
     }
     check_finite(&users, rank, &user_ids, "user_factors")?;
     check_finite(&items, rank, &item_ids, "item_factors")?;
-    let streamed = Streamed::new(qrels, train, &user_ids, &item_ids, options)?;
+    let streamed = Streamed::new(py, qrels, train, &user_ids, &item_ids, options, facts)?;
     // The item rows in the catalog's column order: the kernel then scores columns.
     let columns: Vec<f32> = streamed
         .catalog
@@ -319,7 +347,7 @@ impl recs_cuda::DeviceScores for DeviceCallback<'_> {
 /// block by block (two passes when the pooled ROC is asked for). The `recs eval --json`
 /// dict.
 #[pyfunction]
-#[pyo3(signature = (score_block, qrels, train, user_ids, item_ids, block_users, options, device, device_memory_mib))]
+#[pyo3(signature = (score_block, qrels, train, user_ids, item_ids, block_users, options, facts, device, device_memory_mib))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn evaluate_scorer<'py>(
     py: Python<'py>,
@@ -330,6 +358,7 @@ pub(crate) fn evaluate_scorer<'py>(
     item_ids: Vec<String>,
     block_users: Option<usize>,
     options: StreamOptions,
+    facts: FactOptions,
     device: &str,
     device_memory_mib: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -337,7 +366,7 @@ pub(crate) fn evaluate_scorer<'py>(
     if block_users == Some(0) {
         return Err(invalid("block_users: at least 1"));
     }
-    let streamed = Streamed::new(qrels, train, &user_ids, &item_ids, options)?;
+    let streamed = Streamed::new(py, qrels, train, &user_ids, &item_ids, options, facts)?;
     let item_rows = streamed.catalog.item_rows();
     let in_order = item_rows.iter().enumerate().all(|(c, &r)| c == r as usize);
     if let Some(emulated) = on_gpu {

@@ -12,6 +12,7 @@
 //! path here panics on input.
 
 mod catalog;
+mod facts;
 mod versus;
 
 use std::borrow::Cow;
@@ -20,7 +21,7 @@ use std::path::PathBuf;
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use recs_core::{IdMap, ItemAttributes, Judgments};
+use recs_core::Judgments;
 use recs_metrics::io::{
     Candidates, CatalogRows, Qrels, Run, RunFormat, UserGroups, catalog_candidates,
     detect_run_format, qrels_from_rows, read_qrels, read_run, read_run_candidates,
@@ -28,15 +29,16 @@ use recs_metrics::io::{
 };
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
-    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, HeadRule, ItemFacts, Metric,
-    MetricsError, Options, PerUser, Popularity, Report, RocAccumulator, Scored, Similarity,
-    TieBreak, ZeroPolicy, per_user,
+    ItemFacts, Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak,
+    ZeroPolicy, per_user,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
 use recs_stats::StatsError;
 use recs_stats::family::{self, Cell, MetricValues, Pairs};
 use serde::{Deserialize, Serialize};
+
+use crate::facts::{Space, describe, known_facts};
 
 pyo3::create_exception!(
     _recs,
@@ -655,59 +657,19 @@ fn evaluate<'py>(
     calibration_alpha: f64,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
-    let head = head_rule(&settings.metrics, train, head_share, head_items)?;
     // The training events are the candidates' (catalog, sampled:N), the popularity's and
     // the histories' of calibration.
     let uses_train = settings.policy == Candidates::Catalog || settings.sampling.is_some();
-    let reads_train = head.is_some() || settings.metrics.iter().any(Metric::needs_history);
+    let reads_train = settings.metrics.iter().any(|m| m.needs_popularity() || m.needs_history());
     let candidates_train = train.filter(|_| uses_train || !reads_train);
     let m = matched(qrels, run, &settings, candidates_train, true)?;
-    let popularity = match (head, train.map(|t| &t.source)) {
-        (Some(rule), Some(RunSource::Rows(rows))) => Some(
-            py.detach(|| Popularity::of_pairs(&m.qrels, rows.iter().map(|(u, i, _)| (u, i)), rule))
-                .map_err(error)?,
-        ),
-        (Some(_), _) => return Err(invalid("train must be held in memory (a dict or a frame)")),
-        (None, _) => None,
+    let options = (head_share, head_items, attributes, similarity.to_string(), calibration_alpha);
+    let space = Space {
+        users: (&m.qrels.users, m.qrels.judgments.n_users()),
+        items: (&m.qrels.items, m.qrels.judgments.n_items()),
     };
-    let similarity: Similarity = similarity.parse().map_err(error)?;
-    let attributes = match (settings.metrics.iter().any(Metric::needs_attributes), attributes) {
-        (true, Some((items, names))) => Some(Attributes::of(&m.qrels, &items, &names)?),
-        (false, Some(_)) => {
-            return Err(invalid("attributes are read by ild@N and miscal@N; neither is asked for"));
-        }
-        (_, None) => None,
-    };
-    let wants_ild = settings.metrics.iter().any(|m| matches!(m, Metric::Ild(_)));
-    let diversity = match &attributes {
-        Some(a) if wants_ild => Some(Diversity::new(&a.listed, similarity)),
-        _ => None,
-    };
-    let calibration = match settings.metrics.iter().find(|m| m.needs_history()) {
-        Some(metric) => {
-            let (Some(a), Some(RunSource::Rows(rows))) = (&attributes, train.map(|t| &t.source))
-            else {
-                return Err(invalid(format!(
-                    "{metric} needs the items' attributes and each user's training items: \
-                     give attributes and train (held in memory: a dict or a frame)"
-                )));
-            };
-            let pairs = rows.iter().map(|(u, i, _)| (u, i));
-            Some(a.calibration(&m.qrels, pairs, calibration_alpha)?)
-        }
-        None if calibration_alpha != DEFAULT_CALIBRATION_SMOOTHING => {
-            return Err(invalid(
-                "calibration_alpha sets miscal@N's smoothing; miscal@N is not asked for",
-            ));
-        }
-        None => None,
-    };
-    let facts = ItemFacts {
-        popularity: popularity.as_ref(),
-        diversity: diversity.as_ref(),
-        calibration: calibration.as_ref(),
-    };
-    let mut report = report_of(py, &m, &settings, false, facts)?;
+    let known = known_facts(py, &settings.metrics, train, options, space)?;
+    let mut report = report_of(py, &m, &settings, false, known.facts())?;
     let by_group = match (&user_groups, &report.per_user) {
         (Some((users, groups)), Some(values)) => {
             Some(groups_of(values, &m.qrels, users, groups, resamples, seed, &mut report.warnings)?)
@@ -739,19 +701,7 @@ fn evaluate<'py>(
         }
         dict.set_item("groups", out)?;
     }
-    if let Some(p) = &popularity {
-        let head = PyDict::new(py);
-        match p.rule() {
-            HeadRule::Share(share) => head.set_item("share", share)?,
-            HeadRule::Items(n) => head.set_item("items", n)?,
-            _ => {}
-        }
-        let info = PyDict::new(py);
-        info.set_item("head", head)?;
-        info.set_item("n_head_items", p.n_head())?;
-        info.set_item("n_train_users", p.n_users())?;
-        dict.set_item("popularity", info)?;
-    }
+    describe(&known, &dict)?;
     if let Some(sampling) = &settings.sampling {
         dict.set_item("sampling_seed", sampling.seed)?;
     }
@@ -793,90 +743,6 @@ fn groups_of(
             .filter_map(|b| b.error.as_ref().map(|e| format!("{} by group: {e}", b.key))),
     );
     Ok((by_user.names().to_vec(), breakdowns))
-}
-
-/// The attributes of `qrels`' items from `(item, attribute)` id pairs (pairs of other
-/// items ignored, a pair given twice kept once), compared by `similarity`.
-/// The attributes given as `(item, attribute)` pairs, weights 1: over the qrels' items
-/// (the listed ones) and over every item given (the training items', for calibration).
-struct Attributes {
-    listed: ItemAttributes,
-    items: IdMap,
-    all: ItemAttributes,
-}
-
-impl Attributes {
-    fn of(qrels: &Qrels, items: &[String], names: &[String]) -> PyResult<Attributes> {
-        if items.len() != names.len() {
-            return Err(invalid("attributes: as many items as attributes"));
-        }
-        let vocabulary =
-            IdMap::from_ids_sorted(names.iter().map(String::as_str)).map_err(core_error)?;
-        let ids = IdMap::from_ids_sorted(items.iter().map(String::as_str)).map_err(core_error)?;
-        let table = |item_of: &dyn Fn(&str) -> Option<u32>, n: usize| {
-            let mut pairs: Vec<(u32, u32, f32)> = items
-                .iter()
-                .zip(names)
-                .filter_map(|(item, name)| Some((item_of(item)?, vocabulary.get(name)?, 1.0)))
-                .collect();
-            pairs.sort_by_key(|&(i, a, _)| (i, a));
-            pairs.dedup_by_key(|p| (p.0, p.1));
-            ItemAttributes::from_pairs(n, vocabulary.clone(), pairs).map_err(core_error)
-        };
-        let n = qrels.judgments.n_items();
-        let listed = table(&|item| qrels.items.get(item).filter(|&i| (i as usize) < n), n)?;
-        let all = table(&|item| ids.get(item), ids.len())?;
-        Ok(Attributes { listed, items: ids, all })
-    }
-
-    /// The calibration of the qrels' users from their training `(user, item)` pairs, as
-    /// `recs eval` maps them: users outside the qrels and items without attributes are
-    /// left out of the histories.
-    fn calibration<'a>(
-        &self,
-        qrels: &Qrels,
-        train: impl Iterator<Item = (&'a str, &'a str)>,
-        alpha: f64,
-    ) -> PyResult<Calibration> {
-        let n_users = qrels.judgments.n_users();
-        let history: Vec<(u32, u32)> = train
-            .filter_map(|(user, item)| {
-                let user = qrels.users.get(user).filter(|&u| (u as usize) < n_users)?;
-                Some((user, self.items.get(item)?))
-            })
-            .collect();
-        Calibration::new(&self.listed, &self.all, history, n_users, alpha).map_err(error)
-    }
-}
-
-/// The head rule of the popularity metrics when one is asked for (`None` otherwise), as
-/// `recs eval --head-share` and `--head-items` give it.
-fn head_rule(
-    metrics: &[Metric],
-    train: Option<&NativeRun>,
-    share: Option<f64>,
-    items: Option<usize>,
-) -> PyResult<Option<HeadRule>> {
-    let Some(metric) = metrics.iter().find(|m| m.needs_popularity()) else {
-        if share.is_some() || items.is_some() {
-            return Err(invalid(
-                "head_share and head_items set the head of aplt@N and aclt@N; no popularity \
-                 metric was asked for",
-            ));
-        }
-        return Ok(None);
-    };
-    if train.is_none() {
-        return Err(invalid(format!(
-            "{metric} needs the items' training popularity: give the training events as train"
-        )));
-    }
-    Ok(Some(match (share, items) {
-        (Some(_), Some(_)) => return Err(invalid("give head_share or head_items, not both")),
-        (Some(share), None) => HeadRule::Share(share),
-        (None, Some(n)) => HeadRule::Items(n),
-        (None, None) => HeadRule::default(),
-    }))
 }
 
 /// The pooled ROC and the CROC curves: `{"roc": (fpr bytes, tpr bytes, auc, pauc), ...}`.

@@ -114,6 +114,51 @@ def test_msweb_factors_and_scorer_equal_the_listed_run():
     _check(train, qrels, users, threshold=1.0)
 
 
+LISTS = (
+    "ndcg@10,coverage@10,arp@10,aplt@10,aclt@10,epc@10,efd@10,miuf@10,serendipity@10,"
+    "gini@10,entropy@10,poprsp@10,popreo@10,ild@10,miscal@10"
+)
+
+
+def _ml100k_genres():
+    """MovieLens 100K's genres from ``u.item``: a frame of ``item`` and ``attribute``."""
+    rows = []
+    with open(Path(DATA) / "ml-100k" / "u.item", encoding="latin-1") as f:
+        for line in f:
+            fields = line.rstrip("\n").split("|")
+            rows += [(int(fields[0]), f"g{g}") for g, flag in enumerate(fields[5:]) if flag == "1"]
+    return pd.DataFrame(rows, columns=["item", "attribute"])
+
+
+@pytest.mark.skipif(not _has("ml-100k"), reason="RECS_DATA_DIR has no ml-100k")
+def test_movielens_list_metrics_streamed_equal_the_listed_run():
+    """The metrics of the lists' items (popularity, novelty, genre diversity, calibration
+    to each user's training genres, exposure) from factors with many ties and from a
+    scorer equal those of the listed run, bit for bit, under every tie policy."""
+    train, qrels, users = _ml100k()
+    genres = _ml100k_genres()
+    items = np.unique(np.concatenate([train["item"], qrels["item"]]))[::-1]
+    q = recs.Qrels.from_df(qrels)
+    U, V = _factors(len(users), 3, 5, True), _factors(len(items), 3, 15, True)
+    scores = _kernel_scores(U, V)
+    run = _listed_run(scores, train, qrels, list(users), list(items))
+    facts = dict(train=train, attributes=genres, details=True)
+    for tie, extra in [("expected", {}), ("item-ascending", {"head_items": 40}), ("item-descending", {"similarity": "jaccard"})]:
+        options = dict(ties=tie, threshold=4.0, **extra)
+        listed = recs.evaluate(q, run, LISTS, candidates="catalog", **facts, **options)
+        assert listed["popularity"]["n_head_items"] > 0 and 0 < listed["coverage@10"] < 1
+        fit = {k: v for k, v in facts.items() if k != "train"}
+        factors = recs.evaluate_factors(U, V, train, q, LISTS, users=users, items=items, **fit, **options)
+        assert factors.pop("popularity") == listed.pop("popularity")
+        _same(listed, factors)
+        scorer = recs.evaluate_scorer(
+            lambda rows: scores[rows], len(users), train, q, LISTS,
+            users=users, items=items, block_users=37, **fit, **options,
+        )
+        scorer.pop("popularity")
+        _same(listed, scorer)
+
+
 def _small(seed=3, n_users=40, n_items=60, rank=5):
     """Generated train and qrels frames over integer ids, with factors."""
     rng = np.random.default_rng(seed)
@@ -179,7 +224,12 @@ def test_mistakes_are_errors_naming_the_argument():
     _error("qrels: user `999` has no row in the user rows", lambda: recs.evaluate_factors(U, V, train, extra))
     extra = pd.concat([train, pd.DataFrame({"user": [1], "item": [777]})])
     _error("train: item `777` has no row in the item rows", lambda: recs.evaluate_factors(U, V, extra, qrels))
-    _error("coverage", lambda: recs.evaluate_factors(U, V, train, qrels, "coverage@10"))
+    _error(
+        'coverage@10 reads each user\'s top-N list, which device="cuda-emulator" does not select',
+        lambda: recs.evaluate_factors(U, V, train, qrels, "coverage@10", device="cuda-emulator"),
+    )
+    _error("ild@10 needs the items' attributes", lambda: recs.evaluate_scorer(lambda r: U[r] @ V.T, len(U), train, qrels, "arp@10,ild@10", n_items=60))
+    _error("attributes are read by ild@N", lambda: recs.evaluate_factors(U, V, train, qrels, "arp@10", attributes={0: ["a"]}))
 
     scores = _kernel_scores(U, V)
     n = len(U)
@@ -215,6 +265,15 @@ def test_a_torch_model_is_evaluated_on_the_full_catalog():
 
 
 @pytest.mark.skipif(not _has("ml-100k"), reason="RECS_DATA_DIR has no ml-100k")
+def test_the_list_metrics_example_of_the_docs_prints_what_it_says(capsys):
+    page = (Path(__file__).parents[2] / "docs" / "python.md").read_text()
+    section = page.split("The metrics of the lists' items (`coverage@N`", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "docs/python.md", "exec"), {})
+    said = code.strip().splitlines()[-1].removeprefix("# ")
+    assert capsys.readouterr().out.strip() == said
+
+
 def test_the_pytorch_example_of_the_docs_runs():
     pytest.importorskip("torch")
     page = (Path(__file__).parents[2] / "docs" / "python.md").read_text()

@@ -567,7 +567,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
     let shown = Shown {
         policy: &policy,
         options: &options,
-        popularity: known.popularity(),
+        popularity: known.popularity.as_ref(),
         groups: &by_group,
     };
     print(&args, &report, shown, run.n_ignored, &intervals, comparison.as_ref())
@@ -643,7 +643,7 @@ fn run_factors(
     };
     write_curves(args, &report)?;
     let none = crate::groups::ByGroup::none();
-    let popularity = known.popularity();
+    let popularity = known.popularity.as_ref();
     let shown = Shown { policy: &catalog, options: &options, popularity, groups: &none };
     print(args, &report, shown, 0, &intervals, None)
 }

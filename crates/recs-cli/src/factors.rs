@@ -145,7 +145,7 @@ pub(crate) fn evaluate_factors(
     options: Options,
     max_fpr: f64,
     sources: &crate::facts::Sources,
-) -> anyhow::Result<(Report, crate::facts::Known)> {
+) -> anyhow::Result<(Report, recs_metrics::KnownFacts)> {
     let Some(train_path) = args.train else {
         bail!("--user-factors needs --train FILE: the training events");
     };

@@ -10,8 +10,8 @@ use anyhow::Context;
 use recs_core::{IdMap, ItemAttributes};
 use recs_metrics::io::Qrels;
 use recs_metrics::{
-    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, HeadRule, ItemFacts, Metric, Popularity,
-    Similarity,
+    Calibration, DEFAULT_CALIBRATION_SMOOTHING, Diversity, HeadRule, KnownFacts, Metric,
+    Popularity, Similarity,
 };
 
 /// `--head-share` and `--head-items`: which items form the popularity head.
@@ -67,29 +67,6 @@ struct Wants {
     popularity: bool,
     diversity: bool,
     calibration: bool,
-}
-
-/// The popularity and attributes of one qrels' items; [`Known::facts`] lends them.
-pub(crate) struct Known {
-    popularity: Option<Popularity>,
-    diversity: Option<Diversity>,
-    calibration: Option<Calibration>,
-}
-
-impl Known {
-    /// The facts the metrics read.
-    pub(crate) fn facts(&self) -> ItemFacts<'_> {
-        ItemFacts {
-            popularity: self.popularity.as_ref(),
-            diversity: self.diversity.as_ref(),
-            calibration: self.calibration.as_ref(),
-        }
-    }
-
-    /// The popularity, when read.
-    pub(crate) fn popularity(&self) -> Option<&Popularity> {
-        self.popularity.as_ref()
-    }
 }
 
 impl Sources {
@@ -183,7 +160,7 @@ impl Sources {
     /// # Errors
     /// [`Popularity::new`]'s (no training user, a head rule out of its domain) and an
     /// attribute file that cannot be read.
-    pub(crate) fn of_qrels(&self, qrels: &Qrels) -> anyhow::Result<Known> {
+    pub(crate) fn of_qrels(&self, qrels: &Qrels) -> anyhow::Result<KnownFacts> {
         let (n_users, n_items) = (qrels.judgments.n_users(), qrels.judgments.n_items());
         self.of_space(Space { users: (&qrels.users, n_users), items: (&qrels.items, n_items) })
     }
@@ -193,7 +170,7 @@ impl Sources {
     ///
     /// # Errors
     /// As [`Sources::of_qrels`].
-    pub(crate) fn of_space(&self, space: Space<'_>) -> anyhow::Result<Known> {
+    pub(crate) fn of_space(&self, space: Space<'_>) -> anyhow::Result<KnownFacts> {
         let Space { users: (user_ids, n_users), items: (item_ids, n_items) } = space;
         let popularity = match &self.train {
             Some(train) if self.wants.popularity => {
@@ -205,7 +182,7 @@ impl Sources {
             _ => None,
         };
         let Some((items, all, similarity)) = &self.attributes else {
-            return Ok(Known { popularity, diversity: None, calibration: None });
+            return Ok(KnownFacts { popularity, diversity: None, calibration: None });
         };
         let attributes = attributes_of((item_ids, n_items), items, all)?;
         let diversity = self.wants.diversity.then(|| Diversity::new(&attributes, *similarity));
@@ -225,7 +202,7 @@ impl Sources {
             }
             _ => None,
         };
-        Ok(Known { popularity, diversity, calibration })
+        Ok(KnownFacts { popularity, diversity, calibration })
     }
 }
 

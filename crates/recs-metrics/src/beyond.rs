@@ -36,6 +36,30 @@ impl<'a> ItemFacts<'a> {
     }
 }
 
+/// [`ItemFacts`] owned: what a front end builds once from its inputs and lends to each
+/// evaluation with [`KnownFacts::facts`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KnownFacts {
+    /// The items' popularity in the training data.
+    pub popularity: Option<Popularity>,
+    /// The items' attributes, for intra-list diversity.
+    pub diversity: Option<Diversity>,
+    /// The items' attribute distributions and the users' history distributions, for
+    /// calibration.
+    pub calibration: Option<Calibration>,
+}
+
+impl KnownFacts {
+    /// The facts, lent.
+    pub fn facts(&self) -> ItemFacts<'_> {
+        ItemFacts {
+            popularity: self.popularity.as_ref(),
+            diversity: self.diversity.as_ref(),
+            calibration: self.calibration.as_ref(),
+        }
+    }
+}
+
 /// Which items form the popularity head; the others are the long tail.
 ///
 /// Items are ranked most popular first; the rule picks a prefix of that ranking, and every

@@ -88,7 +88,7 @@ pub use aggregate::{
     GroupBreakdown, GroupGap, Interval, TestResult, bootstrap_interval, group_breakdown, group_gap,
     group_means, paired_t_test, t_interval, wilcoxon_signed_rank,
 };
-pub use beyond::{HeadRule, ItemFacts, Popularity};
+pub use beyond::{HeadRule, ItemFacts, KnownFacts, Popularity};
 pub use calibration::{Calibration, DEFAULT_CALIBRATION_SMOOTHING};
 pub use cremonesi::{
     Confusion, RatingErrors, Roc1Point, Roc2Point, WithheldRank, rating_errors, recall_from_ranks,
