@@ -330,6 +330,11 @@ pub struct EvaluationConfig {
     /// default) or all its `events` in the split (known + test).
     #[serde(default)]
     pub group_by: GroupBy,
+    /// Also report, per model, the gap between the user groups: the mean absolute
+    /// difference of the group means of `group_metric` in each split, its mean over the
+    /// splits and a 95% t interval over them (needs two or more `user_groups`).
+    #[serde(default)]
+    pub group_gap: bool,
     /// Gain offset `d` of linear NDCG: a graded candidate's gain is `grade − d`, the ideal
     /// DCG sums the positive gains only (default 0: gain = grade; see `docs/metrics.md`).
     #[serde(default)]
@@ -399,6 +404,7 @@ impl Default for EvaluationConfig {
             user_groups: Vec::new(),
             group_metric: None,
             group_by: GroupBy::default(),
+            group_gap: false,
             gain_offset: 0.0,
             save_scores: false,
             markers: [0.0, 0.0],
@@ -883,6 +889,12 @@ impl Config {
             },
             None => per_user.first().copied(),
         };
+        if evaluation.group_gap && evaluation.user_groups.len() < 2 {
+            return Err(err(
+                "evaluation.group_gap",
+                "two or more groups in evaluation.user_groups, whose gap it measures".into(),
+            ));
+        }
         if !evaluation.user_groups.is_empty() && group_metric.is_none() {
             return Err(err(
                 "evaluation.user_groups",
@@ -923,6 +935,7 @@ impl Config {
             user_groups: evaluation.user_groups.clone(),
             group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
             group_by: evaluation.group_by,
+            group_gap: evaluation.group_gap,
             save_scores: evaluation.save_scores,
             streaming: evaluation.streaming,
             memory_budget: mib_bytes(evaluation.memory_budget_mib),

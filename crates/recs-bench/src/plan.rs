@@ -266,6 +266,8 @@ pub struct Plan {
     pub(crate) group_metric: Option<Metric>,
     /// What the user groups count.
     pub(crate) group_by: GroupBy,
+    /// Whether the report gives the gap between the user groups.
+    pub(crate) group_gap: bool,
     pub(crate) save_scores: bool,
     /// Full-catalog splits may be evaluated without listing their candidates.
     pub(crate) streaming: bool,

@@ -193,16 +193,7 @@ pub fn group_gap(
             expected: "at least one resample",
         });
     }
-    let mad = |group_means: &[f64]| {
-        let (mut sum, mut pairs) = (0.0, 0usize);
-        for (a, x) in group_means.iter().enumerate() {
-            for y in &group_means[a + 1..] {
-                sum += (x - y).abs();
-                pairs += 1;
-            }
-        }
-        sum / pairs as f64
-    };
+    let mad = mean_absolute_difference;
     let observed: Vec<f64> =
         members.iter().map(|m| m.iter().sum::<f64>() / m.len() as f64).collect();
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -227,6 +218,25 @@ pub fn group_gap(
             crate::croc::quantile_sorted(&resampled, 0.975),
         ],
     })
+}
+
+/// The mean absolute difference between every two of `means` (for two,
+/// `|means[0] − means[1]|`): the gap between groups that [`group_gap`] reports. `NaN`
+/// with fewer than two values.
+///
+/// ```
+/// let gap = recs_metrics::mean_absolute_difference(&[0.1, 0.4, 0.2]);
+/// assert!((gap - (0.3 + 0.1 + 0.2) / 3.0).abs() < 1e-15);
+/// ```
+pub fn mean_absolute_difference(means: &[f64]) -> f64 {
+    let (mut sum, mut pairs) = (0.0, 0usize);
+    for (a, x) in means.iter().enumerate() {
+        for y in &means[a + 1..] {
+            sum += (x - y).abs();
+            pairs += 1;
+        }
+    }
+    if pairs == 0 { f64::NAN } else { sum / pairs as f64 }
 }
 
 /// One per-user mean broken down by user group ([`group_breakdown`]).

@@ -36,6 +36,7 @@ pub(crate) fn experiment(
     tables.extend(view.selection_table());
     tables.extend(view.fit_table());
     tables.extend(view.groups_table());
+    tables.extend(view.gap_table());
     let mut curves = Vec::new();
     // Models that only check another (`figure = false`) keep their curves out of the
     // figures and the report; their values are in the tables.
@@ -454,6 +455,53 @@ impl View<'_> {
                 self.group_axis()
             ),
             columns: vec!["model".into(), "group".into(), "users".into(), metric],
+            rows,
+        })
+    }
+
+    /// Per model, the gap between the user groups (`evaluation.group_gap`): in each split,
+    /// the mean absolute difference of the means of the groups with a user; their mean
+    /// over the splits with two such groups, and a 95% t interval over those splits (the
+    /// splits are the independent repetitions; none with fewer than two).
+    fn gap_table(&self) -> Option<Table> {
+        if !self.plan.group_gap {
+            return None;
+        }
+        let metric = self.plan.group_metric?.to_string();
+        let mut rows = Vec::new();
+        for model in &self.results.models {
+            let gaps: Vec<f64> = model
+                .groups
+                .iter()
+                .filter_map(|split| {
+                    let means: Vec<f64> =
+                        split.iter().filter(|g| g.1 > 0).map(|&(sum, n)| sum / n as f64).collect();
+                    (means.len() >= 2).then(|| recs_metrics::mean_absolute_difference(&means))
+                })
+                .collect();
+            let mean = (!gaps.is_empty()).then(|| gaps.iter().sum::<f64>() / gaps.len() as f64);
+            let interval = recs_metrics::t_interval(&gaps).ok();
+            rows.push(vec![
+                json!(model.label),
+                json!(gaps.len()),
+                cell(mean),
+                cell(interval.as_ref().map(|i| i.lower)),
+                cell(interval.as_ref().map(|i| i.upper)),
+            ]);
+        }
+        Some(Table {
+            name: format!(
+                "{metric} gap between user groups ({} per user): mean absolute difference of \
+                 the group means in each split, mean over the splits, 95% t interval",
+                self.group_axis()
+            ),
+            columns: vec![
+                "model".into(),
+                "splits".into(),
+                "gap".into(),
+                "ci95_lower".into(),
+                "ci95_upper".into(),
+            ],
             rows,
         })
     }
