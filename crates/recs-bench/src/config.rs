@@ -326,8 +326,10 @@ pub struct EvaluationConfig {
     pub user_groups: Vec<usize>,
     /// The per-user metric broken down by group (default: the first per-user metric).
     pub group_metric: Option<String>,
-    /// What `user_groups` counts per user: `known` events (training + history, the
-    /// default) or all its `events` in the split (known + test).
+    /// What users are grouped by: with `user_groups` as lower bounds, `known` events
+    /// (training + history, the default), all its `events` in the split (known + test) or
+    /// its `age`; without bounds, one group per value of its `gender` or `occupation`
+    /// (the dataset's demographics, MovieLens `u.user`).
     #[serde(default)]
     pub group_by: GroupBy,
     /// Also report, per model, the gap between the user groups: the mean absolute
@@ -889,13 +891,30 @@ impl Config {
             },
             None => per_user.first().copied(),
         };
-        if evaluation.group_gap && evaluation.user_groups.len() < 2 {
+        let categorical = evaluation.group_by.is_categorical();
+        if categorical && !evaluation.user_groups.is_empty() {
+            return Err(err(
+                "evaluation.user_groups",
+                format!(
+                    "none: group_by = \"{}\" groups users by its values",
+                    evaluation.group_by.axis()
+                ),
+            ));
+        }
+        if evaluation.group_by == GroupBy::Age && evaluation.user_groups.is_empty() {
+            return Err(err(
+                "evaluation.group_by",
+                "\"age\" with evaluation.user_groups, the lower bounds of the age groups".into(),
+            ));
+        }
+        let grouped = categorical || !evaluation.user_groups.is_empty();
+        if evaluation.group_gap && !categorical && evaluation.user_groups.len() < 2 {
             return Err(err(
                 "evaluation.group_gap",
                 "two or more groups in evaluation.user_groups, whose gap it measures".into(),
             ));
         }
-        if !evaluation.user_groups.is_empty() && group_metric.is_none() {
+        if grouped && group_metric.is_none() {
             return Err(err(
                 "evaluation.user_groups",
                 "a per-user metric (p@N, ndcg@K, ...) in evaluation.metrics".into(),
@@ -933,7 +952,7 @@ impl Config {
             max_fpr: evaluation.max_fpr,
             rating_errors: evaluation.rating_errors,
             user_groups: evaluation.user_groups.clone(),
-            group_metric: group_metric.filter(|_| !evaluation.user_groups.is_empty()),
+            group_metric: group_metric.filter(|_| grouped),
             group_by: evaluation.group_by,
             group_gap: evaluation.group_gap,
             save_scores: evaluation.save_scores,

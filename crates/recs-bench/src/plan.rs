@@ -262,7 +262,7 @@ pub struct Plan {
     pub(crate) max_fpr: f64,
     pub(crate) rating_errors: bool,
     pub(crate) user_groups: Vec<usize>,
-    /// The per-user metric broken down by group (present when `user_groups` is not empty).
+    /// The per-user metric broken down by group (present when users are grouped).
     pub(crate) group_metric: Option<Metric>,
     /// What the user groups count.
     pub(crate) group_by: GroupBy,
@@ -483,7 +483,9 @@ pub(crate) fn per_user_metrics(metrics: &[Metric]) -> Vec<Metric> {
         .collect()
 }
 
-/// What [`EvaluationConfig::user_groups`](crate::EvaluationConfig::user_groups) counts per user.
+/// What [`EvaluationConfig::user_groups`](crate::EvaluationConfig::user_groups) groups users by: a
+/// count of their events or their age (ranges from its bounds), or a demographic field's
+/// values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum GroupBy {
@@ -493,6 +495,31 @@ pub enum GroupBy {
     /// Every event of the user in the split: known + test (a user's profile, the same at
     /// every history length of a `given-l` series).
     Events,
+    /// The user's age, as the dataset records it (MovieLens `u.user`), in ranges from the
+    /// bounds.
+    Age,
+    /// The user's gender, one group per value (no bounds).
+    Gender,
+    /// The user's occupation, one group per value (no bounds).
+    Occupation,
+}
+
+impl GroupBy {
+    /// Whether the groups are the values of a field rather than ranges from bounds.
+    pub fn is_categorical(self) -> bool {
+        matches!(self, GroupBy::Gender | GroupBy::Occupation)
+    }
+
+    /// What the groups are of, in words.
+    pub(crate) fn axis(self) -> &'static str {
+        match self {
+            GroupBy::Known => "known events",
+            GroupBy::Events => "events in the split",
+            GroupBy::Age => "age",
+            GroupBy::Gender => "gender",
+            GroupBy::Occupation => "occupation",
+        }
+    }
 }
 
 /// How a model's candidates are ordered.

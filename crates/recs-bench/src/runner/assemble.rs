@@ -8,7 +8,7 @@ use super::{ExperimentRun, ModelResults, Results};
 use crate::curves::{ModelCurve, References};
 use crate::error::{BenchError, Result};
 use crate::output::{Extras, Figure};
-use crate::plan::{Plan, ProtocolChoice};
+use crate::plan::{GroupBy, Plan, ProtocolChoice};
 use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
 use crate::report::{
     Choice, ChoiceKind, Claim, ComparisonFamily, DatasetEntry, Effect, Experiment, FileEntry,
@@ -31,7 +31,7 @@ pub(crate) fn experiment(
     let attributes = first.attributes.take();
     let results = results(plan, &mut splits, judgments);
     let comparison = super::compare::family(plan, &results)?;
-    let view = View { plan, splits: &splits, results: &results };
+    let view = View { plan, data, splits: &splits, results: &results };
     let mut tables = vec![view.results_table(), view.split_table(), view.per_split_table()];
     tables.extend(view.selection_table());
     tables.extend(view.fit_table());
@@ -253,6 +253,7 @@ pub(crate) fn report(
 /// Tables, figures and claims of one run, read from its results.
 struct View<'a> {
     plan: &'a Plan,
+    data: &'a Loaded,
     splits: &'a [SplitResult],
     results: &'a Results,
 }
@@ -403,25 +404,18 @@ impl View<'_> {
         })
     }
 
-    /// What the user groups count, in words.
-    fn group_axis(&self) -> &'static str {
+    /// What the user groups are of, in words.
+    fn group_axis(&self) -> String {
         match self.plan.group_by {
-            crate::plan::GroupBy::Known => "known events",
-            crate::plan::GroupBy::Events => "events in the split",
+            g @ (GroupBy::Known | GroupBy::Events) => format!("{} per user", g.axis()),
+            g => g.axis().to_string(),
         }
     }
 
+    /// The groups' labels (the data are checked to have the grouping's field before any
+    /// split is run, so a failure here cannot happen after a run; none then).
     fn group_labels(&self) -> Vec<String> {
-        let bounds = &self.plan.user_groups;
-        bounds
-            .iter()
-            .enumerate()
-            .map(|(i, &lo)| match bounds.get(i + 1) {
-                Some(&hi) if hi == lo + 1 => format!("{lo}"),
-                Some(&hi) => format!("{lo}–{}", hi - 1),
-                None => format!("{lo}+"),
-            })
-            .collect()
+        super::groups::UserGroups::new(self.plan, self.data).map(|g| g.labels()).unwrap_or_default()
     }
 
     /// Per group: (mean of the group metric over every judged user of every split in the
@@ -450,10 +444,7 @@ impl View<'_> {
             }
         }
         Some(Table {
-            name: format!(
-                "{metric} by user group ({} per user; users of every split)",
-                self.group_axis()
-            ),
+            name: format!("{metric} by user group ({}; users of every split)", self.group_axis()),
             columns: vec!["model".into(), "group".into(), "users".into(), metric],
             rows,
         })
@@ -491,8 +482,8 @@ impl View<'_> {
         }
         Some(Table {
             name: format!(
-                "{metric} gap between user groups ({} per user): mean absolute difference of \
-                 the group means in each split, mean over the splits, 95% t interval",
+                "{metric} gap between user groups ({}): mean absolute difference of the group \
+                 means in each split, mean over the splits, 95% t interval",
                 self.group_axis()
             ),
             columns: vec![
@@ -523,7 +514,7 @@ impl View<'_> {
             &format!("{}-groups.svg", self.plan.name),
             crate::plot::Figure::Bars(BarChart {
                 title: format!("{} — {metric} by user group", self.plan.title),
-                x_label: format!("{} per user", self.group_axis()),
+                x_label: self.group_axis(),
                 y_label: metric,
                 categories: labels,
                 series,

@@ -411,16 +411,10 @@ impl Scoring<'_, '_> {
         let column = per_user.metrics().iter().position(|m| *m == metric).ok_or_else(|| {
             BenchError::Experiment(format!("no per-user values of {metric} were computed"))
         })?;
-        let events = plan.group_by == crate::plan::GroupBy::Events;
-        let known = |u: u32| {
-            let history = split.history().map_or(0, |h| h.user_row(u).len());
-            let test = if events { split.test().user_row(u).len() } else { 0 };
-            split.train().user_row(u).len() + history + test
-        };
-        let mut sums = vec![(0.0, 0usize); plan.user_groups.len()];
+        let groups = super::groups::UserGroups::new(plan, self.context.data)?;
+        let mut sums = vec![(0.0, 0usize); groups.labels().len()];
         for (&user, value) in per_user.users().iter().zip(per_user.column(column)) {
-            let n = known(user);
-            if let Some(g) = plan.user_groups.iter().rposition(|&b| n >= b)
+            if let Some(g) = groups.of(user, split)
                 && !value.is_nan()
             {
                 sums[g].0 += value;

@@ -21,6 +21,7 @@ mod assemble;
 mod assess;
 mod compare;
 mod effects;
+mod groups;
 mod load;
 mod select;
 mod split;
@@ -377,6 +378,10 @@ impl Session {
     /// cannot be fitted or cannot score what the protocol asks, or a metric error.
     pub fn run(&self, plan: &Plan, progress: &dyn Progress) -> Result<ExperimentRun> {
         let data = self.load(plan)?;
+        // The users' groups read a field the data must have: checked before any split.
+        if plan.group_metric.is_some() {
+            groups::UserGroups::new(plan, &data)?;
+        }
         let ids = split::split_ids(plan, self.quick);
         let fits_per_split: usize = plan
             .models
