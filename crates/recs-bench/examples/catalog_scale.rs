@@ -35,9 +35,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         _ => "roc,croc,ndcg@10,r@20,map".to_string(),
     };
-    let args: Vec<usize> =
-        args.into_iter().map(|a| a.replace(['_', ','], "").parse()).collect::<Result<_, _>>()?;
-    let arg = |i: usize, default: usize| args.get(i).copied().unwrap_or(default);
+    let args = scale::Numbers::parse(args)?;
+    let arg = |i: usize, default: usize| args.get(i, default);
     let (n_users, n_items, n_events, rank) =
         (arg(0, 138_493), arg(1, 26_744), arg(2, 20_000_263), arg(3, 64));
 
@@ -59,8 +58,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let evaluation = started.elapsed().as_secs_f64();
     println!(
-        "streamed evaluation: {evaluation:.1} s ({} candidates, {} positives)",
-        report.n_candidates, report.n_positives
+        "streamed evaluation: {evaluation:.1} s ({} candidates, {} positives): {}",
+        report.n_candidates,
+        report.n_positives,
+        scale::shown(&report)
     );
 
     // The same blocks of users as the evaluation, scored and dropped.

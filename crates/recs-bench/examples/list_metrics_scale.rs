@@ -29,11 +29,8 @@ const LISTS: &str = "arp@10,aplt@10,epc@10,ild@10,coverage@10,gini@10";
 const N_GENRES: u32 = 20;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .map(|a| a.replace(['_', ','], "").parse())
-        .collect::<Result<_, _>>()?;
-    let arg = |i: usize, default: usize| args.get(i).copied().unwrap_or(default);
+    let args = scale::Numbers::parse(std::env::args().skip(1))?;
+    let arg = |i: usize, default: usize| args.get(i, default);
     let (n_users, n_items, n_events, rank, rounds) =
         (arg(0, 138_493), arg(1, 26_744), arg(2, 20_000_263), arg(3, 64), arg(4, 2));
 
@@ -56,12 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let started = Instant::now();
         let report = evaluate_catalog_with(&model, &split, &catalog, settings, facts, false)?;
         let seconds = started.elapsed().as_secs_f64();
-        let shown: Vec<String> = report
-            .values
-            .iter()
-            .map(|(k, v)| format!("{k} {}", v.map_or("-".into(), |v| format!("{v:.4}"))))
-            .collect();
-        println!("  {seconds:.2} s: {}", shown.join(", "));
+        println!("  {seconds:.2} s: {}", scale::shown(&report));
         Ok(seconds)
     };
     let mut ratios = Vec::new();

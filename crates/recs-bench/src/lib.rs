@@ -57,6 +57,7 @@ pub mod provenance;
 pub mod registry;
 pub mod report;
 mod runner;
+pub mod sampled;
 mod scoring;
 pub mod verdict;
 
@@ -79,6 +80,7 @@ pub use runner::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, ExperimentRun, ModelResults, Outcome,
     Progress, Results, RunOptions, Session, Silent, Timing, UserValues, catalog_block_users,
     catalog_workers, dataset_entry, evaluate_catalog, evaluate_catalog_with, run,
+    sampled_instances,
 };
 
 // The README's example, compiled and run as a doctest.

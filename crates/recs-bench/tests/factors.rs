@@ -179,6 +179,15 @@ fn row_catalog(c: &Case) -> RowCatalog {
     RowCatalog::new(&c.qrels, train, &c.user_ids, &c.item_ids, NAMES).unwrap()
 }
 
+/// MovieLens 100K (when the real data is there) and a 20% holdout of `seed`, graded 1.
+fn movielens_holdout(seed: u64) -> Option<(recs_data::Dataset, Case)> {
+    let data = load(real_data_dir()?, "ml-100k");
+    let holdout = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
+    let split = holdout.split(&data.interactions, seed, SplitId::default()).unwrap();
+    let c = case(&split, &data.users, &data.items, false);
+    Some((data, c))
+}
+
 /// Every tie and zero policy, then other thread counts and block sizes.
 fn check(name: &str, c: &Case, threshold: f32) {
     let catalog = row_catalog(c);
@@ -216,11 +225,7 @@ fn movielens_factors_equal_listed_scores() {
 /// thread count and block size.
 #[test]
 fn movielens_list_metrics_streamed_equal_listed() {
-    let Some(dir) = real_data_dir() else { return };
-    let data = load(dir, "ml-100k");
-    let holdout = Protocol::LeaveKOut { k: Amount::Fraction(0.2), min_train: 1 };
-    let split = holdout.split(&data.interactions, 7, SplitId::default()).unwrap();
-    let c = case(&split, &data.users, &data.items, false);
+    let Some((data, c)) = movielens_holdout(7) else { return };
     let catalog = row_catalog(&c);
     // The catalog numbers users as the qrels do and items in their ids' canonical order,
     // as the listed evaluation does: one set of facts serves both.
@@ -291,4 +296,92 @@ fn msweb_factors_equal_listed_scores() {
     let catalog = row_catalog(&c);
     assert_eq!(catalog.n_graded(), 13_194, "schein2005's MS Web positives");
     check("msweb", &c, 1.0);
+}
+
+/// Uniform draws of `negatives` for three seeds from each user's id stream, as `recs eval
+/// --candidates sampled:N` draws them.
+struct IdDraws<'a> {
+    samplings: Vec<recs_split::NegativeSampling>,
+    ids: Vec<&'a str>,
+}
+
+impl recs_bench::sampled::DrawNegatives for IdDraws<'_> {
+    fn draw(
+        &self,
+        position: usize,
+        items: &[u32],
+        grades: &[f32],
+    ) -> Vec<recs_split::SampledCandidates> {
+        let user = recs_split::SampledUser::Id(self.ids[position]);
+        self.samplings.iter().map(|s| s.sample(user, items, grades, |g| g >= 1.0, &[])).collect()
+    }
+
+    fn negatives(&self) -> usize {
+        self.samplings[0].negatives
+    }
+}
+
+/// Sampled against exact streamed from factors with many ties places every relevant item
+/// of MovieLens 100K as the listed scores do (among the full catalog and each seed's
+/// draw), at any thread count and block size.
+#[test]
+fn movielens_sampled_placements_streamed_equal_listed() {
+    use recs_bench::sampled::stream_instances;
+    use recs_sampled::versus::{UserLists, run_instances};
+    let Some((_, c)) = movielens_holdout(11) else { return };
+    let catalog = row_catalog(&c);
+    let (given, columns) = models(&c, &catalog, 4);
+    let samplings: Vec<recs_split::NegativeSampling> = (0..3)
+        .map(|seed| recs_split::NegativeSampling {
+            negatives: 50,
+            by: recs_split::SampleBy::Uniform,
+            seed,
+        })
+        .collect();
+    // Listed: every candidate's score, each user's lists from its row.
+    let pairs = c.train.iter().map(|(u, i)| (u.as_str(), i.as_str()));
+    let listed = catalog_candidates(&c.qrels, pairs).unwrap();
+    let row_of = |ids: &[String], id: &str| ids.iter().position(|x| x == id).unwrap() as u32;
+    let item_rows: Vec<u32> = listed.qrels.items.iter().map(|id| row_of(&c.item_ids, id)).collect();
+    let mut users = Vec::new();
+    let mut scores: Vec<Vec<f32>> = Vec::new();
+    let mut ids = Vec::new();
+    for row in listed.qrels.judgments.iter() {
+        let id = listed.qrels.users.external(row.user).unwrap();
+        let user = recs_split::SampledUser::Id(id);
+        let draws: Vec<_> = samplings
+            .iter()
+            .map(|s| s.sample(user, row.items, row.grades, |g| g >= 1.0, &[]))
+            .collect();
+        let draws: Vec<(&[u32], &[f32])> =
+            draws.iter().map(|d| (&d.items[..], &d.grades[..])).collect();
+        users.push(UserLists::from_rows(row.items, row.grades, |g| g >= 1.0, &draws));
+        let items: Vec<u32> = row.items.iter().map(|&i| item_rows[i as usize]).collect();
+        let mut out = vec![0.0; items.len()];
+        given.score(row_of(&c.user_ids, id), &items, &mut out).unwrap();
+        scores.push(out);
+        ids.push(id);
+    }
+    let want = run_instances(&users, |p, keys| {
+        keys.extend(scores[p].iter().map(|&s| recs_metrics::score_key(s)));
+    });
+    let tied = want.iter().filter(|i| i.exact.tied > 0).count();
+    assert!(want.len() > 15_000 && tied > 1_000, "{} instances, {tied} tied", want.len());
+    let draws = IdDraws { samplings, ids };
+    let source = catalog.source(ModelRows(&columns));
+    for (threads, budget) in [(1, DEFAULT_MEMORY_BUDGET), (2, DEFAULT_MEMORY_BUDGET), (3, 1)] {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let streamed =
+            pool.install(|| stream_instances(&source, |g| g >= 1.0, &draws, budget, &())).unwrap();
+        assert_eq!(streamed.instances, want, "{threads} threads, budget {budget}");
+        assert_eq!(streamed.n_users, users.iter().filter(|u| u.has_instances()).count());
+        let n = |u: &UserLists| u.negatives.len() as u64 + 1;
+        let sizes: std::collections::BTreeSet<(u64, u64)> = users
+            .iter()
+            .filter(|u| u.has_instances())
+            .flat_map(|u| u.drawn.iter().map(move |d| (n(u), d.len() as u64)))
+            .collect();
+        assert_eq!(streamed.sizes, sizes);
+        assert_eq!((streamed.n_short, streamed.n_left_out), (0, 0));
+    }
 }

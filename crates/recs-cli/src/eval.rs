@@ -158,13 +158,14 @@ pub(crate) struct Args {
     /// `--candidates sampled:N` draws them (`N`, `N:uniform`, `N:popularity`), for each of
     /// --seeds seeds; for each run (--run, as many as given) and metric, the exact mean,
     /// the sampled and corrected means of each seed with their error, and across runs
-    /// Kendall's τ and the reversed pairs (docs/cli.md). Needs --train.
+    /// Kendall's τ and the reversed pairs (docs/cli.md). Needs --train. With
+    /// --user-factors instead of runs, the factors' scores are streamed, never listed.
     #[arg(
         long,
         value_name = "N[:BY]",
         requires = "train",
         conflicts_with_all = [
-            "candidates", "user_factors", "compare", "intervals", "curves",
+            "candidates", "compare", "intervals", "curves",
             "write_candidates", "ballista", "zero",
         ]
     )]
@@ -406,6 +407,7 @@ fn sampled_vs_exact(args: &Args, draw: &str) -> anyhow::Result<()> {
             args.ties != TieBreak::Expected,
             "--ties other than expected (its numbers are expectations over the orders of ties)",
         ),
+        (args.device != recs_bench::EvalDevice::Cpu, "--device other than cpu"),
     ];
     if let Some((_, what)) = refused.iter().find(|(refused, _)| *refused) {
         anyhow::bail!("--sampled-vs-exact does not take {what}");
@@ -425,6 +427,14 @@ fn sampled_vs_exact(args: &Args, draw: &str) -> anyhow::Result<()> {
         corrections: &args.corrections,
         threshold: args.rel_threshold,
         json: args.json,
+        factors: args
+            .user_factors
+            .as_deref()
+            .zip(args.item_factors.as_deref())
+            .map(|(users, items)| crate::factors::FactorFiles { users, items }),
+        memory_budget: usize::try_from(args.memory_budget_mib.saturating_mul(1 << 20))
+            .unwrap_or(usize::MAX),
+        progress: !args.quiet,
     })
 }
 

@@ -118,6 +118,63 @@ fn parse_npy(bytes: &[u8]) -> anyhow::Result<Matrix> {
     Ok(Matrix { rows, columns, values })
 }
 
+/// A factor model's two files.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FactorFiles<'a> {
+    /// `--user-factors`.
+    pub(crate) users: &'a Path,
+    /// `--item-factors`.
+    pub(crate) items: &'a Path,
+}
+
+impl FactorFiles<'_> {
+    /// The factors read and checked (the same rank, finite), and the full catalog of the
+    /// users of `qrels` over the item rows, without the `train` events: the catalog and
+    /// the model that scores its columns.
+    pub(crate) fn load(
+        &self,
+        qrels: &Qrels,
+        train: &recs_data::Dataset,
+    ) -> anyhow::Result<(RowCatalog, FactorModel)> {
+        let (user_file, item_file) = (read_factors(self.users)?, read_factors(self.items)?);
+        let (users, items) = (&user_file.matrix, &item_file.matrix);
+        if users.columns != items.columns {
+            bail!(
+                "--user-factors {} and --item-factors {}: {} and {} dimensions; the factors of \
+                 one model have the same rank",
+                self.users.display(),
+                self.items.display(),
+                users.columns,
+                items.columns
+            );
+        }
+        check_finite(users, "--user-factors", self.users)?;
+        check_finite(items, "--item-factors", self.items)?;
+        let known = train
+            .interactions
+            .events()
+            .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
+        let (user_names, item_names) = (
+            format!("--user-factors ({})", user_file.named),
+            format!("--item-factors ({})", item_file.named),
+        );
+        let names =
+            RowNames { qrels: "--qrels", train: "--train", users: &user_names, items: &item_names };
+        let catalog = RowCatalog::new(qrels, known, &user_file.ids, &item_file.ids, names)?;
+        let rank = users.columns;
+        // The item rows in the catalog's column order: the kernel then scores columns.
+        let columns: Vec<f32> = catalog
+            .item_rows()
+            .iter()
+            .flat_map(|&r| &items.values[r as usize * rank..(r as usize + 1) * rank])
+            .copied()
+            .collect();
+        let (n_users, n_items) = (users.rows, items.rows);
+        let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
+        Ok((catalog, model))
+    }
+}
+
 /// The factor files and how to stream them.
 pub(crate) struct FactorArgs<'a> {
     pub(crate) user_factors: &'a Path,
@@ -149,21 +206,6 @@ pub(crate) fn evaluate_factors(
     let Some(train_path) = args.train else {
         bail!("--user-factors needs --train FILE: the training events");
     };
-    let (user_file, item_file) =
-        (read_factors(args.user_factors)?, read_factors(args.item_factors)?);
-    let (users, items) = (&user_file.matrix, &item_file.matrix);
-    if users.columns != items.columns {
-        bail!(
-            "--user-factors {} and --item-factors {}: {} and {} dimensions; the factors of one \
-             model have the same rank",
-            args.user_factors.display(),
-            args.item_factors.display(),
-            users.columns,
-            items.columns
-        );
-    }
-    check_finite(users, "--user-factors", args.user_factors)?;
-    check_finite(items, "--item-factors", args.item_factors)?;
     let read;
     let train = match sources.train() {
         Some(train) => train,
@@ -172,29 +214,10 @@ pub(crate) fn evaluate_factors(
             &read
         }
     };
-    let known = train
-        .interactions
-        .events()
-        .filter_map(|e| Some((train.users.external(e.user)?, train.items.external(e.item)?)));
-    let (user_names, item_names) = (
-        format!("--user-factors ({})", user_file.named),
-        format!("--item-factors ({})", item_file.named),
-    );
-    let names =
-        RowNames { qrels: "--qrels", train: "--train", users: &user_names, items: &item_names };
-    let catalog = RowCatalog::new(qrels, known, &user_file.ids, &item_file.ids, names)?;
-    let rank = users.columns;
-    // The item rows in the catalog's column order: the kernel then scores columns.
-    let columns: Vec<f32> = catalog
-        .item_rows()
-        .iter()
-        .flat_map(|&r| &items.values[r as usize * rank..(r as usize + 1) * rank])
-        .copied()
-        .collect();
-    let (n_users, n_items) = (users.rows, items.rows);
+    let files = FactorFiles { users: args.user_factors, items: args.item_factors };
+    let (catalog, model) = files.load(qrels, train)?;
     let settings = CatalogMetrics { metrics, options, max_fpr, memory_budget: args.memory_budget };
     let bar = TerminalProgress::new(args.progress);
-    let model = FactorModel::new(n_users, n_items, rank, user_file.matrix.values, columns)?;
     let space = Space {
         users: (&qrels.users, qrels.judgments.n_users()),
         items: (catalog.items(), catalog.n_items()),

@@ -15,14 +15,18 @@ mod report;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use recs_bench::ModelRows;
+use recs_bench::sampled::{DrawNegatives, stream_instances};
 use recs_core::Judgments;
 use recs_metrics::io::{Candidates, Qrels, RunFormat, read_qrels, read_run, run_warnings};
+use recs_metrics::stream::{CatalogSource, TerminalProgress};
 use recs_metrics::{Scored, score_key};
 use recs_sampled::versus::{EstimatorTable, UserLists, run_instances, run_values};
 use recs_sampled::{Correction, RankMetric};
-use recs_split::{NegativeSampling, SampleBy};
+use recs_split::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
 
 use crate::candidates::{Catalog, graded_known_warning, user_id};
+use crate::factors::FactorFiles;
 use report::{RunReport, Setup};
 
 /// The corrections compared when `--corrections` is not given.
@@ -45,6 +49,12 @@ pub(crate) struct Request<'a> {
     pub(crate) corrections: &'a str,
     pub(crate) threshold: f32,
     pub(crate) json: bool,
+    /// Instead of `runs`: a factor model's files, scored on the full catalog in a stream.
+    pub(crate) factors: Option<FactorFiles<'a>>,
+    /// With `factors`: bytes of score blocks held at once.
+    pub(crate) memory_budget: usize,
+    /// With `factors`: draw a progress bar (on a terminal).
+    pub(crate) progress: bool,
 }
 
 /// `N`, `N:uniform` or `N:popularity`.
@@ -156,6 +166,9 @@ pub(crate) fn run(request: &Request<'_>) -> anyhow::Result<()> {
     let samplings: Vec<NegativeSampling> =
         seeds.iter().map(|&seed| NegativeSampling { negatives, by, seed }).collect();
     let qrels = read_qrels(request.qrels)?;
+    if let Some(files) = request.factors {
+        return factor_run(request, files, &qrels, &samplings, Chosen { metrics, corrections });
+    }
     let Lists { full, users, mut warnings } = user_lists(request, &qrels, &samplings)?;
     warnings.extend(UserLists::left_out_warning(&users));
     let sizes = users
@@ -201,18 +214,119 @@ pub(crate) fn run(request: &Request<'_>) -> anyhow::Result<()> {
         n_instances,
         n_sizes: table.n_sizes(),
     };
-    for w in &warnings {
+    print_report(request, &setup, &reports, &warnings)
+}
+
+/// The metrics and estimators compared.
+struct Chosen {
+    metrics: Vec<RankMetric>,
+    corrections: Vec<Correction>,
+}
+
+/// The warnings on standard error, and the report on standard output.
+fn print_report(
+    request: &Request<'_>,
+    setup: &Setup,
+    reports: &[RunReport],
+    warnings: &[String],
+) -> anyhow::Result<()> {
+    for w in warnings {
         eprintln!("warning: {w}");
     }
     if request.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&report::to_json(&setup, &reports, &warnings))?
-        );
+        println!("{}", serde_json::to_string_pretty(&report::to_json(setup, reports, warnings))?);
     } else {
-        print!("{}", report::to_table(&setup, &reports));
+        print!("{}", report::to_table(setup, reports));
     }
     Ok(())
+}
+
+/// The draws of each sampling for a judged user of the factors' catalog, from its id's
+/// stream, as `--candidates sampled:N` draws them.
+struct FactorDraws<'a> {
+    samplings: &'a [NegativeSampling],
+    /// The external id of the user at each position.
+    ids: Vec<&'a str>,
+    /// Training events per catalog column.
+    popularity: Vec<u32>,
+    threshold: f32,
+}
+
+impl DrawNegatives for FactorDraws<'_> {
+    fn draw(&self, position: usize, items: &[u32], grades: &[f32]) -> Vec<SampledCandidates> {
+        let user = SampledUser::Id(self.ids[position]);
+        let relevant = |g: f32| g >= self.threshold;
+        self.samplings
+            .iter()
+            .map(|s| s.sample(user, items, grades, relevant, &self.popularity))
+            .collect()
+    }
+
+    fn negatives(&self) -> usize {
+        self.samplings[0].negatives
+    }
+}
+
+/// `--sampled-vs-exact` on a factor model: its scores streamed over the full catalog of
+/// its item rows (every row but the user's training items), each relevant item placed
+/// among the user's negatives and each seed's draw without listing a score; the numbers
+/// are those of the same scores listed as a run.
+fn factor_run(
+    request: &Request<'_>,
+    files: FactorFiles<'_>,
+    qrels: &Qrels,
+    samplings: &[NegativeSampling],
+    chosen: Chosen,
+) -> anyhow::Result<()> {
+    let train = crate::format::read_train(request.train)?;
+    let (catalog, model) = files.load(qrels, &train)?;
+    let source = catalog.source(ModelRows(&model));
+    let mut popularity = vec![0u32; catalog.n_items()];
+    for (item, count) in train.interactions.item_counts().into_iter().enumerate() {
+        let column = train.items.external(item as u32).and_then(|id| catalog.items().get(id));
+        if let Some(column) = column {
+            popularity[column as usize] = count;
+        }
+    }
+    let ids = (0..source.n_users())
+        .map(|p| user_id(qrels, source.user(p)))
+        .collect::<anyhow::Result<Vec<&str>>>()?;
+    let draws = FactorDraws { samplings, ids, popularity, threshold: request.threshold };
+    let bar = TerminalProgress::new(request.progress);
+    let threshold = request.threshold;
+    let streamed =
+        stream_instances(&source, |g| g >= threshold, &draws, request.memory_budget, &bar);
+    bar.finish();
+    let streamed = streamed?;
+    let mut warnings: Vec<String> =
+        samplings[0].short_draws_warning(streamed.n_short).into_iter().collect();
+    let (qrels_name, train_name) =
+        (request.qrels.display().to_string(), request.train.display().to_string());
+    warnings.extend(catalog.warning(&qrels_name, &train_name));
+    warnings.extend(UserLists::left_out_warning_of(streamed.n_left_out));
+    anyhow::ensure!(
+        streamed.n_users > 0,
+        "{}: no relevant item (grade at least {}) of a user with negatives to rank it against",
+        request.qrels.display(),
+        request.threshold
+    );
+    let Chosen { metrics, corrections } = chosen;
+    let table = EstimatorTable::build(streamed.sizes, &metrics, &corrections)?;
+    let seeds: Vec<u64> = samplings.iter().map(|s| s.seed).collect();
+    let values = run_values(&streamed.instances, &table, &metrics, corrections.len(), seeds.len());
+    let name = format!("{} · {}", files.users.display(), files.items.display());
+    let reports = [RunReport { name, n_missing: 0, n_ignored: 0, values }];
+    let setup = Setup {
+        negatives: samplings[0].negatives,
+        by: samplings[0].by,
+        seeds,
+        metrics,
+        corrections,
+        n_users: streamed.n_users,
+        n_instances: streamed.instances.len(),
+        n_sizes: table.n_sizes(),
+    };
+    print_report(request, &setup, &reports, &warnings)
 }
 
 #[cfg(test)]

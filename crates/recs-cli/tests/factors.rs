@@ -326,3 +326,48 @@ fn parquet_factors_name_their_rows_by_id() {
         "{message}"
     );
 }
+
+/// `--sampled-vs-exact` on factors streams the full catalog and gives the numbers, orders
+/// and warnings of the same scores listed as a run, for uniform and popularity draws (the
+/// factors' scores tie often, so the tie averages are exercised).
+#[test]
+fn sampled_vs_exact_from_factors_equals_that_of_the_listed_scores() {
+    let f = files();
+    let (users, items) = (f.path("U.npy"), f.path("V.npy"));
+    for draw in ["4", "6:popularity"] {
+        let args = ["--sampled-vs-exact", draw, "--seeds", "3", "--seed", "9", "--json"];
+        let (qrels, train, run) = (f.path("qrels.tsv"), f.path("train.tsv"), f.path("run.tsv"));
+        let listed =
+            json(&recs(&args, &[("--qrels", &qrels), ("--train", &train), ("--run", &run)]));
+        let streamed = json(&recs(
+            &[&args[..], &["--memory-budget-mib", "1"]].concat(),
+            &[
+                ("--qrels", &qrels),
+                ("--train", &train),
+                ("--user-factors", &users),
+                ("--item-factors", &items),
+            ],
+        ));
+        let without_names = |mut v: serde_json::Value| {
+            for run in v["runs"].as_array_mut().unwrap() {
+                run.as_object_mut().unwrap().remove("run");
+            }
+            v
+        };
+        assert_eq!(streamed["n_instances"], 30, "{streamed}");
+        assert_eq!(without_names(listed), without_names(streamed.clone()), "draw {draw}");
+        let name = streamed["runs"][0]["run"].as_str().unwrap();
+        assert!(name.contains("U.npy") && name.contains("V.npy"), "{name}");
+    }
+    let out = recs(
+        &["--sampled-vs-exact", "4", "--device", "cuda"],
+        &[
+            ("--qrels", &f.path("qrels.tsv")),
+            ("--train", &f.path("train.tsv")),
+            ("--user-factors", &users),
+            ("--item-factors", &items),
+        ],
+    );
+    let message = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && message.contains("--device other than cpu"), "{message}");
+}

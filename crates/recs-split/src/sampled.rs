@@ -175,6 +175,9 @@ impl NegativeSampling {
         is_relevant: impl Fn(f32) -> bool,
         popularity: &[u32],
     ) -> SampledCandidates {
+        if self.by == SampleBy::Uniform {
+            return self.sample_uniformly(user, items, grades, is_relevant);
+        }
         let eligible: Vec<u32> =
             items.iter().zip(grades).filter(|(_, g)| !is_relevant(**g)).map(|(&i, _)| i).collect();
         let drawn = draw(&eligible, popularity, self, user);
@@ -199,6 +202,71 @@ impl NegativeSampling {
                 out.items.push(item);
                 out.grades.push(grade);
             }
+        }
+        out
+    }
+}
+
+impl NegativeSampling {
+    /// [`NegativeSampling::sample`]'s uniform draw, without listing the eligible items:
+    /// the same partial Fisher–Yates shuffle of the same stream, on a pool that is read
+    /// through (its `k`-th item found past the relevant positions) and written only where
+    /// a swap moved an item, so a draw costs the negatives drawn and the relevant items,
+    /// not the catalog. The draw is the listed shuffle's, item for item
+    /// (`the_draws_of_a_seed_do_not_change`, `a_draw_read_through_equals_the_listed_shuffle`).
+    fn sample_uniformly(
+        &self,
+        user: SampledUser<'_>,
+        items: &[u32],
+        grades: &[f32],
+        is_relevant: impl Fn(f32) -> bool,
+    ) -> SampledCandidates {
+        let relevant: Vec<usize> = (0..items.len()).filter(|&p| is_relevant(grades[p])).collect();
+        let n_eligible = items.len() - relevant.len();
+        // The position in `items` of the k-th eligible item.
+        let eligible_at = |k: usize| {
+            let mut at = k;
+            for &p in &relevant {
+                if p > at {
+                    break;
+                }
+                at += 1;
+            }
+            at
+        };
+        let k = self.negatives.min(n_eligible);
+        let mut rng = user.stream(self.seed);
+        let mut moved: std::collections::HashMap<usize, usize> =
+            std::collections::HashMap::with_capacity(k);
+        let mut chosen = Vec::with_capacity(k);
+        for i in 0..k {
+            let j = i + below(&mut rng, (n_eligible - i) as u64) as usize;
+            let at = |slot: usize| moved.get(&slot).copied().unwrap_or_else(|| eligible_at(slot));
+            let (from_i, from_j) = (at(i), at(j));
+            // The swap of slots i and j: slot i is drawn and never read again.
+            moved.insert(j, from_i);
+            chosen.push(from_j);
+        }
+        chosen.sort_unstable();
+        let mut out = SampledCandidates {
+            items: Vec::with_capacity(relevant.len() + k),
+            grades: Vec::with_capacity(relevant.len() + k),
+            n_negatives: k,
+        };
+        // Relevant and drawn positions both ascend: one merge keeps them in order.
+        let (mut r, mut c) = (0, 0);
+        while r < relevant.len() || c < chosen.len() {
+            let take_relevant =
+                c == chosen.len() || (r < relevant.len() && relevant[r] < chosen[c]);
+            let position = if take_relevant {
+                r += 1;
+                relevant[r - 1]
+            } else {
+                c += 1;
+                chosen[c - 1]
+            };
+            out.items.push(items[position]);
+            out.grades.push(grades[position]);
         }
         out
     }
@@ -519,6 +587,37 @@ mod tests {
     /// The draws of a seed are part of every sampled result ever reported: they are pinned
     /// here (the first users' candidates, and a fingerprint of all of them), so that a
     /// change of the drawing code that moves any of them fails.
+    #[test]
+    fn a_draw_read_through_equals_the_listed_shuffle() {
+        // The listed shuffle of every eligible item, as `draw` makes it.
+        let (items, grades): (Vec<u32>, Vec<f32>) =
+            (0..300u32).map(|i| (i * 3 + 1, if i % 7 == 3 || i < 4 { 1.0 } else { 0.0 })).unzip();
+        for negatives in [1, 5, 40, 290, 500] {
+            for seed in 0..20 {
+                let sampling = NegativeSampling { negatives, by: SampleBy::Uniform, seed };
+                let eligible: Vec<u32> = items
+                    .iter()
+                    .zip(&grades)
+                    .filter(|(_, g)| **g <= 0.0)
+                    .map(|(&i, _)| i)
+                    .collect();
+                let user = SampledUser::Id("u");
+                let listed = draw(&eligible, &[], &sampling, user);
+                let read = sampling.sample(user, &items, &grades, |g| g > 0.0, &[]);
+                let drawn: Vec<u32> = read
+                    .items
+                    .iter()
+                    .zip(&read.grades)
+                    .filter(|(_, g)| **g <= 0.0)
+                    .map(|(&i, _)| i)
+                    .collect();
+                assert_eq!(drawn, listed, "{negatives} negatives, seed {seed}");
+                assert_eq!(read.items.len(), listed.len() + items.len() - eligible.len());
+                assert!(read.items.windows(2).all(|w| w[0] < w[1]));
+            }
+        }
+    }
+
     #[test]
     fn the_draws_of_a_seed_do_not_change() {
         let split = varied_split();

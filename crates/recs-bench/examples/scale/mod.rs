@@ -51,3 +51,30 @@ pub(crate) fn peak_memory() -> Option<String> {
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(format!("{:.2} GiB", kib / (1024.0 * 1024.0)))
 }
+
+/// A report's values, `key value` with four decimals (`-` for an undefined one).
+pub(crate) fn shown(report: &recs_metrics::Report) -> String {
+    let values: Vec<String> = report
+        .values
+        .iter()
+        .map(|(k, v)| format!("{k} {}", v.map_or("-".into(), |v| format!("{v:.4}"))))
+        .collect();
+    values.join(", ")
+}
+
+/// Numbers given on the command line (`_` and `,` allowed as digit separators), and the
+/// `i`-th of them or `default` through [`Numbers::get`].
+pub(crate) struct Numbers(Vec<usize>);
+
+impl Numbers {
+    pub(crate) fn parse(
+        args: impl IntoIterator<Item = String>,
+    ) -> Result<Numbers, std::num::ParseIntError> {
+        let parsed = args.into_iter().map(|a| a.replace(['_', ','], "").parse());
+        Ok(Numbers(parsed.collect::<Result<_, _>>()?))
+    }
+
+    pub(crate) fn get(&self, i: usize, default: usize) -> usize {
+        self.0.get(i).copied().unwrap_or(default)
+    }
+}

@@ -48,7 +48,7 @@ pub use compare::UserValues;
 pub use recs_metrics::stream::{
     CatalogMetrics, CatalogWorkers, DEFAULT_MEMORY_BUDGET, catalog_block_users, catalog_workers,
 };
-pub use stream::{evaluate_catalog, evaluate_catalog_with};
+pub use stream::{evaluate_catalog, evaluate_catalog_with, sampled_instances};
 
 /// How plans are run.
 #[derive(Debug, Clone, Default)]

@@ -93,6 +93,12 @@ impl UserLists {
             .filter(|u| !u.relevant.is_empty() && !u.is_usable())
             .map(|u| u.relevant.len())
             .sum();
+        UserLists::left_out_warning_of(n)
+    }
+
+    /// The warning about `n` relevant items left out (as [`UserLists::left_out_warning`]
+    /// counts them); `None` when there are none.
+    pub fn left_out_warning_of(n: usize) -> Option<String> {
         (n > 0).then(|| {
             format!(
                 "{n} relevant items are left out: their users have no negative to rank them \
@@ -122,20 +128,48 @@ pub struct Instance {
 /// equal scores equal keys (`recs_metrics::score_key`, which sends a missing score below
 /// every other, tied with the other missing ones, as everywhere in recs).
 pub fn user_instances(lists: &UserLists, keys: &[u32], out: &mut Vec<Instance>) {
-    let sorted_keys = |positions: &[u32]| {
-        let mut sorted: Vec<u32> = positions.iter().map(|&p| keys[p as usize]).collect();
-        sorted.sort_unstable();
-        sorted
-    };
-    let negatives = sorted_keys(&lists.negatives);
-    let drawn: Vec<Vec<u32>> = lists.drawn.iter().map(|d| sorted_keys(d)).collect();
-    for &item in &lists.relevant {
-        let key = keys[item as usize];
-        out.push(Instance {
-            exact: Placement::among(&negatives, key),
-            sampled: drawn.iter().map(|d| Placement::among(d, key)).collect(),
-        });
+    let relevant: Vec<u32> = lists.relevant.iter().map(|&p| keys[p as usize]).collect();
+    let placements = |positions: &[u32]| placements_among(&relevant, positions, keys);
+    let exact = placements(&lists.negatives);
+    let drawn: Vec<Vec<Placement>> = lists.drawn.iter().map(|d| placements(d)).collect();
+    for (k, &exact) in exact.iter().enumerate() {
+        out.push(Instance { exact, sampled: drawn.iter().map(|d| d[k]).collect() });
     }
+}
+
+/// The placement of each key of `relevant` among the keys of the items at `positions`,
+/// the same as [`Placement::among`] on them sorted, in one pass over `positions` (a
+/// binary search among the few relevant keys for each) instead of a sort of them all.
+fn placements_among(relevant: &[u32], positions: &[u32], keys: &[u32]) -> Vec<Placement> {
+    let mut distinct = relevant.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    // slot[s]: the keys with exactly s distinct relevant keys below them, so at most
+    // distinct[s]; equal[s]: those of them equal to it.
+    let mut slot = vec![0u64; distinct.len() + 1];
+    let mut equal = vec![0u64; distinct.len()];
+    for &p in positions {
+        let key = keys[p as usize];
+        let below = distinct.partition_point(|&d| d < key);
+        slot[below] += 1;
+        if distinct.get(below) == Some(&key) {
+            equal[below] += 1;
+        }
+    }
+    // The keys above distinct[s] are those of the slots past s.
+    let mut above = vec![0u64; distinct.len()];
+    let mut higher = slot[distinct.len()];
+    for s in (0..distinct.len()).rev() {
+        above[s] = higher;
+        higher += slot[s];
+    }
+    relevant
+        .iter()
+        .map(|key| {
+            let s = distinct.partition_point(|d| d < key);
+            Placement { others: positions.len() as u64, above: above[s], tied: equal[s] }
+        })
+        .collect()
 }
 
 /// The instances of every user of `users` that has some ([`UserLists::has_instances`]),
@@ -200,5 +234,24 @@ mod tests {
                 Instance { exact: p(5, 4, 1), sampled: vec![p(2, 2, 0), p(2, 1, 1)] },
             ]
         );
+    }
+
+    proptest::proptest! {
+        /// One pass with a search among the relevant keys places each of them as a sort
+        /// of the others' keys does.
+        #[test]
+        fn placements_in_one_pass_equal_those_among_the_sorted_keys(
+            keys in proptest::collection::vec(0u32..6, 1..40),
+            relevant in proptest::collection::vec(0usize..40, 0..6),
+            others in proptest::collection::vec(0usize..40, 0..40),
+        ) {
+            let n = keys.len();
+            let relevant: Vec<u32> = relevant.iter().map(|&p| keys[p % n]).collect();
+            let positions: Vec<u32> = others.iter().map(|&p| (p % n) as u32).collect();
+            let mut sorted: Vec<u32> = positions.iter().map(|&p| keys[p as usize]).collect();
+            sorted.sort_unstable();
+            let want: Vec<Placement> = relevant.iter().map(|&k| Placement::among(&sorted, k)).collect();
+            proptest::prop_assert_eq!(placements_among(&relevant, &positions, &keys), want);
+        }
     }
 }
