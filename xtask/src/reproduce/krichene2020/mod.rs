@@ -142,6 +142,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let other_ties = movielens_run(&real::items_reversed(&movielens)?, REAL_M, &real::MODELS)?;
     let z5 = movielens_run(&movielens, REAL_M, &real::MODELS_Z5)?;
     let z50 = movielens_run(&movielens, REAL_M, &real::MODELS_Z50)?;
+    let x_account = movielens_run(&movielens, REAL_M, &real::MODELS_X_ACCOUNT)?;
     let x_secondary = movielens_run(&movielens, REAL_M, &real::MODELS_X_SECONDARY)?;
     let x_alpha10 = movielens_run(&movielens, REAL_M, &real::MODELS_X_ALPHA10)?;
     let msweb_data = recs_data::load_named("msweb", &options.resolver())?;
@@ -170,6 +171,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             main.values_table(),
             main.orders_table(),
             other_m.orders_table(),
+            titled("X at λ = 60, α = 5", x_account.values_table()),
+            titled("X at λ = 60, α = 5", x_account.orders_table()),
             titled("X at λ = 10, α = 0.2", x_secondary.values_table()),
             titled("X at λ = 10, α = 0.2", x_secondary.orders_table()),
             titled("X at α = 10", x_alpha10.orders_table()),
@@ -191,7 +194,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         other_m: &other_m,
         other_ties: &other_ties,
         other_z: [&z5, &z50],
-        other_x: [&x_secondary, &x_alpha10],
+        other_x: [&x_account, &x_secondary, &x_alpha10],
     }));
 
     let extras = Extras {
