@@ -171,6 +171,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             main.values_table(),
             main.orders_table(),
             other_m.orders_table(),
+            titled("Held out: the latest event of lowest item index", other_ties.values_table()),
             titled("X at λ = 60, α = 5", x_account.values_table()),
             titled("X at λ = 60, α = 5", x_account.orders_table()),
             titled("X at λ = 10, α = 0.2", x_secondary.values_table()),
