@@ -161,7 +161,9 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         id: EXPERIMENTS[2].into(),
         protocol: "each user's held-out item ranked among every item the user has not seen \
                    (exact) and among m negatives drawn uniformly without replacement (sampled, \
-                   uncorrected and corrected), over independent draws; recommenders fitted once"
+                   uncorrected and corrected), over independent repetitions: the \
+                   factorisation and the random scores fitted anew in each, the neighbourhood \
+                   models once (they make no random choice), and the negatives drawn anew"
             .into(),
         mode: "one relevant item per user".into(),
         candidates: main.n_candidates,
