@@ -8,11 +8,9 @@
 //! "Sampled metrics".
 
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rayon::prelude::*;
 use recs_metrics::score_key;
-use recs_metrics::stream::{CatalogSource, StreamProgress, catalog_workers};
+use recs_metrics::stream::{CatalogSource, StreamProgress, catalog_workers, for_each_block};
 use recs_sampled::versus::{Instance, UserLists, user_instances};
 use recs_split::SampledCandidates;
 
@@ -77,36 +75,27 @@ where
     let threads = rayon::current_num_threads();
     let plan = catalog_workers(n_items, None, threads, memory_budget);
     let block_users = source.block_users().map_or(plan.block_users, |b| b.min(plan.block_users));
+    let block_users = block_users.max(1);
     let positions: Vec<usize> = (0..source.n_users()).collect();
-    let blocks: Vec<&[usize]> = positions.chunks(block_users.max(1)).collect();
+    let blocks: Vec<&[usize]> = positions.chunks(block_users).collect();
     progress.begin("catalog", positions.len());
-    let next = AtomicUsize::new(0);
-    let done: Vec<Vec<(usize, StreamedInstances)>> = (0..plan.workers)
-        .into_par_iter()
-        .with_max_len(1)
-        .map(|_| -> Result<_, S::Error> {
-            let mut out = Vec::new();
-            let mut scores = Vec::new();
-            loop {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&block) = blocks.get(index) else { break };
-                scores.resize(block.len() * n_items, 0.0);
-                if let Err(error) = source.score_block(block, &mut scores) {
-                    next.store(blocks.len(), Ordering::Relaxed);
-                    return Err(error);
-                }
-                let mut placed = StreamedInstances::default();
-                for (k, &position) in block.iter().enumerate() {
-                    let row = &scores[k * n_items..(k + 1) * n_items];
-                    place_user(source, position, row, &is_relevant, draws, &mut placed);
-                }
-                out.push((index, placed));
-                progress.advance(block.len());
-            }
-            Ok(out)
-        })
-        .collect::<Result<_, _>>()?;
-    let mut blocks_done: Vec<(usize, StreamedInstances)> = done.into_iter().flatten().collect();
+    let init = || (Vec::new(), Vec::new(), Row::default());
+    let work = |state: &mut _, block: &[usize]| -> Result<(), S::Error> {
+        let (done, scores, row): &mut (Vec<(usize, StreamedInstances)>, Vec<f32>, Row) = state;
+        scores.resize(block.len() * n_items, 0.0);
+        source.score_block(block, scores)?;
+        let mut placed = StreamedInstances::default();
+        for (k, &position) in block.iter().enumerate() {
+            let user_scores = &scores[k * n_items..(k + 1) * n_items];
+            place_user(source, position, user_scores, &is_relevant, draws, row, &mut placed);
+        }
+        // Blocks are consecutive positions: the first one's says which block this is.
+        done.push((block[0] / block_users, placed));
+        Ok(())
+    };
+    let states = for_each_block(plan.workers, &blocks, progress, init, work)?;
+    let mut blocks_done: Vec<(usize, StreamedInstances)> =
+        states.into_iter().flat_map(|(done, _, _)| done).collect();
     blocks_done.sort_unstable_by_key(|(index, _)| *index);
     let mut all = StreamedInstances::default();
     for (_, placed) in blocks_done {
@@ -115,14 +104,23 @@ where
     Ok(all)
 }
 
+/// One user's full-catalog row and its score keys, kept by a worker from user to user.
+#[derive(Default)]
+struct Row {
+    items: Vec<u32>,
+    grades: Vec<f32>,
+    keys: Vec<u32>,
+}
+
 /// Places the relevant items of the user at `position`, whose scores over every column
-/// are `row`, into `out`.
+/// are `scores`, into `out`; `row` is the worker's buffer.
 fn place_user<S, R, D>(
     source: &S,
     position: usize,
-    row: &[f32],
+    scores: &[f32],
     is_relevant: &R,
     draws: &D,
+    row: &mut Row,
     out: &mut StreamedInstances,
 ) where
     S: CatalogSource + ?Sized,
@@ -130,50 +128,52 @@ fn place_user<S, R, D>(
     D: DrawNegatives + ?Sized,
 {
     let excluded = source.excluded(position);
-    let (graded, graded_grades) = source.graded(position);
-    let (items, grades) = candidate_row(row.len() as u32, &excluded, graded, graded_grades);
-    let drawn = draws.draw(position, &items, &grades);
+    let (graded, grades) = source.graded(position);
+    let graded = graded.iter().copied().zip(grades.iter().copied());
+    full_catalog_row(scores.len() as u32, &excluded, graded, &mut row.items, &mut row.grades);
+    let drawn = draws.draw(position, &row.items, &row.grades);
     out.n_short += drawn.iter().filter(|d| d.n_negatives < draws.negatives()).count();
     let drawn: Vec<(&[u32], &[f32])> =
         drawn.iter().map(|d| (&d.items[..], &d.grades[..])).collect();
-    let lists = UserLists::from_rows(&items, &grades, is_relevant, &drawn);
+    let lists = UserLists::from_rows(&row.items, &row.grades, is_relevant, &drawn);
     if !lists.has_instances() {
-        if !lists.relevant.is_empty() {
-            out.n_left_out += lists.relevant.len();
-        }
+        out.n_left_out += lists.relevant.len();
         return;
     }
-    let keys: Vec<u32> = items.iter().map(|&i| score_key(row[i as usize])).collect();
-    user_instances(&lists, &keys, &mut out.instances);
+    row.keys.clear();
+    row.keys.extend(row.items.iter().map(|&i| score_key(scores[i as usize])));
+    user_instances(&lists, &row.keys, &mut out.instances);
     let n = lists.negatives.len() as u64 + 1;
     out.sizes.extend(lists.drawn.iter().map(|d| (n, d.len() as u64)));
     out.n_users += 1;
 }
 
-/// A user's full-catalog row: every column of `0..n_items` but the `excluded` ones
-/// (ascending), graded from `graded` (ascending, with `grades`; 0 when absent). A graded
-/// item that is excluded is not a candidate.
-fn candidate_row(
+/// One user's full-catalog candidates into `items` and `grades` (cleared first): every
+/// item of `0..n_items` not in `excluded` (ascending), graded from `graded` (`(item,
+/// grade)`, ascending; 0 when absent). A graded item that is excluded is not a candidate.
+/// Both lists ascend, so one walk suffices. `recs eval`'s `catalog` policy builds its rows
+/// with it too.
+pub fn full_catalog_row(
     n_items: u32,
     excluded: &[u32],
-    graded: &[u32],
-    grades: &[f32],
-) -> (Vec<u32>, Vec<f32>) {
-    let mut items = Vec::with_capacity(n_items as usize - excluded.len().min(n_items as usize));
-    let mut row_grades = Vec::with_capacity(items.capacity());
-    let (mut e, mut g) = (0, 0);
+    graded: impl IntoIterator<Item = (u32, f32)>,
+    items: &mut Vec<u32>,
+    grades: &mut Vec<f32>,
+) {
+    items.clear();
+    grades.clear();
+    let mut graded = graded.into_iter().peekable();
+    let mut excluded = excluded.iter().peekable();
     for item in 0..n_items {
-        if excluded.get(e) == Some(&item) {
-            e += 1;
+        while excluded.next_if(|&&e| e < item).is_some() {}
+        if excluded.next_if(|&&e| e == item).is_some() {
             continue;
         }
-        while graded.get(g).is_some_and(|&i| i < item) {
-            g += 1;
-        }
+        while graded.next_if(|&(g, _)| g < item).is_some() {}
+        let grade = graded.next_if(|&(g, _)| g == item).map_or(0.0, |(_, grade)| grade);
         items.push(item);
-        row_grades.push(if graded.get(g) == Some(&item) { grades[g] } else { 0.0 });
+        grades.push(grade);
     }
-    (items, row_grades)
 }
 
 #[cfg(test)]
@@ -183,8 +183,14 @@ mod tests {
     #[test]
     fn a_row_skips_the_excluded_items_and_grades_the_rest() {
         // Item 3 is graded but excluded (a training item): not a candidate.
-        let (items, grades) = candidate_row(6, &[1, 3], &[0, 3, 4], &[2.0, 1.0, 5.0]);
+        let (mut items, mut grades) = (vec![9], vec![9.0]);
+        let graded = [(0, 2.0), (3, 1.0), (4, 5.0)];
+        full_catalog_row(6, &[1, 3], graded, &mut items, &mut grades);
         assert_eq!(items, [0, 2, 4, 5]);
         assert_eq!(grades, [2.0, 0.0, 5.0, 0.0]);
+        // A known item (4) that is graded too is skipped; the other grade is kept.
+        full_catalog_row(6, &[1, 4], [(2, 3.0), (4, 1.0)], &mut items, &mut grades);
+        assert_eq!(items, [0, 2, 3, 5]);
+        assert_eq!(grades, [0.0, 3.0, 0.0, 0.0]);
     }
 }

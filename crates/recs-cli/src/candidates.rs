@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::Context;
+use recs_bench::sampled::full_catalog_row;
 use recs_core::{IdMap, Judgments};
 use recs_data::Dataset;
 use recs_metrics::io::{Candidates, Qrels};
@@ -177,7 +178,7 @@ impl<'a> Catalog<'a> {
         let graded = graded_items(qrels, user, &self.qrels_to_catalog);
         let n_graded_known =
             graded.iter().filter(|(i, g)| *g > 0.0 && known.binary_search(i).is_ok()).count();
-        full_catalog_row(self.items.len() as u32, &known, &graded, items, grades);
+        full_catalog_row(self.items.len() as u32, &known, graded, items, grades);
         n_graded_known
     }
 
@@ -253,35 +254,6 @@ pub(crate) fn sampled(
     let qrels =
         Qrels { users: qrels.users.clone(), items: catalog.items, judgments: builder.build()? };
     Ok(Built { qrels, catalog_negatives: Some(catalog_negatives), warnings })
-}
-
-/// One user's full-catalog candidates into `items` and `grades` (cleared first): every
-/// catalog item `0..n_items` not in `known`, graded from `graded` (0 when absent); both
-/// lists ascend, so one walk suffices.
-fn full_catalog_row(
-    n_items: u32,
-    known: &[u32],
-    graded: &[(u32, f32)],
-    items: &mut Vec<u32>,
-    grades: &mut Vec<f32>,
-) {
-    items.clear();
-    grades.clear();
-    let (mut k, mut g) = (0, 0);
-    for item in 0..n_items {
-        while k < known.len() && known[k] < item {
-            k += 1;
-        }
-        if k < known.len() && known[k] == item {
-            continue;
-        }
-        while g < graded.len() && graded[g].0 < item {
-            g += 1;
-        }
-        let grade = if g < graded.len() && graded[g].0 == item { graded[g].1 } else { 0.0 };
-        items.push(item);
-        grades.push(grade);
-    }
 }
 
 /// Each index of `map` mapped to its rank in canonical id order.
@@ -489,13 +461,5 @@ mod tests {
             let err = parse(bad).unwrap_err();
             assert!(err.contains(says), "{bad}: {err}");
         }
-    }
-
-    #[test]
-    fn a_full_catalog_row_skips_known_items_and_grades_from_the_qrels() {
-        let (mut items, mut grades) = (Vec::new(), Vec::new());
-        full_catalog_row(6, &[1, 4], &[(2, 3.0), (4, 1.0)], &mut items, &mut grades);
-        assert_eq!(items, [0, 2, 3, 5]);
-        assert_eq!(grades, [0.0, 3.0, 0.0, 0.0]);
     }
 }

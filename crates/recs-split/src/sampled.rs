@@ -180,7 +180,7 @@ impl NegativeSampling {
         }
         let eligible: Vec<u32> =
             items.iter().zip(grades).filter(|(_, g)| !is_relevant(**g)).map(|(&i, _)| i).collect();
-        let drawn = draw(&eligible, popularity, self, user);
+        let drawn = draw_by_popularity(&eligible, popularity, self, user);
         let mut out = SampledCandidates {
             items: Vec::with_capacity(items.len() - eligible.len() + drawn.len()),
             grades: Vec::with_capacity(items.len() - eligible.len() + drawn.len()),
@@ -369,54 +369,40 @@ impl Split {
     }
 }
 
-/// `sampling.negatives` distinct items of `eligible` (sorted), in increasing order: a
-/// partial Fisher–Yates shuffle for the uniform draw, successive weighted draws for the
-/// popularity one (each next item in proportion to its popularity among those left).
-fn draw(
+/// `sampling.negatives` distinct items of `eligible` drawn by popularity (successive
+/// weighted draws, each next item in proportion to its popularity among those left; an
+/// item of popularity 0 is never drawn), in increasing order. The uniform draw is
+/// [`NegativeSampling::sample_uniformly`].
+fn draw_by_popularity(
     eligible: &[u32],
     popularity: &[u32],
     sampling: &NegativeSampling,
     user: SampledUser<'_>,
 ) -> Vec<u32> {
     let mut rng = user.stream(sampling.seed);
-    let mut chosen: Vec<u32> = match sampling.by {
-        SampleBy::Uniform => {
-            let mut pool = eligible.to_vec();
-            let k = sampling.negatives.min(pool.len());
-            for i in 0..k {
-                let j = i + below(&mut rng, (pool.len() - i) as u64) as usize;
-                pool.swap(i, j);
+    let mut pool: Vec<(u32, f64)> = eligible
+        .iter()
+        .map(|&i| (i, f64::from(popularity[i as usize])))
+        .filter(|&(_, w)| w > 0.0)
+        .collect();
+    let mut chosen = Vec::with_capacity(sampling.negatives.min(pool.len()));
+    let mut total: f64 = pool.iter().map(|p| p.1).sum();
+    while chosen.len() < sampling.negatives && !pool.is_empty() {
+        // A uniform number in [0, total) from 53 random bits.
+        let u = (below(&mut rng, 1 << 53) as f64) / (1u64 << 53) as f64 * total;
+        let mut acc = 0.0;
+        let mut at = pool.len() - 1;
+        for (k, &(_, w)) in pool.iter().enumerate() {
+            acc += w;
+            if u < acc {
+                at = k;
+                break;
             }
-            pool.truncate(k);
-            pool
         }
-        SampleBy::Popularity => {
-            let mut pool: Vec<(u32, f64)> = eligible
-                .iter()
-                .map(|&i| (i, f64::from(popularity[i as usize])))
-                .filter(|&(_, w)| w > 0.0)
-                .collect();
-            let mut out = Vec::with_capacity(sampling.negatives.min(pool.len()));
-            let mut total: f64 = pool.iter().map(|p| p.1).sum();
-            while out.len() < sampling.negatives && !pool.is_empty() {
-                // A uniform number in [0, total) from 53 random bits.
-                let u = (below(&mut rng, 1 << 53) as f64) / (1u64 << 53) as f64 * total;
-                let mut acc = 0.0;
-                let mut at = pool.len() - 1;
-                for (k, &(_, w)) in pool.iter().enumerate() {
-                    acc += w;
-                    if u < acc {
-                        at = k;
-                        break;
-                    }
-                }
-                let (item, w) = pool.swap_remove(at);
-                total -= w;
-                out.push(item);
-            }
-            out
-        }
-    };
+        let (item, w) = pool.swap_remove(at);
+        total -= w;
+        chosen.push(item);
+    }
     chosen.sort_unstable();
     chosen
 }
@@ -589,7 +575,19 @@ mod tests {
     /// change of the drawing code that moves any of them fails.
     #[test]
     fn a_draw_read_through_equals_the_listed_shuffle() {
-        // The listed shuffle of every eligible item, as `draw` makes it.
+        // The partial Fisher–Yates shuffle of every eligible item, listed.
+        let listed_shuffle = |eligible: &[u32], sampling: &NegativeSampling, user: SampledUser| {
+            let mut rng = user.stream(sampling.seed);
+            let mut pool = eligible.to_vec();
+            let k = sampling.negatives.min(pool.len());
+            for i in 0..k {
+                let j = i + below(&mut rng, (pool.len() - i) as u64) as usize;
+                pool.swap(i, j);
+            }
+            pool.truncate(k);
+            pool.sort_unstable();
+            pool
+        };
         let (items, grades): (Vec<u32>, Vec<f32>) =
             (0..300u32).map(|i| (i * 3 + 1, if i % 7 == 3 || i < 4 { 1.0 } else { 0.0 })).unzip();
         for negatives in [1, 5, 40, 290, 500] {
@@ -602,7 +600,7 @@ mod tests {
                     .map(|(&i, _)| i)
                     .collect();
                 let user = SampledUser::Id("u");
-                let listed = draw(&eligible, &[], &sampling, user);
+                let listed = listed_shuffle(&eligible, &sampling, user);
                 let read = sampling.sample(user, &items, &grades, |g| g > 0.0, &[]);
                 let drawn: Vec<u32> = read
                     .items

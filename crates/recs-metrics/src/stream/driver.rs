@@ -259,8 +259,13 @@ pub fn evaluate_catalog_with<S: CatalogSource + ?Sized>(
 
 /// Runs `work` on every block with `workers` workers, each with a state of its own made
 /// by `init`: the workers take the next block from a shared counter until none is left,
-/// so memory does not grow with the threads.
-fn for_each_block<T, E, I, F>(
+/// so memory does not grow with the threads. Returns each worker's state; which worker
+/// took which block is not fixed, so a caller that keeps per-block results orders them
+/// itself. The first error stops the other workers at their next block.
+///
+/// # Errors
+/// The first error `work` returns.
+pub fn for_each_block<T, E, I, F>(
     workers: usize,
     blocks: &[&[usize]],
     progress: &dyn StreamProgress,

@@ -70,7 +70,7 @@ pub use bar::TerminalProgress;
 pub use counted::{CountedUser, GradedKeys, KeyCounts, KeyOrder};
 pub use driver::{
     CatalogMetrics, CatalogSource, CatalogWorkers, DEFAULT_MEMORY_BUDGET, StreamProgress,
-    catalog_block_users, catalog_workers, evaluate_catalog, evaluate_catalog_with,
+    catalog_block_users, catalog_workers, evaluate_catalog, evaluate_catalog_with, for_each_block,
 };
 pub use pooled::{NegativeCounts, PositiveScores, Thresholds};
 
