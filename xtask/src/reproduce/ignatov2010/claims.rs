@@ -130,6 +130,36 @@ const LESS_TRAINING: &str = "In our set-up every user is tested once per repetit
      does not fix the direction (kNN with fewer training users need not do worse), so the \
      claim is judged by its rule";
 
+/// The exact expected recall on the disjoint blocks at the first and last test share of
+/// `sweep` (each a share of `100 / folds` percent), in words for I5's evidence.
+fn expected_disjoint_text(sweep: &Sweep) -> Result<String> {
+    let blocks = super::blocks::TEST_SIZE_BLOCKS;
+    let n = blocks.list;
+    if sweep.list_length as u64 != n {
+        bail!("I5: the test-size sweep lists {} items, the expectation {n}", sweep.list_length);
+    }
+    let expected = |x: f64| -> Result<f64> {
+        let folds = (100.0 / x).round() as u64;
+        blocks.expected_recall(folds).with_context(|| format!("I5: no expectation at {x}%"))
+    };
+    let (Some(x0), Some(x1)) =
+        (sweep.points.first().map(|p| p.x), sweep.points.last().map(|p| p.x))
+    else {
+        bail!("I5: no points");
+    };
+    let (e0, e1) = (expected(x0)?, expected(x1)?);
+    Ok(format!(
+        ". On the disjoint blocks the exact expectation of either model's recall@{n}, over \
+         the draws of folds and hidden columns, is {e0:.4} at {x0:.0}% and {e1:.4} at \
+         {x1:.0}% (a change of {:+.4}): a test user whose block-mates all share its fold has \
+         no training neighbour, every score is zero, and its list is drawn at random among \
+         the items it has not shown; that is rare (one test user in {:.0} at {x1:.0}%), so \
+         the measured change rests on few draws",
+        e1 - e0,
+        1.0 / blocks.alone_share((100.0 / x1).round() as u64),
+    ))
+}
+
 /// Why I9 cannot be tested when the two models agree in every split.
 const SAME_LISTS: &str = "on the disjoint blocks both models score above zero exactly the \
      unshown items of the test user's own block, and fill the rest of the list with the same \
@@ -351,7 +381,7 @@ pub(crate) fn claims(sweeps: &ClaimSweeps<'_>, keys: &ClaimKeys<'_>) -> Result<V
                  the better quality of prediction",
             ],
             |x| format!("{x:.0}%"),
-            &format!(". {LESS_TRAINING}"),
+            &format!(". {LESS_TRAINING}{}", expected_disjoint_text(sweeps.test_size)?),
         )?
         .without_placebo(
             "the claim is how each named model's quality moves with the test share; no model in \
@@ -949,11 +979,30 @@ fn list_length_ends(
     Ok((!ends.is_empty()).then(|| Sensitivity::knob(choices::LIST_LENGTH, ends)))
 }
 
-/// `subject estimate [low, high]` of each test, `; `-separated.
+/// `subject estimate [low, high]` of each test, `; `-separated. Tests of one quantity
+/// under two rules (a placebo's change judged as a drop and as stability) share their
+/// effect: it is written once, the subject naming both roles (`(its drop, its change)`).
 fn effects_text(tests: &[Test]) -> String {
-    tests
-        .iter()
-        .map(|t| format!("{} {}", t.subject, t.effect.short(4)))
+    let mut parts: Vec<(String, Vec<String>, String)> = Vec::new();
+    for t in tests {
+        let (stem, role) = match t.subject.rsplit_once(" (") {
+            Some((stem, role)) if role.ends_with(')') => {
+                (stem.to_string(), Some(role.trim_end_matches(')').to_string()))
+            }
+            _ => (t.subject.clone(), None),
+        };
+        let effect = t.effect.short(4);
+        match parts.iter_mut().find(|(s, _, e)| *s == stem && *e == effect) {
+            Some((_, roles, _)) => roles.extend(role),
+            None => parts.push((stem, role.into_iter().collect(), effect)),
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(stem, roles, effect)| match roles.is_empty() {
+            true => format!("{stem} {effect}"),
+            false => format!("{stem} ({}) {effect}", roles.join(", ")),
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }

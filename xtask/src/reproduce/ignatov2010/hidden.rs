@@ -216,7 +216,11 @@ fn nth_largest(scores: &[f32], n: usize) -> Option<f32> {
 
 /// `(x, P(X = x))` for `X ~ H(population, successes, draws)`: the successes among `draws`
 /// taken without replacement from `population` items of which `successes` succeed.
-fn hypergeometric(population: usize, successes: usize, draws: usize) -> Vec<(usize, f64)> {
+pub(super) fn hypergeometric(
+    population: usize,
+    successes: usize,
+    draws: usize,
+) -> Vec<(usize, f64)> {
     let failures = population - successes.min(population);
     let low = draws.saturating_sub(failures);
     let high = draws.min(successes);
@@ -230,7 +234,7 @@ fn hypergeometric(population: usize, successes: usize, draws: usize) -> Vec<(usi
 }
 
 /// `ln C(n, k)`, in `O(min(k, n − k))` steps (the draws here are at most a list length).
-fn ln_choose(n: usize, k: usize) -> f64 {
+pub(super) fn ln_choose(n: usize, k: usize) -> f64 {
     let k = k.min(n - k.min(n));
     (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
 }

@@ -20,6 +20,7 @@
 //! The measures themselves are in [`hidden`]; the claims, with the numeric meaning of
 //! "slightly", "stable" and "fewer" fixed before any result, in [`claims`].
 
+mod blocks;
 mod check;
 pub(crate) mod claims;
 mod entries;
