@@ -20,12 +20,12 @@
 
 use std::time::Instant;
 
-use recs_bench::sampled::DrawNegatives;
+use recs_bench::sampled::SeededDraws;
 use recs_bench::{CatalogMetrics, evaluate_catalog, sampled_instances};
 use recs_metrics::{Metric, Options};
 use recs_sampled::versus::{EstimatorTable, run_values};
 use recs_sampled::{Correction, RankMetric};
-use recs_split::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
+use recs_split::{NegativeSampling, SampleBy, SampledUser};
 
 mod scale;
 
@@ -34,24 +34,6 @@ const RANK_METRICS: &str = "auc,r@10,ndcg@10,ap";
 const CORRECTIONS: &str = "sampled,rank-estimate,minimal-bias,monotone,bv:0.1";
 const NEGATIVES: usize = 100;
 const SEEDS: u64 = 5;
-
-/// Uniform draws for each seed from each judged user's own stream, as the `sampled`
-/// candidate policy of a split draws them.
-struct SplitDraws<'a> {
-    samplings: Vec<NegativeSampling>,
-    users: &'a [u32],
-}
-
-impl DrawNegatives for SplitDraws<'_> {
-    fn draw(&self, position: usize, items: &[u32], grades: &[f32]) -> Vec<SampledCandidates> {
-        let user = SampledUser::Index(self.users[position]);
-        self.samplings.iter().map(|s| s.sample(user, items, grades, |g| g > 0.0, &[])).collect()
-    }
-
-    fn negatives(&self) -> usize {
-        NEGATIVES
-    }
-}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
@@ -81,8 +63,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exact_pass = started.elapsed().as_secs_f64();
     println!("exact evaluation ({EXACT}): {exact_pass:.1} s: {}", scale::shown(&report));
 
+    // Each judged user's own stream, as the `sampled` candidate policy of a split draws.
     let users = catalog.users();
-    let placed_alone = SplitDraws { samplings: Vec::new(), users };
+    let by_index = |samplings| SeededDraws {
+        samplings,
+        user: Box::new(|position: usize| SampledUser::Index(users[position])),
+        popularity: Vec::new(),
+        threshold: 1.0,
+    };
+    let placed_alone = by_index(Vec::new());
     let started = Instant::now();
     let alone = sampled_instances(&model, &split, &catalog, 1.0, &placed_alone, budget)?;
     let alone_pass = started.elapsed().as_secs_f64();
@@ -96,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let samplings = (0..SEEDS)
         .map(|seed| NegativeSampling { negatives: NEGATIVES, by: SampleBy::Uniform, seed })
         .collect();
-    let draws = SplitDraws { samplings, users };
+    let draws = by_index(samplings);
     let started = Instant::now();
     let placed = sampled_instances(&model, &split, &catalog, 1.0, &draws, budget)?;
     let placed_pass = started.elapsed().as_secs_f64();

@@ -40,8 +40,8 @@ use serde::{Deserialize, Deserializer};
 use crate::error::{BenchError, Result};
 use crate::plan::{
     AttributeSource, ClaimPlan, ComparisonPlan, DatasetSource, EvalDevice, GroupBy, ModelPlan,
-    Plan, ProtocolChoice, RankBy, SampledCandidates, Selection, Synthetic, metric_keys, mib_bytes,
-    per_user_metrics,
+    Plan, ProtocolChoice, RankBy, SampledCandidates, SampledVsExact, Selection, Synthetic,
+    metric_keys, mib_bytes, per_user_metrics,
 };
 
 /// A whole experiment.
@@ -373,6 +373,102 @@ pub struct EvaluationConfig {
     /// (default) or `jaccard`.
     #[serde(default)]
     pub similarity: recs_metrics::Similarity,
+    /// Sampled metrics against the exact ones, side by side: for each model and metric,
+    /// the exact value over the full catalog, and the value of each estimator (the
+    /// uncorrected sampled metric and its corrections) for each seed's draw of negatives,
+    /// with their errors; across models, Kendall's τ and the reversed pairs
+    /// (`docs/metrics.md`, "Sampled metrics").
+    pub sampled_vs_exact: Option<SampledVsExactConfig>,
+}
+
+/// `evaluation.sampled_vs_exact`: what `recs eval --sampled-vs-exact` compares, in a
+/// configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SampledVsExactConfig {
+    /// Negatives drawn per judged user (at least 1).
+    pub negatives: usize,
+    /// How they are drawn: `uniform` (default) or `popularity`.
+    #[serde(default)]
+    pub by: recs_split::SampleBy,
+    /// Draws per split, each with a seed of its own (default 5).
+    #[serde(default = "default_versus_seeds")]
+    pub seeds: usize,
+    /// Metrics of one relevant item's rank (default `auc`, `r@10`, `ndcg@10`, `ap`).
+    #[serde(default = "default_versus_metrics")]
+    pub metrics: Vec<String>,
+    /// Estimators (default `sampled`, `rank-estimate`, `minimal-bias`, `monotone`,
+    /// `bv:0.1`).
+    #[serde(default = "default_versus_corrections")]
+    pub corrections: Vec<String>,
+}
+
+fn default_versus_seeds() -> usize {
+    5
+}
+
+fn default_versus_metrics() -> Vec<String> {
+    recs_sampled::versus::DEFAULT_METRICS.split(',').map(String::from).collect()
+}
+
+fn default_versus_corrections() -> Vec<String> {
+    recs_sampled::versus::DEFAULT_CORRECTIONS.split(',').map(String::from).collect()
+}
+
+/// `evaluation.sampled_vs_exact` checked: `Err((key, what was expected))`.
+fn check_versus(
+    versus: &SampledVsExactConfig,
+    judging: &JudgmentOptions,
+) -> std::result::Result<SampledVsExact, (String, String)> {
+    let key = |k: &str| format!("evaluation.sampled_vs_exact.{k}");
+    if versus.negatives == 0 {
+        return Err((key("negatives"), "at least 1".into()));
+    }
+    if versus.seeds == 0 {
+        return Err((key("seeds"), "at least 1".into()));
+    }
+    if judging.candidates != recs_split::CandidateSet::FullCatalog {
+        return Err((
+            "evaluation.sampled_vs_exact".into(),
+            "a full-catalog mode (implicit or rating:T): the exact metric ranks every item".into(),
+        ));
+    }
+    let mut metrics = Vec::new();
+    for (at, name) in versus.metrics.iter().enumerate() {
+        let metric: recs_sampled::RankMetric = name.to_ascii_lowercase().parse().map_err(|_| {
+            (
+                key(&format!("metrics[{at}]")),
+                format!(
+                    "a metric of one relevant item's rank (auc, r@k, p@k, ap, ndcg or \
+                     ndcg@k), not {name:?}"
+                ),
+            )
+        })?;
+        if !metrics.contains(&metric) {
+            metrics.push(metric);
+        }
+    }
+    let mut corrections = Vec::new();
+    for (at, name) in versus.corrections.iter().enumerate() {
+        let correction: recs_sampled::Correction =
+            name.parse().map_err(|e| (key(&format!("corrections[{at}]")), format!("{e}")))?;
+        if !corrections.contains(&correction) {
+            corrections.push(correction);
+        }
+    }
+    if metrics.is_empty() {
+        return Err((key("metrics"), "at least one metric".into()));
+    }
+    if corrections.is_empty() {
+        return Err((key("corrections"), "at least one estimator".into()));
+    }
+    Ok(SampledVsExact {
+        negatives: versus.negatives,
+        by: versus.by,
+        seeds: versus.seeds,
+        metrics,
+        corrections,
+    })
 }
 
 fn default_memory_budget_mib() -> usize {
@@ -417,6 +513,7 @@ impl Default for EvaluationConfig {
             head_share: None,
             head_items: None,
             similarity: recs_metrics::Similarity::default(),
+            sampled_vs_exact: None,
         }
     }
 }
@@ -920,6 +1017,10 @@ impl Config {
                 "a per-user metric (p@N, ndcg@K, ...) in evaluation.metrics".into(),
             ));
         }
+        let sampled_vs_exact = match &evaluation.sampled_vs_exact {
+            Some(versus) => Some(check_versus(versus, &judging).map_err(|(k, m)| err(&k, m))?),
+            None => None,
+        };
         let mut plan = Plan {
             name: self.name.clone(),
             title: self.title.clone().unwrap_or_else(|| self.name.clone()),
@@ -966,6 +1067,7 @@ impl Config {
             measures: Vec::new(),
             keep_judgments: false,
             comparison: None,
+            sampled_vs_exact,
         };
         for measure in corrected {
             plan = plan.with_measure(measure).map_err(|_| {
@@ -1246,6 +1348,34 @@ mod tests {
             format!("{BASE}[judgments]\nmode = \"conditional:4\"\nsampled = {{ negatives = 5 }}\n");
         assert_eq!(error_of(&conditional).0, "judgments.sampled");
         assert!(Config::from_toml(&with("{ negatives = 5, seed = 3 }"), "t.toml").is_err());
+    }
+
+    #[test]
+    fn sampled_against_exact_is_checked_with_its_defaults() {
+        let with = |table: &str| format!("{BASE}[evaluation]\nsampled_vs_exact = {table}\n");
+        let plan = parse(&with("{ negatives = 100 }")).unwrap();
+        let versus = plan.sampled_vs_exact.unwrap();
+        assert_eq!(
+            (versus.negatives, versus.by, versus.seeds),
+            (100, recs_split::SampleBy::Uniform, 5)
+        );
+        let names = |v: &[String]| v.join(",");
+        let metrics: Vec<String> = versus.metrics.iter().map(ToString::to_string).collect();
+        assert_eq!(names(&metrics), recs_sampled::versus::DEFAULT_METRICS);
+        let corrections: Vec<String> = versus.corrections.iter().map(ToString::to_string).collect();
+        assert_eq!(names(&corrections), recs_sampled::versus::DEFAULT_CORRECTIONS);
+        let key = "evaluation.sampled_vs_exact";
+        assert_eq!(error_of(&with("{ negatives = 0 }")).0, format!("{key}.negatives"));
+        assert_eq!(error_of(&with("{ negatives = 5, seeds = 0 }")).0, format!("{key}.seeds"));
+        let (at, message) = error_of(&with("{ negatives = 5, metrics = [\"auc\", \"map\"] }"));
+        assert_eq!(at, format!("{key}.metrics[1]"));
+        assert!(message.contains("\"map\""), "{message}");
+        let (at, message) = error_of(&with("{ negatives = 5, corrections = [\"bv:2\"] }"));
+        assert_eq!(at, format!("{key}.corrections[0]"));
+        assert!(message.contains("bv:2"), "{message}");
+        let conditional = with("{ negatives = 5 }")
+            .replace("[evaluation]", "[judgments]\nmode = \"conditional:4\"\n\n[evaluation]");
+        assert_eq!(error_of(&conditional).0, key);
     }
 
     #[test]

@@ -283,6 +283,23 @@ pub struct Plan {
     pub(crate) keep_judgments: bool,
     /// Paired comparisons of the models over users (`[comparison]`).
     pub(crate) comparison: Option<ComparisonPlan>,
+    /// Sampled metrics against the exact ones (`evaluation.sampled_vs_exact`).
+    pub(crate) sampled_vs_exact: Option<SampledVsExact>,
+}
+
+/// What `evaluation.sampled_vs_exact` compares, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct SampledVsExact {
+    /// Negatives drawn per judged user.
+    pub(crate) negatives: usize,
+    /// How they are drawn.
+    pub(crate) by: recs_split::SampleBy,
+    /// Draws per split.
+    pub(crate) seeds: usize,
+    /// Metrics of one relevant item's rank.
+    pub(crate) metrics: Vec<recs_sampled::RankMetric>,
+    /// Estimators: the uncorrected sampled metric and its corrections.
+    pub(crate) corrections: Vec<recs_sampled::Correction>,
 }
 
 /// Where a streamed full-catalog evaluation counts its candidates.

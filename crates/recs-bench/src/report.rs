@@ -133,6 +133,11 @@ pub struct Table {
     pub rows: Vec<Vec<serde_json::Value>>,
 }
 
+/// A table cell from an optional number: the number, or null where it is undefined.
+pub(crate) fn cell(value: Option<f64>) -> serde_json::Value {
+    value.map_or(serde_json::Value::Null, |v| serde_json::json!(v))
+}
+
 /// A claim of the paper, judged on our results under the verdict model
 /// ([`crate::verdict`]): its evidence is data, not prose.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

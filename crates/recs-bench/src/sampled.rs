@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use recs_metrics::score_key;
 use recs_metrics::stream::{CatalogSource, StreamProgress, catalog_workers, for_each_block};
 use recs_sampled::versus::{Instance, UserLists, user_instances};
-use recs_split::SampledCandidates;
+use recs_split::{NegativeSampling, SampledCandidates, SampledUser};
 
 /// The placements of a streamed catalog, in the order of the users' positions.
 #[derive(Debug, Clone, Default)]
@@ -49,6 +49,36 @@ pub trait DrawNegatives: Sync {
 
     /// The negatives each draw asks for (a draw with fewer is counted short).
     fn negatives(&self) -> usize;
+}
+
+/// Each seed's draw of negatives for the user at each position:
+/// [`NegativeSampling::sample`] of the user `user(position)` names (its index or its
+/// external id, whose stream the draw follows), with the items it finds relevant left out.
+pub struct SeededDraws<'a> {
+    /// One sampling per seed, in seed order (all with the same `negatives`).
+    pub samplings: Vec<NegativeSampling>,
+    /// The user at a position, as its draw's stream is named.
+    pub user: Box<dyn Fn(usize) -> SampledUser<'a> + Sync + 'a>,
+    /// Training events per column (read by popularity draws; may be empty for uniform
+    /// ones).
+    pub popularity: Vec<u32>,
+    /// A candidate graded at least this is relevant, and never drawn.
+    pub threshold: f32,
+}
+
+impl DrawNegatives for SeededDraws<'_> {
+    fn draw(&self, position: usize, items: &[u32], grades: &[f32]) -> Vec<SampledCandidates> {
+        let user = (self.user)(position);
+        let relevant = |g: f32| g >= self.threshold;
+        self.samplings
+            .iter()
+            .map(|s| s.sample(user, items, grades, relevant, &self.popularity))
+            .collect()
+    }
+
+    fn negatives(&self) -> usize {
+        self.samplings.first().map_or(0, |s| s.negatives)
+    }
 }
 
 /// The placements of every judged user of `source`: its candidates are every column but

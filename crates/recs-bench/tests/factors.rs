@@ -298,29 +298,6 @@ fn msweb_factors_equal_listed_scores() {
     check("msweb", &c, 1.0);
 }
 
-/// Uniform draws of `negatives` for three seeds from each user's id stream, as `recs eval
-/// --candidates sampled:N` draws them.
-struct IdDraws<'a> {
-    samplings: Vec<recs_split::NegativeSampling>,
-    ids: Vec<&'a str>,
-}
-
-impl recs_bench::sampled::DrawNegatives for IdDraws<'_> {
-    fn draw(
-        &self,
-        position: usize,
-        items: &[u32],
-        grades: &[f32],
-    ) -> Vec<recs_split::SampledCandidates> {
-        let user = recs_split::SampledUser::Id(self.ids[position]);
-        self.samplings.iter().map(|s| s.sample(user, items, grades, |g| g >= 1.0, &[])).collect()
-    }
-
-    fn negatives(&self) -> usize {
-        self.samplings[0].negatives
-    }
-}
-
 /// Sampled against exact streamed from factors with many ties places every relevant item
 /// of MovieLens 100K as the listed scores do (among the full catalog and each seed's
 /// draw), at any thread count and block size.
@@ -367,7 +344,13 @@ fn movielens_sampled_placements_streamed_equal_listed() {
     });
     let tied = want.iter().filter(|i| i.exact.tied > 0).count();
     assert!(want.len() > 15_000 && tied > 1_000, "{} instances, {tied} tied", want.len());
-    let draws = IdDraws { samplings, ids };
+    // Each user's id stream, as `recs eval --candidates sampled:N` draws.
+    let draws = recs_bench::sampled::SeededDraws {
+        samplings,
+        user: Box::new(|position: usize| recs_split::SampledUser::Id(ids[position])),
+        popularity: Vec::new(),
+        threshold: 1.0,
+    };
     let source = catalog.source(ModelRows(&columns));
     for (threads, budget) in [(1, DEFAULT_MEMORY_BUDGET), (2, DEFAULT_MEMORY_BUDGET), (3, 1)] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

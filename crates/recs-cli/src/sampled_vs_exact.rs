@@ -16,24 +16,20 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use recs_bench::ModelRows;
-use recs_bench::sampled::{DrawNegatives, stream_instances};
+use recs_bench::sampled::{SeededDraws, stream_instances};
 use recs_core::Judgments;
 use recs_metrics::io::{Candidates, Qrels, RunFormat, read_qrels, read_run, run_warnings};
 use recs_metrics::stream::{CatalogSource, TerminalProgress};
 use recs_metrics::{Scored, score_key};
 use recs_sampled::versus::{EstimatorTable, UserLists, run_instances, run_values};
 use recs_sampled::{Correction, RankMetric};
-use recs_split::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
+use recs_split::{NegativeSampling, SampleBy, SampledUser};
 
 use crate::candidates::{Catalog, graded_known_warning, user_id};
 use crate::factors::FactorFiles;
 use report::{RunReport, Setup};
 
-/// The corrections compared when `--corrections` is not given.
-pub(crate) const DEFAULT_CORRECTIONS: &str = "sampled,rank-estimate,minimal-bias,monotone,bv:0.1";
-
-/// The metrics compared when `--metrics` is not given.
-pub(crate) const DEFAULT_METRICS: &str = "auc,r@10,ndcg@10,ap";
+pub(crate) use recs_sampled::versus::{DEFAULT_CORRECTIONS, DEFAULT_METRICS};
 
 /// What `--sampled-vs-exact` was asked to compare.
 pub(crate) struct Request<'a> {
@@ -241,32 +237,6 @@ fn print_report(
     Ok(())
 }
 
-/// The draws of each sampling for a judged user of the factors' catalog, from its id's
-/// stream, as `--candidates sampled:N` draws them.
-struct FactorDraws<'a> {
-    samplings: &'a [NegativeSampling],
-    /// The external id of the user at each position.
-    ids: Vec<&'a str>,
-    /// Training events per catalog column.
-    popularity: Vec<u32>,
-    threshold: f32,
-}
-
-impl DrawNegatives for FactorDraws<'_> {
-    fn draw(&self, position: usize, items: &[u32], grades: &[f32]) -> Vec<SampledCandidates> {
-        let user = SampledUser::Id(self.ids[position]);
-        let relevant = |g: f32| g >= self.threshold;
-        self.samplings
-            .iter()
-            .map(|s| s.sample(user, items, grades, relevant, &self.popularity))
-            .collect()
-    }
-
-    fn negatives(&self) -> usize {
-        self.samplings[0].negatives
-    }
-}
-
 /// `--sampled-vs-exact` on a factor model: its scores streamed over the full catalog of
 /// its item rows (every row but the user's training items), each relevant item placed
 /// among the user's negatives and each seed's draw without listing a score; the numbers
@@ -291,7 +261,13 @@ fn factor_run(
     let ids = (0..source.n_users())
         .map(|p| user_id(qrels, source.user(p)))
         .collect::<anyhow::Result<Vec<&str>>>()?;
-    let draws = FactorDraws { samplings, ids, popularity, threshold: request.threshold };
+    // Each user's draw follows its id's stream, as `--candidates sampled:N` draws it.
+    let draws = SeededDraws {
+        samplings: samplings.to_vec(),
+        user: Box::new(move |position: usize| SampledUser::Id(ids[position])),
+        popularity,
+        threshold: request.threshold,
+    };
     let bar = TerminalProgress::new(request.progress);
     let threshold = request.threshold;
     let streamed =

@@ -504,3 +504,134 @@ fn corrected_metrics_need_uniform_sampled_candidates() {
     let v = json(&eval_ok(at, &[args.as_slice(), &["--json"]].concat()));
     assert!(v["ap~sampled"].as_f64().is_some() && v["r@1~rank-estimate"].as_f64().is_some(), "{v}");
 }
+
+/// `recs run` with `evaluation.sampled_vs_exact` on MovieLens 100K: the first split's
+/// scores are saved, so `recs eval --sampled-vs-exact` can read the same scores as runs.
+fn versus_config(negatives: usize) -> String {
+    format!(
+        r#"
+name = "versus"
+seed = 3
+
+[dataset]
+name = "ml-100k"
+
+[protocol]
+protocol = "holdout"
+
+[judgments]
+mode = "implicit"
+
+[evaluation]
+metrics = ["ndcg@10", "arp@10"]
+save_scores = true
+sampled_vs_exact = {{ negatives = {negatives}, seeds = 2, metrics = ["auc", "r@10", "ndcg@10", "ap"], corrections = ["sampled", "rank-estimate"] }}
+
+[[models]]
+name = "item-pop"
+
+[[models]]
+name = "item-knn"
+"#
+    )
+}
+
+/// Runs `config` into `dir/out` with `threads` worker threads; the report's tables.
+fn run_versus(dir: &Path, config: &str, threads: &str) -> Value {
+    std::fs::write(dir.join("versus.toml"), config).unwrap();
+    let out = recs()
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", threads)
+        .args(["run", "versus.toml", "--out", "out", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "recs run: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&std::fs::read(dir.join("out/report.json")).unwrap()).unwrap()
+}
+
+/// The rows of the report's table whose name starts with `prefix`.
+fn table_rows<'a>(report: &'a Value, prefix: &str) -> &'a Vec<Value> {
+    report["experiments"][0]["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"].as_str().unwrap().starts_with(prefix))
+        .unwrap_or_else(|| panic!("no table {prefix:?}"))["rows"]
+        .as_array()
+        .unwrap()
+}
+
+#[test]
+fn a_run_compares_sampled_with_exact_as_recs_eval_does_on_its_scores() {
+    let Some(_) = real_data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for negatives in [100, 5000] {
+        let config = versus_config(negatives);
+        let report = run_versus(dir.path(), &config, "2");
+        // The same seed gives the same report at any thread count.
+        let bytes = std::fs::read(dir.path().join("out/report.json")).unwrap();
+        run_versus(dir.path(), &config, "1");
+        assert_eq!(bytes, std::fs::read(dir.path().join("out/report.json")).unwrap());
+        let rows = table_rows(&report, "sampled against exact (");
+        assert_eq!(rows.len(), 2 * 4 * 2, "two models × four metrics × two estimators");
+        // The exact means are those recs eval gives for the saved scores listed as runs.
+        let scores = dir.path().join("out/scores");
+        let mut args = vec![
+            "--sampled-vs-exact".to_string(),
+            negatives.to_string(),
+            "--seeds".into(),
+            "2".into(),
+            "--metrics".into(),
+            "auc,r@10,ndcg@10,ap".into(),
+            "--corrections".into(),
+            "sampled,rank-estimate".into(),
+            "--qrels".into(),
+            scores.join("qrels.tsv").display().to_string(),
+            "--train".into(),
+            scores.join("train.tsv").display().to_string(),
+            "--json".into(),
+        ];
+        for model in ["item-pop", "item-knn"] {
+            args.extend([
+                "--run".into(),
+                scores.join(format!("{model}.tsv")).display().to_string(),
+            ]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let eval = json(&eval_ok(dir.path(), &args));
+        for (r, model) in ["item-pop", "item-knn"].into_iter().enumerate() {
+            let listed = &eval["runs"][r]["metrics"];
+            for row in rows.iter().filter(|row| row[0] == model) {
+                let (metric, estimator) = (row[1].as_str().unwrap(), row[2].as_str().unwrap());
+                let exact = listed[metric]["exact"].as_f64().unwrap();
+                let found = row[3].as_f64().unwrap();
+                assert!((found - exact).abs() < 1e-12, "{model} {metric}: {found} vs {exact}");
+                // Drawing more negatives than the catalog holds takes every one of them:
+                // the sampled metric is then the exact one, in every draw.
+                if negatives == 5000 && estimator == "sampled" {
+                    assert!((row[4].as_f64().unwrap() - exact).abs() < 1e-12, "{row:?}");
+                    assert_eq!(row[5].as_f64(), Some(0.0), "{row:?}");
+                }
+            }
+        }
+        let orders = table_rows(&report, "sampled against exact, the models' order");
+        assert_eq!(orders.len(), 4 * 2, "one pair per metric and estimator");
+        if negatives == 5000 {
+            for row in orders.iter().filter(|row| row[1] == "sampled") {
+                assert_eq!((row[2].as_f64(), row[4].as_f64()), (Some(1.0), Some(0.0)), "{row:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_run_refuses_sampled_against_exact_without_a_full_catalog() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = versus_config(100).replace("\"implicit\"", "\"conditional:4\"");
+    std::fs::write(dir.path().join("versus.toml"), config).unwrap();
+    let out =
+        recs().current_dir(dir.path()).args(["run", "versus.toml", "--quiet"]).output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("evaluation.sampled_vs_exact"), "{stderr}");
+}

@@ -24,6 +24,13 @@
 //! # Ok::<(), recs_sampled::SampledError>(())
 //! ```
 
+/// The estimators a comparison of sampled against exact metrics takes when none are named
+/// (`recs eval --sampled-vs-exact`, `evaluation.sampled_vs_exact`), comma-separated.
+pub const DEFAULT_CORRECTIONS: &str = "sampled,rank-estimate,minimal-bias,monotone,bv:0.1";
+
+/// The metrics such a comparison takes when none are named, comma-separated.
+pub const DEFAULT_METRICS: &str = "auc,r@10,ndcg@10,ap";
+
 mod corrected;
 mod estimates;
 mod instances;

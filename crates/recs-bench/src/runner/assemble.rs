@@ -12,7 +12,7 @@ use crate::plan::{GroupBy, Plan, ProtocolChoice};
 use crate::plot::{BarChart, Chart, Corner, LineKind, Series};
 use crate::report::{
     Choice, ChoiceKind, Claim, ComparisonFamily, DatasetEntry, Effect, Experiment, FileEntry,
-    Quote, Reading, Report, Rule, Table, Test,
+    Quote, Reading, Report, Rule, Table, Test, cell,
 };
 
 /// Turns the splits of a run into its results, report entry, figures and claims.
@@ -37,6 +37,7 @@ pub(crate) fn experiment(
     tables.extend(view.fit_table());
     tables.extend(view.groups_table());
     tables.extend(view.gap_table());
+    tables.extend(super::versus::tables(plan, &results));
     let mut curves = Vec::new();
     // Models that only check another (`figure = false`) keep their curves out of the
     // figures and the report; their values are in the tables.
@@ -152,6 +153,7 @@ fn results(
                 fit_facts: Vec::with_capacity(splits.len()),
                 groups: Vec::with_capacity(splits.len()),
                 user_values: Vec::with_capacity(splits.len()),
+                versus: Vec::with_capacity(splits.len()),
                 roc: None,
                 croc: None,
             };
@@ -165,6 +167,7 @@ fn results(
                 results.fit_facts.push(std::mem::take(&mut a.fit_facts));
                 results.groups.push(std::mem::take(&mut a.groups));
                 results.user_values.extend(a.user_values.take());
+                results.versus.extend(a.versus.take());
                 if n == 0 {
                     results.roc = a.roc.take();
                     results.croc = a.croc.take();
@@ -679,10 +682,6 @@ fn chosen_params(model: &ModelResults) -> String {
 /// `k=20 similarity=cosine`.
 pub(crate) fn params_text(params: &[(String, String)]) -> String {
     params.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(" ")
-}
-
-fn cell(value: Option<f64>) -> Value {
-    value.map_or(Value::Null, |v| json!(v))
 }
 
 /// Letters, digits, `-`, `_` and `.` kept; anything else becomes `_`.

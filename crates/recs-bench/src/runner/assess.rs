@@ -10,6 +10,7 @@ use recs_metrics::{
 use recs_split::{Split, SplitId};
 
 use super::split::{Candidates, Context, Judged, Purpose, combinations, derive_seed};
+use super::versus::SplitVersus;
 use super::{Timing, UserValues};
 use crate::curves::{ModelCurve, References};
 use crate::error::{BenchError, Result};
@@ -41,6 +42,8 @@ pub(crate) struct Assessment {
     pub(crate) timing: Timing,
     /// The fitted model's [`Recommender::fit_facts`].
     pub(crate) fit_facts: Vec<(&'static str, f64)>,
+    /// Sampled against exact metrics (`evaluation.sampled_vs_exact`).
+    pub(crate) versus: Option<recs_sampled::versus::RunValues>,
 }
 
 /// What one split produced.
@@ -73,7 +76,11 @@ impl Context<'_> {
         let plan = self.plan;
         let test = self.judged(id)?;
         let validation = self.validation(&test.split, id)?;
-        let scoring = Scoring { context: self, id, first };
+        let versus = match &plan.sampled_vs_exact {
+            Some(versus) => Some(SplitVersus::new(plan, versus, &test.split, id)?),
+            None => None,
+        };
+        let scoring = Scoring { context: self, id, first, versus: versus.as_ref() };
         let models = plan
             .models
             .iter()
@@ -152,6 +159,8 @@ pub(crate) struct Scoring<'c, 'a> {
     pub(crate) context: &'c Context<'a>,
     pub(crate) id: SplitId,
     pub(crate) first: bool,
+    /// The split's comparison of sampled against exact metrics, when the plan asks.
+    pub(crate) versus: Option<&'c SplitVersus>,
 }
 
 impl Scoring<'_, '_> {
@@ -187,6 +196,12 @@ impl Scoring<'_, '_> {
         let curves = self.first && plan.wants_curves();
         let (report, scores) = self.evaluate(model, fitted.as_ref(), test, curves)?;
         let evaluating = started.elapsed() - fitting;
+        let versus = match (&plan.sampled_vs_exact, self.versus) {
+            (Some(asked), Some(split)) => {
+                Some(split.values(plan, asked, &test.split, fitted.as_ref(), &model.label)?)
+            }
+            _ => None,
+        };
         let values = self.values(&report, fitted.as_ref(), test, scores.as_ref())?;
         let groups = match &report.per_user {
             Some(per_user) => self.group_sums(per_user, &test.split)?,
@@ -235,6 +250,7 @@ impl Scoring<'_, '_> {
             saved,
             timing,
             fit_facts: fitted.fit_facts(),
+            versus,
         })
     }
 

@@ -94,6 +94,7 @@ mod tests {
             fit_facts: Vec::new(),
             groups: vec![Vec::new(); n],
             user_values: Vec::new(),
+            versus: Vec::new(),
             roc: None,
             croc: None,
         }

@@ -26,6 +26,7 @@ mod load;
 mod select;
 mod split;
 mod stream;
+mod versus;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -166,6 +167,9 @@ pub struct ModelResults {
     /// Per split: the per-user values of the compared metrics (empty without
     /// `[comparison]`).
     user_values: Vec<UserValues>,
+    /// Per split: sampled against exact metrics (empty without
+    /// `evaluation.sampled_vs_exact`).
+    versus: Vec<recs_sampled::versus::RunValues>,
     roc: Option<ModelCurve>,
     croc: Option<ModelCurve>,
 }
@@ -275,6 +279,12 @@ impl ModelResults {
     /// compares nothing.
     pub fn user_values(&self) -> &[UserValues] {
         &self.user_values
+    }
+
+    /// Per split, in [`Results::split_ids`] order: the means of the exact metric and of
+    /// every estimator for each seed's draw (`evaluation.sampled_vs_exact`; empty without).
+    pub fn sampled_vs_exact(&self) -> &[recs_sampled::versus::RunValues] {
+        &self.versus
     }
 
     /// The parameters used on the first split.

@@ -24,6 +24,9 @@ pub(crate) enum Purpose {
     /// The randomised statistics of the run's paired comparisons (`[comparison]`): one
     /// seed for the whole family, split 0/0's.
     Comparison = 5,
+    /// The draws of negatives that sampled metrics are compared on
+    /// (`evaluation.sampled_vs_exact`): the first seed's; seed `s` adds `s`.
+    SampledVsExact = 6,
 }
 
 /// A seed for one purpose of one split, mixed so that nearby inputs give unrelated
