@@ -21,7 +21,10 @@ fn allowed(member: &str, models: &[String]) -> Option<(Vec<String>, Vec<String>)
     let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let (core, testkit) = (names(&["recs-core"]), names(&["recs-testkit"]));
     Some(match member {
-        "recs-core" | "recs-sampled" => (Vec::new(), Vec::new()),
+        "recs-core" => (Vec::new(), Vec::new()),
+        // Mathematics on ranks alone by default; its `stream` feature places ranks over a
+        // streamed catalog with the candidate policies' draws (optional edges, checked).
+        "recs-sampled" => (names(&["recs-metrics", "recs-split"]), Vec::new()),
         "recs-testkit" | "recs-stats" => (core, Vec::new()),
         "recs-data" => (core, testkit),
         "recs-metrics" => (names(&["recs-core", "recs-stats"]), testkit),
@@ -88,6 +91,11 @@ fn check_manifest(manifest: &str, crate_root_text: &str, models: &[String]) -> V
         for dep in deps.keys().filter(|d| d.starts_with("recs-")) {
             if !allowed_here.contains(dep) {
                 problems.push(format!("{name}: forbidden edge to `{dep}` in [{section}]"));
+            }
+            let optional =
+                table(deps, dep).and_then(|d| d.get("optional")).and_then(Value::as_bool);
+            if name == "recs-sampled" && section == "dependencies" && optional != Some(true) {
+                problems.push(format!("{name}: the edge to `{dep}` must be optional (a feature)"));
             }
         }
     }

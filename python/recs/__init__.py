@@ -29,6 +29,7 @@ __all__ = [
     "evaluate_scorer",
     "compare",
     "sampled_vs_exact",
+    "sampled_vs_exact_factors",
     "curves",
     "Accumulator",
     "RecsError",
@@ -587,13 +588,72 @@ def sampled_vs_exact(
         [r._native for r in run_list],
         names,
         native_train,
-        int(negatives),
-        by,
-        int(seed),
-        int(seeds),
-        _metric_list(metrics),
-        _metric_list(corrections),
-        float(threshold),
+        _versus_options(negatives, by, seed, seeds, metrics, corrections, threshold),
+    )
+    _warn(out)
+    return out
+
+
+def sampled_vs_exact_factors(
+    qrels: Any,
+    user_factors: Any,
+    item_factors: Any,
+    train: Any,
+    negatives: int = 100,
+    *,
+    users: Any = None,
+    items: Any = None,
+    name: str = "factors",
+    by: str = "uniform",
+    seeds: int = 5,
+    seed: int = 0,
+    metrics: Union[str, Sequence[str]] = "auc,r@10,ndcg@10,ap",
+    corrections: Union[str, Sequence[str]] = "sampled,rank-estimate,minimal-bias,monotone,bv:0.1",
+    threshold: float = 1.0,
+    memory_budget_mib: int = 1024,
+    progress: bool = True,
+) -> Dict[str, Any]:
+    """``sampled_vs_exact`` for a factor model, streamed: the score of (user, item) is the
+    dot product of their rows (the kernel of ``evaluate_factors``), every item row but a
+    user's training items is a candidate, and each user's relevant items are placed among
+    its negatives and among each seed's draw without listing a score, as ``recs eval
+    --sampled-vs-exact N --user-factors U --item-factors V --json`` does. The same dict
+    as ``sampled_vs_exact``, with one run named ``name``; its numbers are those of
+    ``sampled_vs_exact`` on the same scores listed as a run (when every item row is an
+    item of ``train`` or ``qrels``).
+
+    - ``user_factors``, ``item_factors``, ``users``, ``items``: as in
+      ``evaluate_factors``; ``train`` and ``qrels`` as there.
+    - ``negatives``, ``by``, ``seeds``, ``seed``, ``metrics``, ``corrections``,
+      ``threshold``: as in ``sampled_vs_exact`` (draw ``s`` uses seed ``seed + s`` and
+      each user's id, as ``candidates="sampled:N"`` draws).
+    - ``memory_budget_mib``: the score blocks held at once; ``progress``: a progress bar
+      on a terminal.
+
+    >>> import numpy as np
+    >>> U = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
+    >>> V = np.array([[0.9, 0.1], [0.2, 0.8], [0.5, 0.5], [0.1, 0.9]], dtype=np.float32)
+    >>> out = sampled_vs_exact_factors({0: {2: 1}, 1: {2: 1}}, U, V, {0: [0], 1: [1]}, 2,
+    ...                                seeds=1, metrics="r@1", corrections="sampled", progress=False)
+    >>> out["runs"][0]["metrics"]["r@1"]["exact"]  # user 0 ranks item 2 first, user 1 second
+    0.5
+    """
+    U, V = _factor_pair(user_factors, item_factors)
+    native_train = _train(train)
+    if native_train is None:
+        raise RecsError("sampled_vs_exact_factors needs train: the training events")
+    out = _recs.sampled_vs_exact_factors(
+        U.tobytes(),
+        V.tobytes(),
+        int(U.shape[1]),
+        _as_qrels(qrels)._native,
+        native_train,
+        _row_ids(users, U.shape[0], "users", "user_factors"),
+        _row_ids(items, V.shape[0], "items", "item_factors"),
+        str(name),
+        _versus_options(negatives, by, seed, seeds, metrics, corrections, threshold),
+        int(memory_budget_mib),
+        bool(progress),
     )
     _warn(out)
     return out
@@ -779,13 +839,7 @@ def evaluate_factors(
     """
     if device not in _DEVICES:
         raise RecsError(f'device: {device!r}; expected "cpu", "cuda" or "cuda-emulator"')
-    U = _float_rows(_on_host(user_factors), "user_factors")
-    V = _float_rows(_on_host(item_factors), "item_factors")
-    if U.shape[1] != V.shape[1]:
-        raise RecsError(
-            f"user_factors and item_factors: {U.shape[1]} and {V.shape[1]} dimensions; "
-            "the factors of one model have the same rank"
-        )
+    U, V = _factor_pair(user_factors, item_factors)
     user_ids = _row_ids(users, U.shape[0], "users", "user_factors")
     item_ids = _row_ids(items, V.shape[0], "items", "item_factors")
     report = _recs.evaluate_factors(
@@ -803,6 +857,32 @@ def evaluate_factors(
     )
     _warn(report)
     return dict(report) if details else _metric_values(report)
+
+
+def _versus_options(negatives, by, seed, seeds, metrics, corrections, threshold) -> tuple:
+    """The options of ``sampled_vs_exact`` and ``sampled_vs_exact_factors``, as the
+    native module takes them."""
+    return (
+        int(negatives),
+        str(by),
+        int(seed),
+        int(seeds),
+        _metric_list(metrics),
+        _metric_list(corrections),
+        float(threshold),
+    )
+
+
+def _factor_pair(user_factors: Any, item_factors: Any) -> Any:
+    """Both factor matrices as float32 rows on the host, of one rank."""
+    U = _float_rows(_on_host(user_factors), "user_factors")
+    V = _float_rows(_on_host(item_factors), "item_factors")
+    if U.shape[1] != V.shape[1]:
+        raise RecsError(
+            f"user_factors and item_factors: {U.shape[1]} and {V.shape[1]} dimensions; "
+            "the factors of one model have the same rank"
+        )
+    return U, V
 
 
 def _on_host(data: Any) -> Any:

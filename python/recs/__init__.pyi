@@ -162,6 +162,26 @@ def sampled_vs_exact(
     threshold: float = ...,
 ) -> Dict[str, Any]: ...
 
+def sampled_vs_exact_factors(
+    qrels: Any,
+    user_factors: Any,
+    item_factors: Any,
+    train: Any,
+    negatives: int = ...,
+    *,
+    users: Any = ...,
+    items: Any = ...,
+    name: str = ...,
+    by: str = ...,
+    seeds: int = ...,
+    seed: int = ...,
+    metrics: _Metrics = ...,
+    corrections: Union[str, Sequence[str]] = ...,
+    threshold: float = ...,
+    memory_budget_mib: int = ...,
+    progress: bool = ...,
+) -> Dict[str, Any]: ...
+
 class Accumulator:
     def __init__(
         self,

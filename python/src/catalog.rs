@@ -16,7 +16,7 @@ use recs_metrics::{Metric, MetricsError, Report};
 use recs_models_latent::FactorModel;
 
 use crate::facts::{FactOptions, Space, describe, known_facts};
-use crate::{NativeQrels, NativeRun, RunSource, Settings, error, f32s, invalid, report_dict};
+use crate::{NativeQrels, NativeRun, Rows, RunSource, Settings, error, f32s, invalid, report_dict};
 use recs_metrics::KnownFacts;
 
 /// What the Python arguments are called in messages.
@@ -77,14 +77,7 @@ impl Streamed {
         let (metrics, ties, threshold, zero, max_fpr, memory_budget_mib, progress) = options;
         let zero = zero.as_deref();
         let settings = Settings::new(&metrics, &ties, "catalog", 0, threshold, zero, max_fpr)?;
-        let RunSource::Rows(rows) = &train.source else {
-            return Err(invalid("train must be held in memory (a dict or a frame)"));
-        };
-        let pairs = rows.iter().map(|(u, i, _)| (u, i));
-        let catalog =
-            RowCatalog::new(&qrels.qrels, pairs, user_ids, item_ids, NAMES).map_err(error)?;
-        let names = (qrels.source.display().to_string(), rows.source.display().to_string());
-        let warning = catalog.warning(&names.0, &names.1);
+        let (catalog, warning, _) = row_catalog(qrels, train, user_ids, item_ids)?;
         let memory_budget = memory_budget_mib.saturating_mul(1 << 20);
         let space = Space {
             users: (&qrels.qrels.users, qrels.qrels.judgments.n_users()),
@@ -194,6 +187,75 @@ fn check_finite(values: &[f32], rank: usize, ids: &[String], name: &str) -> PyRe
     }
 }
 
+/// The full catalog of `qrels`' judged users over the rows named `user_ids` and
+/// `item_ids`, less each user's events in `train` (held in memory); with the warning about
+/// graded training pairs, and the training rows.
+pub(crate) fn row_catalog<'t>(
+    qrels: &NativeQrels,
+    train: &'t NativeRun,
+    user_ids: &[String],
+    item_ids: &[String],
+) -> PyResult<(RowCatalog, Option<String>, &'t Rows)> {
+    let RunSource::Rows(rows) = &train.source else {
+        return Err(invalid("train must be held in memory (a dict or a frame)"));
+    };
+    let pairs = rows.iter().map(|(u, i, _)| (u, i));
+    let catalog = RowCatalog::new(&qrels.qrels, pairs, user_ids, item_ids, NAMES).map_err(error)?;
+    let names = (qrels.source.display().to_string(), rows.source.display().to_string());
+    let warning = catalog.warning(&names.0, &names.1);
+    Ok((catalog, warning, rows))
+}
+
+/// A factor model's rows as the Python half passes them, checked.
+pub(crate) struct Factors {
+    users: Vec<f32>,
+    items: Vec<f32>,
+    rank: usize,
+    n_users: usize,
+    n_items: usize,
+}
+
+impl Factors {
+    /// `user_factors` (`user_ids.len() × rank`) and `item_factors` (`item_ids.len() ×
+    /// rank`), little-endian `f32`, row-major, every value finite.
+    pub(crate) fn read(
+        user_factors: &[u8],
+        item_factors: &[u8],
+        rank: usize,
+        user_ids: &[String],
+        item_ids: &[String],
+    ) -> PyResult<Self> {
+        let users = f32s(user_factors, "user_factors")?;
+        let items = f32s(item_factors, "item_factors")?;
+        let (n_users, n_items) = (user_ids.len(), item_ids.len());
+        if users.len() != n_users * rank || items.len() != n_items * rank {
+            return Err(invalid(format!(
+                "user_factors and item_factors: {} and {} values for {n_users} and {n_items} \
+                 rows of rank {rank}",
+                users.len(),
+                items.len()
+            )));
+        }
+        check_finite(&users, rank, user_ids, "user_factors")?;
+        check_finite(&items, rank, item_ids, "item_factors")?;
+        Ok(Factors { users, items, rank, n_users, n_items })
+    }
+
+    /// The model scoring `catalog`'s columns: the item rows in the catalog's column order,
+    /// so the kernel scores columns.
+    pub(crate) fn model(self, catalog: &RowCatalog) -> PyResult<FactorModel> {
+        let Factors { users, items, rank, n_users, n_items } = self;
+        let columns: Vec<f32> = catalog
+            .item_rows()
+            .iter()
+            .flat_map(|&r| &items[r as usize * rank..(r as usize + 1) * rank])
+            .copied()
+            .collect();
+        drop(items);
+        FactorModel::new(n_users, n_items, rank, users, columns).map_err(|e| invalid(e.to_string()))
+    }
+}
+
 /// Evaluates the dot products of `user_factors` (`users × rank`) and `item_factors`
 /// (`items × rank`, both little-endian `f32`, row-major) on the full catalog: every item
 /// row but a user's training items is a candidate. The `recs eval --json` dict.
@@ -215,31 +277,9 @@ pub(crate) fn evaluate_factors<'py>(
     device_memory_mib: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let on_gpu = wants_gpu(device)?;
-    let users = f32s(user_factors, "user_factors")?;
-    let items = f32s(item_factors, "item_factors")?;
-    let (n_users, n_items) = (user_ids.len(), item_ids.len());
-    if users.len() != n_users * rank || items.len() != n_items * rank {
-        return Err(invalid(format!(
-            "user_factors and item_factors: {} and {} values for {n_users} and {n_items} rows of \
-             rank {rank}",
-            users.len(),
-            items.len()
-        )));
-    }
-    check_finite(&users, rank, &user_ids, "user_factors")?;
-    check_finite(&items, rank, &item_ids, "item_factors")?;
+    let factors = Factors::read(user_factors, item_factors, rank, &user_ids, &item_ids)?;
     let streamed = Streamed::new(py, qrels, train, &user_ids, &item_ids, options, facts)?;
-    // The item rows in the catalog's column order: the kernel then scores columns.
-    let columns: Vec<f32> = streamed
-        .catalog
-        .item_rows()
-        .iter()
-        .flat_map(|&r| &items[r as usize * rank..(r as usize + 1) * rank])
-        .copied()
-        .collect();
-    drop(items);
-    let model = FactorModel::new(n_users, n_items, rank, users, columns)
-        .map_err(|e| invalid(e.to_string()))?;
+    let model = factors.model(&streamed.catalog)?;
     if let Some(emulated) = on_gpu {
         // Scored on the device from the model's own factors; the graded items' scores
         // come from the model on the host, the same arithmetic.

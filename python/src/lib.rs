@@ -1495,6 +1495,7 @@ fn _recs(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(curves, m)?)?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(versus::sampled_vs_exact, m)?)?;
+    m.add_function(wrap_pyfunction!(versus::sampled_vs_exact_factors, m)?)?;
     m.add_function(wrap_pyfunction!(load_dataset, m)?)?;
     m.add_function(wrap_pyfunction!(split, m)?)?;
     m.add_function(wrap_pyfunction!(catalog::evaluate_factors, m)?)?;

@@ -12,11 +12,16 @@ use recs_core::Judgments;
 use recs_metrics::io::{Candidates, CatalogRows, Qrels, read_run, run_from_rows, run_warnings};
 use recs_metrics::{Scored, score_key};
 use recs_sampled::versus::{
-    EstimatorTable, RunValues, UserLists, orders, run_instances, run_values, spread,
+    EstimatorTable, Instance, RunValues, UserLists, orders, run_instances, run_values, spread,
 };
 use recs_sampled::{Correction, RankMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
 
+use recs_metrics::io::ModelRows;
+use recs_metrics::stream::{CatalogSource, TerminalProgress};
+use recs_sampled::stream::{SeededDraws, stream_instances};
+
+use crate::catalog::{Factors, row_catalog};
 use crate::{NativeQrels, NativeRun, RunSource, error, invalid};
 
 /// The comma-separated names parsed by `parse`, repeats dropped; `what` names the
@@ -104,69 +109,32 @@ struct RunResult {
 /// estimator the exact mean and each seed's estimate, and across runs the orders. The
 /// dict of `recs eval --sampled-vs-exact --json`.
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, names, train, negatives, by, seed, n_seeds, metrics, corrections, threshold))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (qrels, runs, names, train, options))]
 pub(crate) fn sampled_vs_exact<'py>(
     py: Python<'py>,
     qrels: &NativeQrels,
     runs: Vec<PyRef<'_, NativeRun>>,
     names: Vec<String>,
     train: &NativeRun,
-    negatives: usize,
-    by: &str,
-    seed: u64,
-    n_seeds: usize,
-    metrics: &str,
-    corrections: &str,
-    threshold: f32,
+    options: VersusOptions,
 ) -> PyResult<Bound<'py, PyDict>> {
-    if negatives == 0 {
-        return Err(invalid("negatives must be at least 1"));
-    }
-    if n_seeds == 0 {
-        return Err(invalid("seeds must be at least 1"));
-    }
     if runs.is_empty() || runs.len() != names.len() {
         return Err(invalid("give at least one run, each with a name"));
     }
-    if !(threshold.is_finite() && threshold > 0.0) {
-        return Err(invalid(format!("threshold must be finite and above 0, not {threshold}")));
-    }
-    let by: SampleBy = by.parse().map_err(|_| {
-        invalid(format!("negatives are drawn by `uniform` or `popularity`, not {by:?}"))
-    })?;
-    let metrics = parse_list(metrics, "metrics", |name| {
-        name.to_ascii_lowercase().parse::<RankMetric>().map_err(|_| {
-            format!(
-                "{name:?} is not a metric of one relevant item's rank: use auc, r@k (also \
-                 recall@k, hit@k), p@k, ap (also mrr), ndcg or ndcg@k"
-            )
-        })
-    })?;
-    let corrections = parse_list(corrections, "corrections", |name| {
-        name.parse::<Correction>().map_err(|e| e.to_string())
-    })?;
-    // Seed s of K draws with `seed + s`, as `recs eval --sampled-vs-exact --seed`.
-    let seeds: Vec<u64> = (0..n_seeds as u64).map(|s| seed.wrapping_add(s)).collect();
-    let samplings: Vec<NegativeSampling> =
-        seeds.iter().map(|&seed| NegativeSampling { negatives, by, seed }).collect();
-    let (full, users, mut warnings) = user_lists(qrels, train, &samplings, threshold)?;
+    let asked = Asked::new(options)?;
+    let threshold = asked.threshold;
+    let (full, users, mut warnings) = user_lists(qrels, train, &asked.samplings, threshold)?;
     warnings.extend(UserLists::left_out_warning(&users));
     let n_users = users.iter().filter(|u| u.has_instances()).count();
     if n_users == 0 {
-        return Err(invalid(format!(
-            "{}: no relevant item (grade at least {threshold}) of a user with negatives to rank \
-             it against",
-            qrels.source.display()
-        )));
+        return Err(nothing_to_rank(qrels, threshold));
     }
     let sizes = users
         .iter()
         .filter(|u| u.has_instances())
         .flat_map(|u| u.drawn.iter().map(|d| (u.negatives.len() as u64 + 1, d.len() as u64)))
         .collect();
-    let table =
-        EstimatorTable::build(sizes, &metrics, &corrections).map_err(|e| invalid(e.to_string()))?;
+    let table = asked.table(sizes)?;
     let qrels_name = format!("{} under candidates=\"catalog\"", qrels.source.display());
     let mut results = Vec::with_capacity(runs.len());
     let mut n_instances = 0;
@@ -183,7 +151,7 @@ pub(crate) fn sampled_vs_exact<'py>(
                 keys.extend(scored.user(position).1.iter().map(|&s| score_key(s)));
             });
             n_instances = instances.len();
-            Ok(run_values(&instances, &table, &metrics, corrections.len(), seeds.len()))
+            Ok(asked.values(&instances, &table))
         })?;
         results.push(RunResult {
             name: name.clone(),
@@ -192,20 +160,109 @@ pub(crate) fn sampled_vs_exact<'py>(
             values,
         });
     }
-    let metric_names: Vec<String> = metrics.iter().map(ToString::to_string).collect();
-    let correction_names: Vec<String> = corrections.iter().map(ToString::to_string).collect();
+    let counts = Counts { n_users, n_instances, n_sizes: table.n_sizes() };
+    report(py, &asked, counts, &results, &warnings)
+}
+
+/// The error of a comparison without a relevant item to place.
+fn nothing_to_rank(qrels: &NativeQrels, threshold: f32) -> PyErr {
+    invalid(format!(
+        "{}: no relevant item (grade at least {threshold}) of a user with negatives to rank it \
+         against",
+        qrels.source.display()
+    ))
+}
+
+/// What a comparison was asked for, checked: the draws of each seed, the metrics and the
+/// estimators.
+struct Asked {
+    negatives: usize,
+    by: SampleBy,
+    seeds: Vec<u64>,
+    samplings: Vec<NegativeSampling>,
+    metrics: Vec<RankMetric>,
+    corrections: Vec<Correction>,
+    threshold: f32,
+}
+
+/// What both entry points take, as the Python half passes them: `(negatives, by, seed,
+/// seeds, metrics, corrections, threshold)`.
+type VersusOptions = (usize, String, u64, usize, String, String, f32);
+
+impl Asked {
+    fn new(options: VersusOptions) -> PyResult<Self> {
+        let (negatives, by, seed, n_seeds, metrics, corrections, threshold) = options;
+        if negatives == 0 {
+            return Err(invalid("negatives must be at least 1"));
+        }
+        if n_seeds == 0 {
+            return Err(invalid("seeds must be at least 1"));
+        }
+        if !(threshold.is_finite() && threshold > 0.0) {
+            return Err(invalid(format!("threshold must be finite and above 0, not {threshold}")));
+        }
+        let by: SampleBy = by.parse().map_err(|_| {
+            invalid(format!("negatives are drawn by `uniform` or `popularity`, not {by:?}"))
+        })?;
+        let metrics = parse_list(&metrics, "metrics", |name| {
+            name.to_ascii_lowercase().parse::<RankMetric>().map_err(|_| {
+                format!(
+                    "{name:?} is not a metric of one relevant item's rank: use auc, r@k (also \
+                     recall@k, hit@k), p@k, ap (also mrr), ndcg or ndcg@k"
+                )
+            })
+        })?;
+        let corrections = parse_list(&corrections, "corrections", |name| {
+            name.parse::<Correction>().map_err(|e| e.to_string())
+        })?;
+        // Seed s of K draws with `seed + s`, as `recs eval --sampled-vs-exact --seed`.
+        let seeds: Vec<u64> = (0..n_seeds as u64).map(|s| seed.wrapping_add(s)).collect();
+        let samplings: Vec<NegativeSampling> =
+            seeds.iter().map(|&seed| NegativeSampling { negatives, by, seed }).collect();
+        Ok(Asked { negatives, by, seeds, samplings, metrics, corrections, threshold })
+    }
+
+    /// The estimators of every catalog size `(n, m)` of `sizes`.
+    fn table(&self, sizes: std::collections::BTreeSet<(u64, u64)>) -> PyResult<EstimatorTable> {
+        EstimatorTable::build(sizes, &self.metrics, &self.corrections)
+            .map_err(|e| invalid(e.to_string()))
+    }
+
+    /// The exact and estimated means over `instances`.
+    fn values(&self, instances: &[Instance], table: &EstimatorTable) -> RunValues {
+        run_values(instances, table, &self.metrics, self.corrections.len(), self.seeds.len())
+    }
+}
+
+/// How many users, instances and catalog sizes a comparison had.
+struct Counts {
+    n_users: usize,
+    n_instances: usize,
+    n_sizes: usize,
+}
+
+/// The dict of `recs eval --sampled-vs-exact --json` for `results`.
+fn report<'py>(
+    py: Python<'py>,
+    asked: &Asked,
+    counts: Counts,
+    results: &[RunResult],
+    warnings: &[String],
+) -> PyResult<Bound<'py, PyDict>> {
+    let metric_names: Vec<String> = asked.metrics.iter().map(ToString::to_string).collect();
+    let correction_names: Vec<String> = asked.corrections.iter().map(ToString::to_string).collect();
     let out = PyDict::new(py);
     out.set_item("mode", "sampled-vs-exact")?;
-    out.set_item("negatives", negatives)?;
-    out.set_item("sampling", by.name())?;
-    out.set_item("seeds", &seeds)?;
+    out.set_item("negatives", asked.negatives)?;
+    out.set_item("sampling", asked.by.name())?;
+    out.set_item("seeds", &asked.seeds)?;
     out.set_item("metrics", &metric_names)?;
     out.set_item("corrections", &correction_names)?;
-    out.set_item("n_users", n_users)?;
-    out.set_item("n_instances", n_instances)?;
-    out.set_item("n_catalog_sizes", table.n_sizes())?;
+    out.set_item("n_users", counts.n_users)?;
+    out.set_item("n_instances", counts.n_instances)?;
+    out.set_item("n_catalog_sizes", counts.n_sizes)?;
     let run_list = PyList::empty(py);
-    for result in &results {
+    for result in results {
         let by_metric = PyDict::new(py);
         for (k, name) in metric_names.iter().enumerate() {
             let exact = result.values.exact[k];
@@ -238,7 +295,7 @@ pub(crate) fn sampled_vs_exact<'py>(
         for (k, name) in metric_names.iter().enumerate() {
             let by_correction = PyDict::new(py);
             for (c, correction) in correction_names.iter().enumerate() {
-                let o = orders(&values, c, k, seeds.len());
+                let o = orders(&values, c, k, asked.seeds.len());
                 let reversed = PyList::empty(py);
                 for &(a, b, share) in &o.reversed {
                     let pair = PyDict::new(py);
@@ -256,6 +313,76 @@ pub(crate) fn sampled_vs_exact<'py>(
         }
         out.set_item("orders", by_metric)?;
     }
-    out.set_item("warnings", &warnings)?;
+    out.set_item("warnings", warnings)?;
     Ok(out)
+}
+
+/// Sampled metrics against exact ones for a factor model, streamed: the dot products of
+/// `user_factors` (`users × rank`) and `item_factors` (`items × rank`, little-endian
+/// `f32`, row-major; rows named by `user_ids` and `item_ids`) over every item row but a
+/// user's training items, each user's relevant items placed among its negatives and among
+/// each seed's draw without listing a score (`recs_sampled::stream`), as `recs eval
+/// --sampled-vs-exact --user-factors --item-factors` does; the same dict as
+/// [`sampled_vs_exact`], with one run named `name`.
+#[pyfunction]
+#[pyo3(signature = (user_factors, item_factors, rank, qrels, train, user_ids, item_ids, name, options, memory_budget_mib, progress))]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sampled_vs_exact_factors<'py>(
+    py: Python<'py>,
+    user_factors: &[u8],
+    item_factors: &[u8],
+    rank: usize,
+    qrels: &NativeQrels,
+    train: &NativeRun,
+    user_ids: Vec<String>,
+    item_ids: Vec<String>,
+    name: String,
+    options: VersusOptions,
+    memory_budget_mib: usize,
+    progress: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let asked = Asked::new(options)?;
+    let threshold = asked.threshold;
+    let factors = Factors::read(user_factors, item_factors, rank, &user_ids, &item_ids)?;
+    let (catalog, graded_known, rows) = row_catalog(qrels, train, &user_ids, &item_ids)?;
+    let model = factors.model(&catalog)?;
+    // Training events per column, for popularity draws.
+    let mut popularity = vec![0u32; catalog.n_items()];
+    for (_, item, _) in rows.iter() {
+        if let Some(column) = catalog.items().get(item) {
+            popularity[column as usize] += 1;
+        }
+    }
+    let source = catalog.source(ModelRows(&model));
+    let ids: Vec<&str> = (0..source.n_users())
+        .map(|p| qrels.qrels.users.external(source.user(p)).unwrap_or_default())
+        .collect();
+    // Each user's draw follows its id's stream, as `candidates="sampled:N"` draws it.
+    let draws = SeededDraws {
+        samplings: asked.samplings.clone(),
+        user: Box::new(move |position: usize| SampledUser::Id(ids[position])),
+        popularity,
+        threshold,
+    };
+    let bar = TerminalProgress::new(progress);
+    let memory_budget = memory_budget_mib.saturating_mul(1 << 20);
+    let streamed =
+        py.detach(|| stream_instances(&source, |g| g >= threshold, &draws, memory_budget, &bar));
+    bar.finish();
+    let streamed = streamed.map_err(error)?;
+    let mut warnings: Vec<String> =
+        asked.samplings[0].short_draws_warning(streamed.n_short).into_iter().collect();
+    warnings.extend(graded_known);
+    warnings.extend(UserLists::left_out_warning_of(streamed.n_left_out));
+    if streamed.n_users == 0 {
+        return Err(nothing_to_rank(qrels, threshold));
+    }
+    let n_instances = streamed.instances.len();
+    let (values, n_sizes) = py.detach(|| -> PyResult<(RunValues, usize)> {
+        let table = asked.table(streamed.sizes)?;
+        Ok((asked.values(&streamed.instances, &table), table.n_sizes()))
+    })?;
+    let results = [RunResult { name, n_missing: 0, n_ignored: 0, values }];
+    let counts = Counts { n_users: streamed.n_users, n_instances, n_sizes };
+    report(py, &asked, counts, &results, &warnings)
 }

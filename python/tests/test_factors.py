@@ -383,3 +383,41 @@ def test_the_gpu_path_asks_the_scorer_for_user_rows_when_some_users_are_not_judg
         )
         assert sorted(set(asked)) == sorted(set(qrels["user"])), block
         assert emulated == cpu, block
+
+
+@pytest.mark.skipif(not _has("ml-100k"), reason="RECS_DATA_DIR has no ml-100k")
+def test_sampled_vs_exact_from_factors_equals_that_of_the_listed_scores():
+    """``sampled_vs_exact_factors`` streams what ``sampled_vs_exact`` computes on the same
+    scores listed as a run: every number of the dict equal, uniform and popularity draws,
+    with many tied scores; the run is named as asked."""
+    train, qrels, users = _ml100k()
+    items = np.unique(np.concatenate([train["item"], qrels["item"]]))[::-1]
+    U, V = _factors(len(users), 4, 1, True), _factors(len(items), 4, 11, True)
+    run = _listed_run(_kernel_scores(U, V), train, qrels, list(users), list(items))
+    q = recs.Qrels.from_df(qrels)
+    for by in ["uniform", "popularity"]:
+        options = dict(by=by, seeds=2, seed=5, threshold=4.0, corrections="sampled,rank-estimate,bv:0.1")
+        listed = recs.sampled_vs_exact(q, {"svd": run}, train, 50, **options)
+        streamed = recs.sampled_vs_exact_factors(
+            q, U, V, train, 50, users=users, items=items, name="svd", memory_budget_mib=1, progress=False, **options
+        )
+        assert streamed == listed
+        assert streamed["n_instances"] > 5000 and streamed["sampling"] == by
+
+
+def test_sampled_vs_exact_from_factors_refuses_bad_arguments_with_the_reason():
+    U = np.ones((1, 2), dtype=np.float32)
+    V = np.ones((3, 2), dtype=np.float32)
+    q, train = {0: {1: 1}}, {0: [0]}
+    for kwargs, message in [
+        ({"negatives": 0}, "negatives must be at least 1"),
+        ({"corrections": "bv:2"}, "corrections"),
+        ({"item_factors": np.ones((3, 3), dtype=np.float32)}, "same rank"),
+        ({"items": ["a", "b", "c"]}, "item"),
+    ]:
+        args = dict(qrels=q, user_factors=U, item_factors=V, train=train, progress=False)
+        args.update(kwargs)
+        with pytest.raises(recs.RecsError, match=message):
+            recs.sampled_vs_exact_factors(**args)
+    with pytest.raises(recs.RecsError, match="needs train"):
+        recs.sampled_vs_exact_factors(q, U, V, None)

@@ -20,9 +20,9 @@
 
 use std::time::Instant;
 
-use recs_bench::sampled::SeededDraws;
 use recs_bench::{CatalogMetrics, evaluate_catalog, sampled_instances};
 use recs_metrics::{Metric, Options};
+use recs_sampled::stream::SeededDraws;
 use recs_sampled::versus::{EstimatorTable, run_values};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};

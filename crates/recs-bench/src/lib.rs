@@ -57,7 +57,6 @@ pub mod provenance;
 pub mod registry;
 pub mod report;
 mod runner;
-pub mod sampled;
 mod scoring;
 pub mod verdict;
 

@@ -303,7 +303,7 @@ fn msweb_factors_equal_listed_scores() {
 /// draw), at any thread count and block size.
 #[test]
 fn movielens_sampled_placements_streamed_equal_listed() {
-    use recs_bench::sampled::stream_instances;
+    use recs_sampled::stream::stream_instances;
     use recs_sampled::versus::{UserLists, run_instances};
     let Some((_, c)) = movielens_holdout(11) else { return };
     let catalog = row_catalog(&c);
@@ -345,7 +345,7 @@ fn movielens_sampled_placements_streamed_equal_listed() {
     let tied = want.iter().filter(|i| i.exact.tied > 0).count();
     assert!(want.len() > 15_000 && tied > 1_000, "{} instances, {tied} tied", want.len());
     // Each user's id stream, as `recs eval --candidates sampled:N` draws.
-    let draws = recs_bench::sampled::SeededDraws {
+    let draws = recs_sampled::stream::SeededDraws {
         samplings,
         user: Box::new(|position: usize| recs_split::SampledUser::Id(ids[position])),
         popularity: Vec::new(),

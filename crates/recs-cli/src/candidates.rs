@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::Context;
-use recs_bench::sampled::full_catalog_row;
 use recs_core::{IdMap, Judgments};
 use recs_data::Dataset;
 use recs_metrics::io::{Candidates, Qrels};
+use recs_sampled::stream::full_catalog_row;
 use recs_split::{NegativeSampling, SampleBy, SampledCandidates, SampledUser};
 
 /// The header line of a candidate file.

@@ -16,11 +16,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use recs_bench::ModelRows;
-use recs_bench::sampled::{SeededDraws, stream_instances};
 use recs_core::Judgments;
 use recs_metrics::io::{Candidates, Qrels, RunFormat, read_qrels, read_run, run_warnings};
 use recs_metrics::stream::{CatalogSource, TerminalProgress};
 use recs_metrics::{Scored, score_key};
+use recs_sampled::stream::{SeededDraws, stream_instances};
 use recs_sampled::versus::{EstimatorTable, UserLists, run_instances, run_values};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};

@@ -13,7 +13,9 @@
 //! - [`Estimator`]: a corrected metric, one value per sampled rank, for each
 //!   [`Correction`]: none, the rank estimate, minimal bias, its monotone variant and the
 //!   bias–variance trade-off `BV γ`;
-//! - [`versus`]: sampled against exact on real runs, instance by instance, tie-aware.
+//! - [`versus`]: sampled against exact on real runs, instance by instance, tie-aware;
+//! - `stream` (feature `stream`): the same placements over a streamed full catalog,
+//!   without listing a score.
 //!
 //! Every definition, with its equation, is in `docs/metrics.md` ("Sampled metrics").
 //!
@@ -36,6 +38,8 @@ mod error;
 mod linalg;
 mod metric;
 mod rank;
+#[cfg(feature = "stream")]
+pub mod stream;
 pub mod versus;
 
 pub use correct::{Correction, Estimator};

@@ -140,24 +140,24 @@ pub fn evaluate_catalog_with(
     stream::evaluate_catalog_with(&source, metrics, facts, keep_curves, &())
 }
 
-/// The placements of sampled against exact ([`crate::sampled::stream_instances`]) of
+/// The placements of sampled against exact ([`recs_sampled::stream::stream_instances`]) of
 /// `model` on the full-catalog judgments `catalog` of `split`: each judged user's items
 /// graded at least `threshold` placed among its other candidates and among each of
 /// `draws`' draws (which address users by their position in `catalog.users()`).
 ///
 /// # Errors
 /// A model that fails to score.
-pub fn sampled_instances<D: crate::sampled::DrawNegatives + ?Sized>(
+pub fn sampled_instances<D: recs_sampled::stream::DrawNegatives + ?Sized>(
     model: &dyn Recommender,
     split: &Split,
     catalog: &CatalogJudgments,
     threshold: f32,
     draws: &D,
     memory_budget: usize,
-) -> Result<crate::sampled::StreamedInstances> {
+) -> Result<recs_sampled::stream::StreamedInstances> {
     let all_items: Vec<u32> = (0..catalog.n_items() as u32).collect();
     let source = SplitScores { model, split, catalog, all_items };
-    crate::sampled::stream_instances(&source, |g| g >= threshold, draws, memory_budget, &())
+    recs_sampled::stream::stream_instances(&source, |g| g >= threshold, draws, memory_budget, &())
 }
 
 /// A model's scores for the judged users of a split.

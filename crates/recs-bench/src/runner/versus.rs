@@ -2,7 +2,7 @@
 //!
 //! On each split every judged user's relevant items are placed among the user's
 //! full-catalog negatives (the exact rank) and among each seed's draw of negatives (the
-//! sampled rank), streamed ([`crate::sampled::stream_instances`]: no users × items), and
+//! sampled rank), streamed ([`recs_sampled::stream::stream_instances`]: no users × items), and
 //! each estimator's mean follows per model, as `recs eval --sampled-vs-exact` gives it for
 //! a run. Over the splits, [`assemble`](super::assemble) averages them and orders the
 //! models. Definitions: `docs/metrics.md`, "Sampled metrics".
@@ -18,7 +18,7 @@ use super::split::{Purpose, derive_seed};
 use crate::error::{BenchError, Result};
 use crate::plan::{Plan, SampledVsExact};
 use crate::report::{Table, cell};
-use crate::sampled::SeededDraws;
+use recs_sampled::stream::SeededDraws;
 
 /// One split's comparison: its full-catalog judgments and draws, and the estimators'
 /// table, built from the first model's placements (the catalog sizes do not depend on the

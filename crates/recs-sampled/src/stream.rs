@@ -3,15 +3,16 @@
 //! each seed's drawn negatives, without listing a score. Blocks of users are scored and
 //! placed by a fixed number of workers and only the placements are kept, so memory grows
 //! with the relevant items, not with users × items. The placements are those of
-//! [`recs_sampled::versus::run_instances`] on the same scores listed; `recs eval
-//! --sampled-vs-exact --user-factors` is built on it. Definitions: `docs/metrics.md`,
+//! [`crate::versus::run_instances`] on the same scores listed; `recs eval
+//! --sampled-vs-exact --user-factors`, `recs run`'s `evaluation.sampled_vs_exact` and
+//! Python's `recs.sampled_vs_exact` from factors are built on it. Definitions: `docs/metrics.md`,
 //! "Sampled metrics".
 
 use std::collections::BTreeSet;
 
+use crate::versus::{Instance, UserLists, user_instances};
 use recs_metrics::score_key;
 use recs_metrics::stream::{CatalogSource, StreamProgress, catalog_workers, for_each_block};
-use recs_sampled::versus::{Instance, UserLists, user_instances};
 use recs_split::{NegativeSampling, SampledCandidates, SampledUser};
 
 /// The placements of a streamed catalog, in the order of the users' positions.
@@ -20,7 +21,7 @@ pub struct StreamedInstances {
     /// Every instance of every user that has some ([`UserLists::has_instances`]).
     pub instances: Vec<Instance>,
     /// The `(n, m)` of every instance and seed: the sizes an
-    /// [`EstimatorTable`](recs_sampled::versus::EstimatorTable) must hold to serve them.
+    /// [`EstimatorTable`](crate::versus::EstimatorTable) must hold to serve them.
     pub sizes: BTreeSet<(u64, u64)>,
     /// Users with instances.
     pub n_users: usize,
