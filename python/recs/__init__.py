@@ -1103,6 +1103,11 @@ def compare(
     threshold: float = 1.0,
     zero: Optional[str] = None,
     test: Optional[str] = None,
+    head_share: Optional[float] = None,
+    head_items: Optional[int] = None,
+    attributes: Any = None,
+    similarity: str = "cosine",
+    calibration_alpha: float = 0.01,
 ):
     """Compares several runs on the same qrels as ``recs compare`` does: paired tests
     over users, effect sizes with 95% intervals, every test's p-values adjusted over the
@@ -1129,7 +1134,11 @@ def compare(
       ``candidates="sampled:N"``.
     - ``alpha``: the level of ``better``; ``missing``: a user of the qrels that a run does
       not score at all is an ``"error"``, or scored 0 on every metric (``"zero"``).
-    - ``ties``, ``candidates``, ``train``, ``threshold``, ``zero``: as in ``evaluate``.
+    - ``ties``, ``candidates``, ``train``, ``threshold``, ``zero``: as in ``evaluate``;
+      so are ``head_share``, ``head_items``, ``attributes``, ``similarity`` and
+      ``calibration_alpha`` for the per-user metrics of the lists' items (``arp@N``,
+      ``epc@N``, ``ild@N``, ``miscal@N``, ...), whose popularity and histories come from
+      ``train``, as ``recs compare --train --attributes`` reads them.
 
     Returns a pandas frame with one row per (metric, pair), the columns of ``recs compare
     --format csv``: ``metric``, ``run_a``, ``run_b``, ``n_users``, ``mean_a``,
@@ -1210,6 +1219,7 @@ def compare(
         _train(train),
         float(threshold),
         zero,
+        _fact_options(head_share, head_items, attributes, similarity, calibration_alpha),
     )
     _warn(out)
     frame = pd.DataFrame(out["rows"], columns=out["columns"])

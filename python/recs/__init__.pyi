@@ -146,6 +146,11 @@ def compare(
     threshold: float = ...,
     zero: Optional[str] = ...,
     test: Optional[str] = ...,
+    head_share: Optional[float] = ...,
+    head_items: Optional[int] = ...,
+    attributes: Any = ...,
+    similarity: str = ...,
+    calibration_alpha: float = ...,
 ) -> pd.DataFrame: ...
 
 def sampled_vs_exact(

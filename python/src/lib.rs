@@ -30,7 +30,7 @@ use recs_metrics::io::{
 use recs_metrics::stream::{CatalogUser, Evaluator, Part};
 use recs_metrics::{
     ItemFacts, Metric, MetricsError, Options, PerUser, Report, RocAccumulator, Scored, TieBreak,
-    ZeroPolicy, per_user,
+    ZeroPolicy, per_user_with,
 };
 use recs_sampled::versus::{CorrectedEstimators, CorrectedMetric};
 use recs_split::{NegativeSampling, SampleBy, SampledUser};
@@ -38,7 +38,7 @@ use recs_stats::StatsError;
 use recs_stats::family::{self, Cell, MetricValues, Pairs};
 use serde::{Deserialize, Serialize};
 
-use crate::facts::{Space, describe, known_facts};
+use crate::facts::{FactOptions, Space, describe, known_facts};
 
 pyo3::create_exception!(
     _recs,
@@ -829,6 +829,7 @@ fn run_values(
     users: &[u32],
     settings: &Settings,
     name: &str,
+    facts: ItemFacts<'_>,
 ) -> PyResult<RunValues> {
     let mut position = vec![usize::MAX; users.iter().map(|&u| u as usize + 1).max().unwrap_or(0)];
     for (at, &user) in users.iter().enumerate() {
@@ -848,7 +849,8 @@ fn run_values(
                     unscored = (unscored.0 + n_nan, unscored.1 + scores.len());
                 }
             }
-            Ok((per_user(&scored, &settings.metrics, &settings.options)?, scored_users, unscored))
+            let values = per_user_with(&scored, &settings.metrics, &settings.options, facts)?;
+            Ok((values, scored_users, unscored))
         })
         .map_err(error)?;
     let mut warnings = m.warnings.clone();
@@ -877,7 +879,7 @@ fn run_values(
 /// `recs compare --format csv`), its description, what decided `better`, and per run the
 /// users it does not score (0 under `missing="zero"`).
 #[pyfunction]
-#[pyo3(signature = (qrels, runs, names, metrics, tests, adjust, baseline, tukey, permutations, resamples, seed, alpha, missing, ties, candidates, train, threshold, zero))]
+#[pyo3(signature = (qrels, runs, names, metrics, tests, adjust, baseline, tukey, permutations, resamples, seed, alpha, missing, ties, candidates, train, threshold, zero, facts))]
 #[allow(clippy::too_many_arguments)]
 fn compare<'py>(
     py: Python<'py>,
@@ -899,6 +901,7 @@ fn compare<'py>(
     train: Option<&NativeRun>,
     threshold: f32,
     zero: Option<&str>,
+    facts: FactOptions,
 ) -> PyResult<Bound<'py, PyDict>> {
     let family_settings = family::Settings {
         tests: tests.iter().map(|t| t.parse()).collect::<Result<_, _>>().map_err(stats_error)?,
@@ -926,13 +929,24 @@ fn compare<'py>(
     let mut warnings: Vec<String> = Vec::new();
     let mut users: Vec<u32> = Vec::new();
     let mut missing_users = Vec::with_capacity(runs.len());
+    // As in `evaluate`: the training events are the candidates' (catalog, sampled:N), the
+    // popularity's and the histories' of calibration.
+    let uses_train = settings.policy == Candidates::Catalog || settings.sampling.is_some();
+    let reads_train = settings.metrics.iter().any(|m| m.needs_popularity() || m.needs_history());
+    let candidates_train = train.filter(|_| uses_train || !reads_train);
     for (run, name) in runs.iter().zip(&names) {
-        let m = matched(qrels, run, &settings, train, false)?;
+        let m = matched(qrels, run, &settings, candidates_train, false)?;
         if users.is_empty() {
             users = m.judged.clone();
         }
+        // Numbered as this run's candidates (a TREC run's are its own).
+        let space = Space {
+            users: (&m.qrels.users, m.qrels.judgments.n_users()),
+            items: (&m.qrels.items, m.qrels.judgments.n_items()),
+        };
+        let known = known_facts(py, &settings.metrics, train, facts.clone(), space)?;
         let RunValues { mut table, absent, warnings: run_warnings } =
-            run_values(py, &m, &users, &settings, name)?;
+            run_values(py, &m, &users, &settings, name, known.facts())?;
         for w in run_warnings {
             if !warnings.contains(&w) {
                 warnings.push(w);

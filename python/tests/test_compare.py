@@ -440,3 +440,38 @@ def test_bad_options_are_refused_with_what_was_expected(options, message):
     metrics = options.pop("metrics", "mrr")
     with pytest.raises(recs.RecsError, match=message.replace("(", r"\(")):
         recs.compare(qrels, runs, metrics, **options)
+
+
+@needs_cli
+def test_list_metrics_with_train_and_attributes_as_recs_compare(tmp_path):
+    """The per-user metrics of the lists' items (popularity, novelty, diversity,
+    calibration) compare as ``recs compare --train --attributes`` compares them."""
+    qrels, runs = runs_of(5)
+    rng = np.random.default_rng(3)
+    good = runs["good"]
+    train = good.sample(frac=0.3, random_state=4)[["user", "item"]]
+    items = sorted(set(good.item))
+    rows = [(i, f"g{a}") for i in items for a in rng.choice(5, size=int(rng.integers(1, 3)), replace=False)]
+    attributes = pd.DataFrame(rows, columns=["item", "attribute"])
+    with open(tmp_path / "attributes.tsv", "w") as f:
+        f.write("item\trank\tattribute\n")
+        for rank, (i, a) in enumerate(rows):
+            f.write(f"{i}\t{rank + 1}\t{a}\n")
+    with open(tmp_path / "train.tsv", "w") as f:
+        f.write("user\titem\n")
+        for u, i in zip(train.user, train.item):
+            f.write(f"{u}\t{i}\n")
+    write(tmp_path / "q.tsv", qrels, "grade")
+    paths = {}
+    for name, frame in runs.items():
+        paths[name] = tmp_path / f"{name}.tsv"
+        write(paths[name], frame, "score")
+    metrics = "arp@5,epc@5,miuf@5,ild@5,miscal@5"
+    extra = ["--train", tmp_path / "train.tsv", "--attributes", tmp_path / "attributes.tsv", "--head-items", 3, "--similarity", "jaccard"]
+    expected = cli_compare(tmp_path / "q.tsv", paths, "--metrics", metrics, "--tests", "t", *extra)
+    table = recs.compare(
+        recs.Qrels.from_df(qrels), {n: recs.Run.from_df(f) for n, f in runs.items()}, metrics, tests="t",
+        train=train, attributes=attributes, head_items=3, similarity="jaccard",
+    )
+    assert_same_as_cli(table, expected)
+    assert set(table.metric) == set(metrics.split(","))
