@@ -17,6 +17,7 @@ import pytest
 
 import recs
 from conftest import make_case
+from test_cli import write_train
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
@@ -457,10 +458,7 @@ def test_list_metrics_with_train_and_attributes_as_recs_compare(tmp_path):
         f.write("item\trank\tattribute\n")
         for rank, (i, a) in enumerate(rows):
             f.write(f"{i}\t{rank + 1}\t{a}\n")
-    with open(tmp_path / "train.tsv", "w") as f:
-        f.write("user\titem\n")
-        for u, i in zip(train.user, train.item):
-            f.write(f"{u}\t{i}\n")
+    write_train(tmp_path / "train.tsv", train)
     write(tmp_path / "q.tsv", qrels, "grade")
     paths = {}
     for name, frame in runs.items():

@@ -413,7 +413,7 @@ def test_sampled_vs_exact_from_factors_refuses_bad_arguments_with_the_reason():
         ({"negatives": 0}, "negatives must be at least 1"),
         ({"corrections": "bv:2"}, "corrections"),
         ({"item_factors": np.ones((3, 3), dtype=np.float32)}, "same rank"),
-        ({"items": ["a", "b", "c"]}, "item"),
+        ({"items": ["a", "b", "c"]}, r"has no row in the item rows \(items=\)"),
     ]:
         args = dict(qrels=q, user_factors=U, item_factors=V, train=train, progress=False)
         args.update(kwargs)
