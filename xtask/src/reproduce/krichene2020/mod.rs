@@ -137,16 +137,19 @@ pub(crate) fn run(options: &Options) -> Result<()> {
     let movielens_run = |data: &recs_core::Interactions, m: usize, models| {
         real::run("MovieLens 100K", data, HoldOut::Last, m, extent, options.seed, models)
     };
-    let main = movielens_run(&movielens, REAL_M, &real::MODELS)?;
-    let other_m = movielens_run(&movielens, REAL_M_OTHER, &real::MODELS)?;
-    let other_ties = movielens_run(&real::items_reversed(&movielens)?, REAL_M, &real::MODELS)?;
-    let z5 = movielens_run(&movielens, REAL_M, &real::MODELS_Z5)?;
-    let z50 = movielens_run(&movielens, REAL_M, &real::MODELS_Z50)?;
-    let x_account = movielens_run(&movielens, REAL_M, &real::MODELS_X_ACCOUNT)?;
-    let x_secondary = movielens_run(&movielens, REAL_M, &real::MODELS_X_SECONDARY)?;
-    let x_alpha10 = movielens_run(&movielens, REAL_M, &real::MODELS_X_ALPHA10)?;
+    // Each run also gives the other orders of the held-out item's score ties: only the
+    // main run's are read.
+    let [main, first, last] = movielens_run(&movielens, REAL_M, &real::MODELS)?;
+    let [other_m, ..] = movielens_run(&movielens, REAL_M_OTHER, &real::MODELS)?;
+    let [other_ties, ..] =
+        movielens_run(&real::items_reversed(&movielens)?, REAL_M, &real::MODELS)?;
+    let [z5, ..] = movielens_run(&movielens, REAL_M, &real::MODELS_Z5)?;
+    let [z50, ..] = movielens_run(&movielens, REAL_M, &real::MODELS_Z50)?;
+    let [x_account, ..] = movielens_run(&movielens, REAL_M, &real::MODELS_X_ACCOUNT)?;
+    let [x_secondary, ..] = movielens_run(&movielens, REAL_M, &real::MODELS_X_SECONDARY)?;
+    let [x_alpha10, ..] = movielens_run(&movielens, REAL_M, &real::MODELS_X_ALPHA10)?;
     let msweb_data = recs_data::load_named("msweb", &options.resolver())?;
-    let msweb = real::run(
+    let [msweb, ..] = real::run(
         "MS Web",
         &msweb_data.interactions,
         HoldOut::OneAtRandom,
@@ -174,6 +177,8 @@ pub(crate) fn run(options: &Options) -> Result<()> {
             main.orders_table(),
             other_m.orders_table(),
             titled("Held out: the latest event of lowest item index", other_ties.values_table()),
+            titled("The held-out item first among its ties", first.values_table()),
+            titled("The held-out item last among its ties", last.values_table()),
             titled("X at λ = 60, α = 5", x_account.values_table()),
             titled("X at λ = 60, α = 5", x_account.orders_table()),
             titled("X at λ = 10, α = 0.2", x_secondary.values_table()),
@@ -196,6 +201,7 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         main: &main,
         other_m: &other_m,
         other_ties: &other_ties,
+        score_ties: [&first, &last],
         other_z: [&z5, &z50],
         other_x: [&x_account, &x_secondary, &x_alpha10],
     }));

@@ -17,7 +17,7 @@ use anyhow::{Context, Result};
 use rayon::prelude::*;
 use recs_core::{DuplicatePolicy, Event, Interactions, ParamValues, TrainData};
 use recs_metrics::score_key;
-use recs_sampled::versus::{EstimatorTable, Instance, RunValues, UserLists, run_values};
+use recs_sampled::versus::{EstimatorTable, Instance, Placement, RunValues, UserLists, run_values};
 use recs_sampled::{Correction, RankMetric};
 use recs_split::{JudgmentOptions, NegativeSampling, Protocol, SampleBy, SampledUser, SplitId};
 
@@ -100,6 +100,42 @@ pub(super) enum HoldOut {
     OneAtRandom,
 }
 
+/// Where a held-out item goes among the items of the same score, exactly and sampled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TieOrder {
+    /// The mean of the metric over the ranks the tie spans (the recs policy).
+    Expected,
+    /// Before every item of its score (the best rank the tie allows).
+    First,
+    /// After every item of its score (the worst).
+    Last,
+}
+
+impl TieOrder {
+    /// Every order, in the order of [`run`]'s runs.
+    pub(super) const ALL: [TieOrder; 3] = [TieOrder::Expected, TieOrder::First, TieOrder::Last];
+
+    /// `placement` with its tie resolved this way.
+    fn resolve(self, p: Placement) -> Placement {
+        match self {
+            TieOrder::Expected => p,
+            TieOrder::First => Placement { tied: 0, ..p },
+            TieOrder::Last => Placement { above: p.above + p.tied, tied: 0, ..p },
+        }
+    }
+
+    /// `instances` with every placement's tie resolved this way.
+    fn resolve_all(self, instances: &[Instance]) -> Vec<Instance> {
+        instances
+            .iter()
+            .map(|i| Instance {
+                exact: self.resolve(i.exact),
+                sampled: i.sampled.iter().map(|&p| self.resolve(p)).collect(),
+            })
+            .collect()
+    }
+}
+
 /// What one run computed: per repetition and recommender, the exact means and each
 /// estimator's mean per draw. A repetition fits the models with a seed of its own (the
 /// factorisation's initial values, the random scores) and draws its own negatives; the
@@ -116,6 +152,8 @@ pub(super) struct RealRun {
     pub(super) n_candidates: u64,
     /// Draws of a user with fewer than `m` eligible items (they take all of them).
     pub(super) n_short: usize,
+    /// Where a held-out item goes among its ties.
+    pub(super) ties: TieOrder,
     /// `[repetition][model]`.
     pub(super) reps: Vec<Vec<RunValues>>,
     /// Draws per repetition.
@@ -192,7 +230,8 @@ pub(super) struct Extent {
 /// Runs the experiment on `data` (binary): one split (seeded by `seed`), then
 /// `extent.reps` repetitions, repetition `r` fitting `models` (in the roles of [`MODELS`]) with seed `seed + r` on
 /// the split's whole training part and drawing `extent.draws` times `m` negatives, draw
-/// `s` seeded `seed + 1 + r · draws + s`.
+/// `s` seeded `seed + 1 + r · draws + s`; one run per order of [`TieOrder::ALL`], from the
+/// same fits and draws.
 pub(super) fn run(
     dataset: &str,
     data: &Interactions,
@@ -201,7 +240,7 @@ pub(super) fn run(
     extent: Extent,
     seed: u64,
     models: &[Model; 4],
-) -> Result<RealRun> {
+) -> Result<[RealRun; 3]> {
     let n_draws = extent.draws;
     let protocol = match hold_out {
         HoldOut::Last => Protocol::TemporalLastN { n: 1, min_train: 1 },
@@ -263,7 +302,7 @@ pub(super) fn run(
         })
         .collect::<Result<_>>()?;
 
-    let mut reps = Vec::with_capacity(extent.reps);
+    let mut reps: [Vec<Vec<RunValues>>; 3] = Default::default();
     let (mut n_short, mut n_instances) = (0, 0);
     for rep in 0..extent.reps as u64 {
         let fitted: Vec<Option<Box<dyn recs_core::Recommender>>> = models
@@ -328,25 +367,36 @@ pub(super) fn run(
             }
         }
         n_instances = instances[0].len();
-        reps.push(
-            instances
-                .iter()
-                .map(|i| run_values(i, &table, &metrics, corrections.len(), n_draws))
-                .collect(),
-        );
+        for (order, reps) in TieOrder::ALL.into_iter().zip(&mut reps) {
+            reps.push(
+                instances
+                    .iter()
+                    .map(|i| {
+                        let resolved = match order {
+                            TieOrder::Expected => std::borrow::Cow::Borrowed(&i[..]),
+                            _ => std::borrow::Cow::Owned(order.resolve_all(i)),
+                        };
+                        run_values(&resolved, &table, &metrics, corrections.len(), n_draws)
+                    })
+                    .collect(),
+            );
+        }
     }
-    Ok(RealRun {
+    let n_candidates = users.iter().map(|row| row.items.len() as u64).sum();
+    let mut reps = reps.into_iter();
+    Ok(TieOrder::ALL.map(|ties| RealRun {
         dataset: dataset.into(),
         hold_out,
         m,
         n_users: users.len(),
         n_items: data.n_items(),
         n_instances,
-        n_candidates: users.iter().map(|row| row.items.len() as u64).sum(),
+        n_candidates,
         n_short,
-        reps,
+        ties,
+        reps: reps.next().unwrap_or_default(),
         n_draws,
-    })
+    }))
 }
 
 /// Rounds to 6 decimals for a table cell.
@@ -369,13 +419,18 @@ impl RealRun {
             HoldOut::Last => "each user's latest event held out",
             HoldOut::OneAtRandom => "one event per user held out at random",
         };
+        let ties = match self.ties {
+            TieOrder::Expected => "",
+            TieOrder::First => "; each held-out item first among the items of its score",
+            TieOrder::Last => "; each held-out item last among the items of its score",
+        };
         let short = match self.n_short {
             0 => String::new(),
             n => format!(" ({n} draws of a user with fewer eligible items took them all)"),
         };
         format!(
             "{}: {hold_out}; {} users, {} instances, {} items; m = {} negatives drawn uniformly \
-             without replacement; {} repetitions (fits and draws), {} draws each{short}",
+             without replacement; {} repetitions (fits and draws), {} draws each{short}{ties}",
             self.dataset,
             self.n_users,
             self.n_instances,
@@ -466,6 +521,18 @@ impl RealRun {
 mod tests {
     use super::*;
 
+    /// Ranked 2nd to 4th of 6 (one above, two tied): first it is 2nd, last 4th.
+    #[test]
+    fn a_tie_order_moves_the_item_to_an_end_of_its_tie() {
+        let p = Placement { others: 5, above: 1, tied: 2 };
+        assert_eq!(TieOrder::Expected.resolve(p), p);
+        assert_eq!(TieOrder::First.resolve(p), Placement { others: 5, above: 1, tied: 0 });
+        assert_eq!(TieOrder::Last.resolve(p), Placement { others: 5, above: 3, tied: 0 });
+        let instance = Instance { exact: p, sampled: vec![p, Placement { tied: 0, ..p }] };
+        let last = TieOrder::Last.resolve_all(std::slice::from_ref(&instance));
+        assert_eq!(last[0].sampled[1], Placement { others: 5, above: 1, tied: 0 });
+    }
+
     /// When a draw holds every eligible item, the sampled rank is the exact rank: the
     /// uncorrected and rank-estimate values equal the exact ones, for every recommender
     /// and metric, ties included (the item-kNN models tie many items at 0). This checks the
@@ -475,20 +542,35 @@ mod tests {
         let (ratings, _) = recs_testkit::synthetic_data();
         let data = binary(&ratings).unwrap();
         let extent = Extent { reps: 2, draws: 2, every: 1 };
-        let run =
+        let runs =
             run("synthetic", &data, HoldOut::Last, data.n_items(), extent, 3, &MODELS).unwrap();
-        assert_eq!(run.n_instances, run.n_users);
-        assert_eq!(run.n_short, 2 * 2 * run.n_users);
-        for rep in 0..2 {
-            for model in 0..MODELS.len() {
-                for k in 0..METRICS.len() {
-                    let exact = run.exact(rep, model, k);
-                    for c in [0, 1] {
-                        for &v in run.draws(rep, model, k, c) {
-                            assert!((v - exact).abs() < 1e-12, "{model} {k} {c}: {v} vs {exact}");
+        for run in &runs {
+            assert_eq!(run.n_instances, run.n_users);
+            assert_eq!(run.n_short, 2 * 2 * run.n_users);
+            for rep in 0..2 {
+                for model in 0..MODELS.len() {
+                    for k in 0..METRICS.len() {
+                        let exact = run.exact(rep, model, k);
+                        for c in [0, 1] {
+                            for &v in run.draws(rep, model, k, c) {
+                                let at = format!("{:?} {model} {k} {c}", run.ties);
+                                assert!((v - exact).abs() < 1e-12, "{at}: {v} vs {exact}");
+                            }
                         }
                     }
                 }
+            }
+        }
+        // Among its ties a held-out item ranks no worse first than on average, and no
+        // better last (these data leave no held-out item tied: the orders' effect is checked
+        // by hand above and on MovieLens by the reproduction).
+        let [run, first, last] = &runs;
+        assert_eq!([first.ties, last.ties], [TieOrder::First, TieOrder::Last]);
+        for model in 0..MODELS.len() {
+            for k in 0..METRICS.len() {
+                let (mean, best, worst) =
+                    (run.exact(0, model, k), first.exact(0, model, k), last.exact(0, model, k));
+                assert!(best >= mean && mean >= worst, "{model} {k}: {best} {mean} {worst}");
             }
         }
         // The factorisation and the random scores change with the repetition's seed.
@@ -505,7 +587,8 @@ mod tests {
         let (ratings, _) = recs_testkit::synthetic_data();
         let data = binary(&ratings).unwrap();
         let extent = Extent { reps: 1, draws: 20, every: 1 };
-        let run = run("synthetic", &data, HoldOut::OneAtRandom, 3, extent, 5, &MODELS).unwrap();
+        let [run, ..] =
+            run("synthetic", &data, HoldOut::OneAtRandom, 3, extent, 5, &MODELS).unwrap();
         let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
         // Random scores (index 3): AP of a rank among the catalog against among 4 items.
         assert!(mean(run.draws(0, 3, 3, 0)) > run.exact(0, 3, 3) + 0.05);

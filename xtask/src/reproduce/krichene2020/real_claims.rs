@@ -39,6 +39,8 @@ pub(super) struct Evidence<'a> {
     pub(super) other_m: &'a RealRun,
     /// The same with the other tie order of the held-out event.
     pub(super) other_ties: &'a RealRun,
+    /// The main run with each held-out item first, then last, among the items of its score.
+    pub(super) score_ties: [&'a RealRun; 2],
     /// The same with Z's neighbourhood of 5 and of 50 items.
     pub(super) other_z: [&'a RealRun; 2],
     /// The same with X at λ = 60, α = 5 (the account's loss), at λ = 10, α = 0.2 (its
@@ -86,10 +88,12 @@ fn setup_choices(run: &RealRun) -> Vec<Choice> {
         ),
         Choice::ours(
             ChoiceKind::Comparison,
-            "ties",
+            SCORE_TIES,
             "an item tied with others takes the mean of the metric over the ranks the tie \
              spans (the expectation over a random order of the tie), exactly and sampled",
-            "the recs policy everywhere; Z leaves most items at score 0, so its ties matter",
+            "the recs policy everywhere; Z leaves most items at score 0, so its ties matter: the \
+             held-out item first and last among its ties (the best and worst any order gives) \
+             are the other ends, added after a referee's run",
         ),
         Choice::ours(
             ChoiceKind::Comparison,
@@ -203,10 +207,12 @@ fn reversal_tests(run: &RealRun, metrics: &[usize], tau: f64) -> Vec<Test> {
 }
 
 const TIES: &str = "the held-out event among a user's latest of the same second";
+const SCORE_TIES: &str = "ties";
 
-/// The ends every real-data reading is run at: m = 99, the other tie order, Z's
-/// neighbourhood of 5 and of 50 items, and X's penalty and confidence.
-fn ends(e: &Evidence<'_>, tests: impl Fn(&RealRun) -> Vec<Test>) -> [Sensitivity; 4] {
+/// The ends every real-data reading is run at: m = 99, the other tie order of the held-out
+/// event, Z's neighbourhood of 5 and of 50 items, X's penalty and confidence, and the
+/// held-out item first and last among its score ties.
+fn ends(e: &Evidence<'_>, tests: impl Fn(&RealRun) -> Vec<Test>) -> [Sensitivity; 5] {
     [
         Sensitivity::knob(
             SAMPLE_SIZE,
@@ -231,6 +237,13 @@ fn ends(e: &Evidence<'_>, tests: impl Fn(&RealRun) -> Vec<Test>) -> [Sensitivity
                 End::new("α = 10", tests(e.other_x[2])),
             ],
         ),
+        Sensitivity::knob(
+            SCORE_TIES,
+            vec![
+                End::new("the held-out item first among its ties", tests(e.score_ties[0])),
+                End::new("the held-out item last among its ties", tests(e.score_ties[1])),
+            ],
+        ),
     ]
 }
 
@@ -238,13 +251,15 @@ const Z_SIZE: &str = "Z's neighbourhood size";
 const X_FIT: &str = "X's penalty and confidence slope";
 /// K6: on real recommenders the sampled metric reverses an exact order, in expectation.
 fn k6(e: &Evidence<'_>) -> Claim {
-    let [m_end, ties_end, z_end, x_end] = ends(e, |run| reversal_tests(run, &TOP, TAU));
+    let [m_end, ties_end, z_end, x_end, score_ties_end] =
+        ends(e, |run| reversal_tests(run, &TOP, TAU));
     let reading = Reading::new("MovieLens 100K, our X, Y and Z", reversal_tests(e.main, &TOP, TAU))
         .with_choices(setup_choices(e.main))
         .with_sensitivity(m_end)
         .with_sensitivity(ties_end)
         .with_sensitivity(z_end)
         .with_sensitivity(x_end)
+        .with_sensitivity(score_ties_end)
         .with_placebo(Placebo::new(
             "AUC in place of the top-heavy metrics",
             "sampled AUC is unbiased for the exact AUC (K4), so it cannot reverse an order in \
@@ -385,7 +400,7 @@ fn k7_reading(e: &Evidence<'_>, name: &str) -> Reading {
         *s = tolerance.clone();
     }
     let reading = reading.judged();
-    let [m_end, ties_end, z_end, x_end] = ends(e, |run| tests(run, 1.0));
+    let [m_end, ties_end, z_end, x_end, score_ties_end] = ends(e, |run| tests(run, 1.0));
     reading
         .with_choices(setup_choices(e.main))
         .with_choices([
@@ -408,6 +423,7 @@ fn k7_reading(e: &Evidence<'_>, name: &str) -> Reading {
         .with_sensitivity(ties_end)
         .with_sensitivity(z_end)
         .with_sensitivity(x_end)
+        .with_sensitivity(score_ties_end)
         .with_placebo(Placebo::new(
             "a constant estimator",
             "it ignores the sampled rank and orders nothing: a test it passes cannot tell a \
@@ -492,7 +508,8 @@ const RANDOM: usize = 3;
 /// of the sampling law, for any ranking, random scores included: the placebo is a metric
 /// without bias under uniform sampling, AUC, whose error must stay within its spread.
 fn k8(e: &Evidence<'_>) -> Claim {
-    let [m_end, ties_end, z_end, x_end] = ends(e, |run| bias_tests(run, &TOP, &XYZ));
+    let [m_end, ties_end, z_end, x_end, score_ties_end] =
+        ends(e, |run| bias_tests(run, &TOP, &XYZ));
     let reading = Reading::new("MovieLens 100K, our X, Y and Z", bias_tests(e.main, &TOP, &XYZ))
         .with_choices(setup_choices(e.main))
         .with_choices([Choice::post_hoc(
@@ -507,6 +524,7 @@ fn k8(e: &Evidence<'_>) -> Claim {
         .with_sensitivity(ties_end)
         .with_sensitivity(z_end)
         .with_sensitivity(x_end)
+        .with_sensitivity(score_ties_end)
         .with_placebo(Placebo::new(
             "AUC in place of the top-heavy metrics",
             "sampled AUC is unbiased for the exact AUC under uniform draws (K4): a test that it \
@@ -553,7 +571,7 @@ mod tests {
     use recs_bench::verdict::Verdict;
     use recs_sampled::versus::RunValues;
 
-    use super::super::real::HoldOut;
+    use super::super::real::{HoldOut, TieOrder};
     use super::*;
 
     /// A run whose exact and per-draw values are given: `exact[model][metric]`, and every
@@ -588,6 +606,7 @@ mod tests {
             n_instances: 10,
             n_candidates: 500,
             n_short: 0,
+            ties: TieOrder::Expected,
             reps: vec![values; 3],
             n_draws,
         }
@@ -646,6 +665,7 @@ mod tests {
             main: &r,
             other_m: &r,
             other_ties: &r,
+            score_ties: [&r, &r],
             other_z: [&r, &r],
             other_x: [&r, &r, &r],
         });
@@ -662,6 +682,7 @@ mod tests {
             main: &reversed,
             other_m: &reversed,
             other_ties: &reversed,
+            score_ties: [&reversed, &reversed],
             other_z: [&reversed, &reversed],
             other_x: [&reversed, &reversed, &reversed],
         });
@@ -682,6 +703,7 @@ mod tests {
             main: &r,
             other_m: &r,
             other_ties: &r,
+            score_ties: [&r, &r],
             other_z: [&r, &r],
             other_x: [&r, &r, &r],
         });
@@ -710,6 +732,7 @@ mod tests {
             main: &biased,
             other_m: &biased,
             other_ties: &biased,
+            score_ties: [&biased, &biased],
             other_z: [&biased, &biased],
             other_x: [&biased, &biased, &biased],
         });
