@@ -438,7 +438,7 @@ def evaluate(
       popularity, novelty and exposure of the lists: ``arp@N``, ``aplt@N``, ``aclt@N``,
       ``epc@N``, ``epc_flat@N``, ``efd@N``, ``efd_flat@N``, ``miuf@N``,
       ``serendipity@N``, ``gini@N``, ``entropy@N``, ``poprsp@N``, ``popreo@N``; with
-      ``attributes``, ``ild@N``; with both, ``miscal@N``), a list or a comma-separated
+      ``attributes``, ``ild@N``, ``ild_disc@N``; with both, ``miscal@N``), a list or a comma-separated
       string. With
       ``candidates="sampled:N"`` (uniform), also corrected sampled metrics ``M~E`` such as ``ndcg@10~bv:0.1``: the estimator ``E`` (``sampled``,
       ``rank-estimate``, ``minimal-bias``, ``monotone``, ``bv:γ``) of the metric ``M`` of
@@ -459,7 +459,7 @@ def evaluate(
       (default: the most popular items holding half of the training events), as ``recs
       eval --head-share`` and ``--head-items``; ``details`` reports it under
       ``popularity``.
-    - ``attributes``: the items' attributes of ``ild@N`` (intra-list diversity), a dict
+    - ``attributes``: the items' attributes of ``ild@N`` and ``ild_disc@N`` (intra-list diversity), a dict
       ``{item: [attribute, ...]}`` or a frame with ``item`` and ``attribute`` columns
       (weights 1; items without attributes have none); ``similarity``: ``cosine`` or
       ``jaccard``, as ``recs eval --attributes`` and ``--similarity``. With ``train``,

@@ -73,7 +73,9 @@ pub(crate) fn known_facts(
     let attributes = match (metrics.iter().any(Metric::needs_attributes), attributes) {
         (true, Some((items, names))) => Some(Attributes::of(space.items, &items, &names)?),
         (false, Some(_)) => {
-            return Err(invalid("attributes are read by ild@N and miscal@N; neither is asked for"));
+            return Err(invalid(
+                "attributes are read by ild@N, ild_disc@N and miscal@N; none is asked for",
+            ));
         }
         (true, None) => {
             let metric = metrics.iter().find(|m| m.needs_attributes()).expect("asked");
@@ -84,7 +86,7 @@ pub(crate) fn known_facts(
         }
         (false, None) => None,
     };
-    let wants_ild = metrics.iter().any(|m| matches!(m, Metric::Ild(_)));
+    let wants_ild = metrics.iter().any(|m| m.is_diversity());
     let diversity = match &attributes {
         Some(a) if wants_ild => Some(Diversity::new(&a.listed, similarity)),
         _ => None,

@@ -61,8 +61,8 @@ def test_intra_list_diversity_gives_the_numbers_of_recs_eval(tmp_path, similarit
             f.write(f"{i}\t{rank + 1}\t{a}\n")
     write(tmp_path / "q.tsv", qrels_frame, "grade")
     write(tmp_path / "r.tsv", run_frame, "score")
-    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "ild@3,ild@10", "--attributes", tmp_path / "attributes.tsv", "--similarity", similarity)
-    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ild@3,ild@10", attributes=attributes, similarity=similarity, details=True)
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "ild@3,ild@10,ild_disc@3,ild_disc@10", "--attributes", tmp_path / "attributes.tsv", "--similarity", similarity)
+    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ild@3,ild@10,ild_disc@3,ild_disc@10", attributes=attributes, similarity=similarity, details=True)
     assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
     assert ours == expected
     as_dict = {}

@@ -116,7 +116,7 @@ def test_msweb_factors_and_scorer_equal_the_listed_run():
 
 LISTS = (
     "ndcg@10,coverage@10,arp@10,aplt@10,aclt@10,epc@10,efd@10,miuf@10,serendipity@10,"
-    "gini@10,entropy@10,poprsp@10,popreo@10,ild@10,miscal@10"
+    "gini@10,entropy@10,poprsp@10,popreo@10,ild@10,ild_disc@10,miscal@10"
 )
 
 

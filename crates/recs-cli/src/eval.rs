@@ -65,7 +65,7 @@ pub(crate) struct Args {
     /// Comma-separated metrics: roc, croc, user_auc, p@N, r@N, f1@N, hit@N, ndcg@K,
     /// ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N; with --train, arp@N,
     /// aplt@N, aclt@N, epc@N, epc_flat@N, efd@N, efd_flat@N, miuf@N, serendipity@N,
-    /// gini@N, entropy@N, poprsp@N, popreo@N; with --attributes, ild@N; with both,
+    /// gini@N, entropy@N, poprsp@N, popreo@N; with --attributes, ild@N, ild_disc@N; with both,
     /// miscal@N; and cremonesi2008's
     /// roc2@N (pooled and user-averaged TPR/FPR of every user's top N) and roc1@T
     /// (TPR/FPR of "score >= T" against "grade >= T", for runs whose scores are

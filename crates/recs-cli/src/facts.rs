@@ -25,7 +25,7 @@ pub(crate) struct HeadArgs {
     /// The popularity head as this many most popular training items instead.
     #[arg(long, value_name = "N")]
     head_items: Option<usize>,
-    /// Item attributes for ild@N (intra-list diversity) and miscal@N (calibration):
+    /// Item attributes for ild@N and ild_disc@N (intra-list diversity) and miscal@N (calibration):
     /// `item<TAB>rank<TAB>attribute` lines under a header, as `recs score --attributes`
     /// reads them (e.g. cast.tsv); items without a line have no attribute.
     #[arg(long, value_name = "FILE")]
@@ -86,7 +86,7 @@ impl Sources {
         let history = metrics.iter().find(|m| m.needs_history());
         let wants = Wants {
             popularity: popularity.is_some(),
-            diversity: metrics.iter().any(|m| matches!(m, Metric::Ild(_))),
+            diversity: metrics.iter().any(|m| m.is_diversity()),
             calibration: history.is_some(),
         };
         if history.is_none() && args.calibration_alpha != DEFAULT_CALIBRATION_SMOOTHING {
@@ -107,7 +107,9 @@ impl Sources {
             );
         }
         if diverse.is_none() && args.attributes.is_some() {
-            anyhow::bail!("--attributes is read by ild@N and miscal@N; neither is asked for");
+            anyhow::bail!(
+                "--attributes is read by ild@N, ild_disc@N and miscal@N; none is asked for"
+            );
         }
         let train = match (popularity, history, train) {
             (None, None, _) => None,

@@ -137,7 +137,7 @@ fn intra_list_diversity_reads_an_attribute_file() {
             "attributes.tsv",
         ],
     );
-    assert!(e.contains("--attributes is read by ild@N and miscal@N"), "{e}");
+    assert!(e.contains("--attributes is read by ild@N, ild_disc@N and miscal@N"), "{e}");
 }
 
 #[test]

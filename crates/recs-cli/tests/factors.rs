@@ -152,7 +152,7 @@ fn list_metrics_from_factors_equal_those_of_the_listed_scores() {
     let attributes = attributes.to_str().unwrap();
     let (users, items) = (f.path("U.npy"), f.path("V.npy"));
     let metrics = "ndcg@10,coverage@5,arp@5,aplt@5,aclt@5,epc@5,efd_flat@5,miuf@5,\
-                   serendipity@5,ild@5,miscal@5,gini@5,entropy@5,popreo@5,poprsp@5";
+                   serendipity@5,ild@5,ild_disc@5,miscal@5,gini@5,entropy@5,popreo@5,poprsp@5";
     for ties in ["expected", "item-ascending", "item-descending"] {
         let args = [
             "--metrics",
@@ -167,7 +167,7 @@ fn list_metrics_from_factors_equal_those_of_the_listed_scores() {
         ];
         let (listed, streamed) = listed_and_streamed(&f, &args, &users, &items);
         assert_eq!(listed, streamed, "ties {ties}");
-        for key in ["gini@5", "ild@5", "miscal@5", "popreo@5"] {
+        for key in ["gini@5", "ild@5", "ild_disc@5", "miscal@5", "popreo@5"] {
             assert!(streamed[key].as_f64().is_some_and(f64::is_finite), "{key}: {streamed}");
         }
     }

@@ -9,7 +9,7 @@
 use recs_core::ItemAttributes;
 
 use crate::error::{MetricsError, Result};
-use crate::lists::Listed;
+use crate::lists::{Listed, log_discount};
 use crate::names::named;
 
 /// How alike two items' attributes are.
@@ -98,19 +98,7 @@ impl Diversity {
     /// The similarity of items `a` and `b`, in `[0, 1]` for non-negative weights.
     pub fn similarity_of(&self, a: u32, b: u32) -> f64 {
         let (x, y) = (&self.vectors[a as usize], &self.vectors[b as usize]);
-        let (mut i, mut j, mut dot, mut shared) = (0, 0, 0.0, 0usize);
-        while i < x.len() && j < y.len() {
-            match x[i].0.cmp(&y[j].0) {
-                std::cmp::Ordering::Less => i += 1,
-                std::cmp::Ordering::Greater => j += 1,
-                std::cmp::Ordering::Equal => {
-                    dot += x[i].1 * y[j].1;
-                    shared += 1;
-                    i += 1;
-                    j += 1;
-                }
-            }
-        }
+        let (dot, shared) = sparse_dot(x, y);
         match self.similarity {
             Similarity::Jaccard => {
                 let either = x.len() + y.len() - shared;
@@ -134,7 +122,7 @@ impl Diversity {
         if length < 2 {
             return f64::NAN;
         }
-        let Scratch { sums: scratch, certain, cut } = scratch;
+        let Scratch { sums: scratch, certain, cut, .. } = scratch;
         let item = |l: &Listed| items[l.position as usize];
         // The certain items and the members of the cut group (all share p = c/g < 1).
         certain.clear();
@@ -196,12 +184,186 @@ impl Diversity {
     }
 }
 
-/// Per-thread storage of [`Diversity::expected`]: attribute sums and the list's items.
+impl Diversity {
+    /// The expected rank-discounted intra-list diversity of one user's top-`length` list
+    /// (`listed` as for [`Diversity::expected`]): Vargas & Castells' EILD with every
+    /// item's relevance 1 and logarithmic discounts, as RankSys computes it,
+    /// `Σ_r disc(r) · Σ_{s≠r} gap(r, s) d(i_r, i_s) / Σ_{s≠r} gap(r, s)` over `Σ_r disc(r)`,
+    /// with `gap(r, s) = disc(max(1, s − r))` (an item ranked above `r` weighs fully) and
+    /// `d = 1 − sim`; `NaN` for a list of fewer than 2 items.
+    ///
+    /// The weight of an ordered pair of ranks does not depend on the items, so under ties
+    /// the expectation over the orders is, for each ordered pair of tie groups, the mean
+    /// weight of the rank pairs its items may take times the sum of `d` over its item
+    /// pairs: `1/(g_A g_B)` for two items of different groups at two given ranks,
+    /// `1/(g(g − 1))` for two of one group.
+    pub(crate) fn expected_discounted(
+        &self,
+        listed: &[Listed],
+        items: &[u32],
+        length: usize,
+        scratch: &mut Scratch,
+    ) -> f64 {
+        if length < 2 {
+            return f64::NAN;
+        }
+        let weights = scratch.weights.of(length);
+        let Scratch { groups, members, sparse: sums, .. } = scratch;
+        // The tie groups, in rank order: (first member, members, first rank, last rank).
+        groups.clear();
+        members.clear();
+        for l in listed {
+            let item = items[l.position as usize];
+            match groups.last_mut() {
+                Some(g) if g.ranks == l.ranks && g.size < l.group => g.size += 1,
+                _ => groups.push(Group { start: members.len(), size: 1, ranks: l.ranks }),
+            }
+            members.push(item);
+        }
+        // Each group's attribute sums (cosine: the sum of its unit vectors, sparse, and
+        // Σ |u|²), so that a pair sum of similarities is a dot product.
+        sums.clear();
+        let mut spans = Vec::with_capacity(groups.len());
+        let mut units = Vec::with_capacity(groups.len());
+        if self.similarity != Similarity::Jaccard {
+            for g in groups.iter() {
+                let from = sums.len();
+                let mut unit = 0.0;
+                for &i in &members[g.start..g.start + g.size] {
+                    let v = &self.vectors[i as usize];
+                    unit += v.iter().map(|&(_, w)| w * w).sum::<f64>();
+                    sums.extend_from_slice(v);
+                }
+                sums[from..].sort_unstable_by_key(|&(a, _)| a);
+                let mut end = from;
+                for k in from..sums.len() {
+                    if end > from && sums[end - 1].0 == sums[k].0 {
+                        sums[end - 1].1 += sums[k].1;
+                    } else {
+                        sums[end] = sums[k];
+                        end += 1;
+                    }
+                }
+                sums.truncate(end);
+                spans.push((from, end));
+                units.push(unit);
+            }
+        }
+        let of = |g: &Group| &members[g.start..g.start + g.size];
+        // Σ sim over the ordered pairs of distinct items of A × B (A = B: of one group).
+        let similar = |a: usize, b: usize| -> f64 {
+            let (ga, gb) = (&groups[a], &groups[b]);
+            match self.similarity {
+                Similarity::Jaccard => {
+                    let mut sum = 0.0;
+                    for (k, &x) in of(ga).iter().enumerate() {
+                        for (j, &y) in of(gb).iter().enumerate() {
+                            if a != b || k != j {
+                                sum += self.similarity_of(x, y);
+                            }
+                        }
+                    }
+                    sum
+                }
+                _ => {
+                    let (dot, _) =
+                        sparse_dot(&sums[spans[a].0..spans[a].1], &sums[spans[b].0..spans[b].1]);
+                    if a == b { dot - units[a] } else { dot }
+                }
+            }
+        };
+        let mut value = 0.0;
+        for (a, ga) in groups.iter().enumerate() {
+            for (b, gb) in groups.iter().enumerate() {
+                let pairs = if a == b { ga.size * (ga.size - 1) } else { ga.size * gb.size };
+                if pairs == 0 {
+                    continue;
+                }
+                let mut weight = 0.0;
+                for r in ga.ranks.0..=ga.ranks.1 {
+                    for s in gb.ranks.0..=gb.ranks.1 {
+                        if r != s {
+                            weight += weights[(r - 1) * length + (s - 1)];
+                        }
+                    }
+                }
+                if weight == 0.0 {
+                    continue;
+                }
+                let distance = pairs as f64 - similar(a, b);
+                value += weight / pairs as f64 * distance;
+            }
+        }
+        value
+    }
+}
+
+/// The dot product of two sparse vectors sorted by index, and the number of indices they
+/// share.
+fn sparse_dot(x: &[(u32, f64)], y: &[(u32, f64)]) -> (f64, usize) {
+    let (mut i, mut j, mut dot, mut shared) = (0, 0, 0.0, 0usize);
+    while i < x.len() && j < y.len() {
+        match x[i].0.cmp(&y[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                dot += x[i].1 * y[j].1;
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (dot, shared)
+}
+
+/// One tie group of a list: its members (from `start` in the member list), and the ranks
+/// of the list it spans (from 1; the cut group spans fewer ranks than it has members).
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    start: usize,
+    size: usize,
+    ranks: (usize, usize),
+}
+
+/// The weights of the ordered rank pairs of a list of one length, kept while the length
+/// does not change: `W(r, s) = disc(r) gap(r, s) / (Σ_{t≠r} gap(r, t) · Σ_t disc(t))`.
+#[derive(Debug, Default)]
+struct PairWeights {
+    length: usize,
+    weights: Vec<f64>,
+}
+
+impl PairWeights {
+    fn of(&mut self, length: usize) -> &[f64] {
+        if self.length != length || self.weights.is_empty() {
+            let gap = |r: usize, s: usize| log_discount(s.saturating_sub(r).max(1));
+            let total: f64 = (1..=length).map(log_discount).sum();
+            self.weights = vec![0.0; length * length];
+            for r in 1..=length {
+                let gaps: f64 = (1..=length).filter(|&s| s != r).map(|s| gap(r, s)).sum();
+                for s in (1..=length).filter(|&s| s != r) {
+                    self.weights[(r - 1) * length + (s - 1)] =
+                        log_discount(r) * gap(r, s) / (gaps * total);
+                }
+            }
+            self.length = length;
+        }
+        &self.weights
+    }
+}
+
+/// Per-thread storage of the diversity metrics: attribute sums, the list's items and tie
+/// groups, and the rank weights of the discounted one.
 #[derive(Debug, Default)]
 pub(crate) struct Scratch {
     sums: Vec<f64>,
     certain: Vec<u32>,
     cut: Vec<u32>,
+    groups: Vec<Group>,
+    members: Vec<u32>,
+    sparse: Vec<(u32, f64)>,
+    weights: PairWeights,
 }
 
 /// The check that the diversity metrics' attributes describe the judgments' items.

@@ -49,7 +49,7 @@ pub enum MetricsError {
     },
     /// A metric name that is not known (see [`crate::Metric`]).
     #[error(
-        "unknown metric `{0}` (known: roc, croc, p@N, r@N, f1@N, hit@N, ndcg@K, ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N, user_auc, arp@N, aplt@N, aclt@N, epc@N, epc_flat@N, efd@N, efd_flat@N, miuf@N, gini@N, entropy@N, ild@N, serendipity@N, popreo@N, poprsp@N)"
+        "unknown metric `{0}` (known: roc, croc, p@N, r@N, f1@N, hit@N, ndcg@K, ndcg_exp@K, ap@K, map, mrr, half_life@A, coverage@N, user_auc, arp@N, aplt@N, aclt@N, epc@N, epc_flat@N, efd@N, efd_flat@N, miuf@N, gini@N, entropy@N, ild@N, ild_disc@N, serendipity@N, popreo@N, poprsp@N, miscal@N)"
     )]
     UnknownMetric(String),
     /// Reading a file failed.

@@ -65,6 +65,10 @@ pub enum Metric {
     /// Intra-list diversity: the mean dissimilarity of the pairs of the top N's items by
     /// their attributes (`ild@N`).
     Ild(usize),
+    /// Intra-list diversity with rank discount (`ild_disc@N`): each item's mean
+    /// dissimilarity to the list's others, weighted by their gap in rank, averaged over the
+    /// list with the rank discount (Vargas & Castells' EILD without relevance).
+    IldDisc(usize),
     /// Serendipity as RecTools defines it: relevant items of the top N ranked above where
     /// item popularity would rank them (`serendipity@N`).
     Serendipity(usize),
@@ -121,7 +125,7 @@ impl Metric {
     /// The metrics of [`Metric::is_user_mean`] by name, as help texts and refusals list
     /// them.
     pub const USER_MEANS: &str = "p, r, f1, hit, ndcg, ndcg_exp, ap, map, mrr, arp, aplt, \
-         aclt, epc, epc_flat, efd, efd_flat, miuf, serendipity, ild, miscal";
+         aclt, epc, epc_flat, efd, efd_flat, miuf, serendipity, ild, ild_disc, miscal";
 
     /// Whether the metric needs the items' training popularity ([`crate::Popularity`]):
     /// the popularity, novelty and exposure metrics but coverage.
@@ -133,13 +137,20 @@ impl Metric {
     /// ```
     pub fn needs_popularity(&self) -> bool {
         self.list_depth().is_some()
-            && !matches!(self, Metric::Coverage(_) | Metric::Ild(_) | Metric::Miscal(_))
+            && !matches!(self, Metric::Coverage(_) | Metric::Miscal(_))
+            && !self.is_diversity()
     }
 
-    /// Whether the metric needs the items' attributes: `ild@N` ([`crate::Diversity`]) and
-    /// `miscal@N` ([`crate::Calibration`]).
+    /// Whether the metric needs the items' attributes: `ild@N` and `ild_disc@N`
+    /// ([`crate::Diversity`]) and `miscal@N` ([`crate::Calibration`]).
     pub fn needs_attributes(&self) -> bool {
-        matches!(self, Metric::Ild(_) | Metric::Miscal(_))
+        self.is_diversity() || matches!(self, Metric::Miscal(_))
+    }
+
+    /// Whether the metric is an intra-list diversity (`ild@N`, `ild_disc@N`), which
+    /// compares the list's items by [`crate::Diversity`].
+    pub fn is_diversity(&self) -> bool {
+        matches!(self, Metric::Ild(_) | Metric::IldDisc(_))
     }
 
     /// Whether the metric needs each user's training history ([`crate::Calibration`]):
@@ -165,6 +176,7 @@ impl Metric {
             | Metric::Gini(k)
             | Metric::Entropy(k)
             | Metric::Ild(k)
+            | Metric::IldDisc(k)
             | Metric::Serendipity(k)
             | Metric::PopReo(k)
             | Metric::PopRsp(k)
@@ -240,6 +252,7 @@ impl FromStr for Metric {
             ("gini", Some(_)) => Metric::Gini(depth()?),
             ("entropy", Some(_)) => Metric::Entropy(depth()?),
             ("ild", Some(_)) => Metric::Ild(depth()?),
+            ("ild_disc", Some(_)) => Metric::IldDisc(depth()?),
             ("serendipity", Some(_)) => Metric::Serendipity(depth()?),
             ("popreo", Some(_)) => Metric::PopReo(depth()?),
             ("poprsp", Some(_)) => Metric::PopRsp(depth()?),
@@ -287,6 +300,7 @@ impl fmt::Display for Metric {
             Metric::Gini(k) => write!(f, "gini@{k}"),
             Metric::Entropy(k) => write!(f, "entropy@{k}"),
             Metric::Ild(k) => write!(f, "ild@{k}"),
+            Metric::IldDisc(k) => write!(f, "ild_disc@{k}"),
             Metric::Serendipity(k) => write!(f, "serendipity@{k}"),
             Metric::PopReo(k) => write!(f, "popreo@{k}"),
             Metric::PopRsp(k) => write!(f, "poprsp@{k}"),
@@ -301,8 +315,8 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,serendipity@2,popreo@3,poprsp@4,miscal@5").unwrap();
-        assert_eq!(list.len(), 29);
+        let list = Metric::parse_list("roc, croc,p@5,r@10,f1@3,hit@1,ndcg@10,ndcg_exp@4,ap@7,map,mrr,half_life@5,coverage@2,user_auc,arp@3,aplt@3,aclt@3,epc@4,epc_flat@4,efd@5,efd_flat@5,miuf@6,gini@7,entropy@8,ild@9,ild_disc@9,serendipity@2,popreo@3,poprsp@4,miscal@5").unwrap();
+        assert_eq!(list.len(), 30);
         for m in &list {
             assert_eq!(&m.to_string().parse::<Metric>().unwrap(), m);
         }
@@ -337,7 +351,7 @@ mod tests {
         // The names the refusals list are exactly these metrics' names.
         let listed: Vec<&str> = Metric::USER_MEANS.split(", ").collect();
         let popularity = Metric::parse_list(
-            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1,serendipity@1,miscal@1",
+            "arp@1,aplt@1,aclt@1,epc@1,epc_flat@1,efd@1,efd_flat@1,miuf@1,gini@1,entropy@1,ild@1,ild_disc@1,serendipity@1,miscal@1",
         )
         .unwrap();
         for m in all.iter().chain(&popularity).filter(|m| m.is_user_mean()) {

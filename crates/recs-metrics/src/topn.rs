@@ -307,7 +307,7 @@ pub fn per_user_with(
 ) -> Result<PerUser> {
     options.check()?;
     let n_items = scored.judgments().n_items();
-    match (facts.diversity, metrics.iter().find(|m| matches!(m, Metric::Ild(_)))) {
+    match (facts.diversity, metrics.iter().find(|m| m.is_diversity())) {
         (None, Some(m)) => {
             return Err(MetricsError::InvalidArgument {
                 name: "metric",
@@ -900,6 +900,12 @@ pub(crate) fn list_values(
             row.values[column] = diversity.expected(listed_items, items, length, scratch);
             continue;
         }
+        if let (Metric::IldDisc(_), Some(diversity)) = (metric, lists.diversity) {
+            let length = k.min(n);
+            row.values[column] =
+                diversity.expected_discounted(listed_items, items, length, scratch);
+            continue;
+        }
         let list = ListView { listed: listed_items, items, grades, n };
         if let Some(value) = popularity_value(metric, k, list, lists.novelty, options) {
             row.values[column] = value;
@@ -1095,6 +1101,7 @@ pub(crate) fn row_from_groups(
                 | Metric::Gini(_)
                 | Metric::Entropy(_)
                 | Metric::Ild(_)
+                | Metric::IldDisc(_)
                 | Metric::Serendipity(_)
                 | Metric::PopReo(_)
                 | Metric::PopRsp(_)

@@ -101,6 +101,94 @@ fn every_metric_matches_rectools_and_elliots_definitions_on_untied_lists() {
             assert!((got - want).abs() < 1e-12, "ild {similarity}@{k}: {got} against {want}");
         }
     }
+    // The rank-discounted one against RankSys's EILD formula in numpy and scipy's cdist
+    // (`tools/ild_disc_oracle.py`), on the same lists.
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ild_disc.json");
+    let discounted: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut compared = 0;
+    for similarity in [Similarity::Cosine, Similarity::Jaccard] {
+        let diversity = Diversity::new(&attributes, similarity);
+        let facts = ItemFacts { diversity: Some(&diversity), ..ItemFacts::default() };
+        for k in [5, 10] {
+            let values = per_user_with(&scored, &[Metric::IldDisc(k)], &Options::default(), facts);
+            let got = values.unwrap().summary(0).value.unwrap();
+            let key = format!("ild_disc_{similarity}@{k}");
+            let want = discounted["expected"][&key].as_f64().unwrap();
+            assert!((got - want).abs() < 1e-12, "{key}: {got} against {want}");
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, 4);
+}
+
+/// RankSys's EILD of one untied list with every relevance 1 and logarithmic discounts,
+/// `distance(a, b)` between the items at 0-based ranks `a` and `b`.
+fn ranksys_eild(length: usize, distance: impl Fn(usize, usize) -> f64) -> f64 {
+    let disc = |k: usize| 1.0 / ((k + 2) as f64).log2();
+    let (mut value, mut norm) = (0.0, 0.0);
+    for k in 0..length {
+        let (mut inner, mut weights) = (0.0, 0.0);
+        for l in (0..length).filter(|&l| l != k) {
+            let w = disc((l as i64 - k as i64 - 1).max(0) as usize);
+            inner += w * distance(k, l);
+            weights += w;
+        }
+        value += disc(k) * inner / weights;
+        norm += disc(k);
+    }
+    value / norm
+}
+
+/// Items 0..4 with attribute sets {0}, {0, 1}, {1}, {2}.
+fn tied_sets() -> Vec<Vec<u32>> {
+    vec![vec![0], vec![0, 1], vec![1], vec![2]]
+}
+
+/// `metric` of one user whose candidates 0..4 ([`tied_sets`]) score 0.9 | 0.5 0.5 0.5.
+fn tied_list_value(metric: Metric, similarity: Similarity) -> Option<f64> {
+    let attributes = binary_attributes(&tied_sets(), 3);
+    let mut builder = Judgments::builder(1, 4);
+    builder.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
+    let judgments = builder.build().unwrap();
+    let scored = Scored::new(&judgments, &[0.9, 0.5, 0.5, 0.5]).unwrap();
+    let diversity = Diversity::new(&attributes, similarity);
+    let facts = ItemFacts { diversity: Some(&diversity), ..ItemFacts::default() };
+    per_user_with(&scored, &[metric], &Options::default(), facts).unwrap().summary(0).value
+}
+
+#[test]
+fn discounted_intra_list_diversity_by_hand_with_a_tie_at_the_cut_off() {
+    let sets = tied_sets();
+    let value = |k| tied_list_value(Metric::IldDisc(k), Similarity::Jaccard);
+    // Top 2: two ranks, each weighing the other fully (gap weight disc(1) = 1 at 0-based
+    // gap 0), so the value is the list's one distance: 1 − J(0, x), x one of 1, 2, 3
+    // (J(0, 1) = 1/2, the others 0).
+    let want = (0.5 + 1.0 + 1.0) / 3.0;
+    assert!((value(2).unwrap() - want).abs() < 1e-15);
+    // Top 3, item 0 first and two of the three tied after it: rank 1 weighs rank 2 by 1
+    // and rank 3 by 1/log2(3); ranks 2 and 3 weigh each other and rank 1 by 1. By hand
+    // for the list (0, a, b): (d0a + d0b/log2 3)/(1 + 1/log2 3) at weight 1, (d0a + dab)/2
+    // at weight 1/log2 3, (d0b + dab)/2 at weight 1/2, over 1 + 1/log2 3 + 1/2.
+    let d = |a: usize, b: usize| {
+        let (x, y) = (&sets[a], &sets[b]);
+        let shared = x.iter().filter(|v| y.contains(v)).count() as f64;
+        1.0 - shared / ((x.len() + y.len()) as f64 - shared)
+    };
+    let l3 = 1.0 / 3f64.log2();
+    let of_list = |a: usize, b: usize| {
+        let first = (d(0, a) + d(0, b) * l3) / (1.0 + l3);
+        (first + l3 * (d(0, a) + d(a, b)) / 2.0 + 0.5 * (d(0, b) + d(a, b)) / 2.0)
+            / (1.0 + l3 + 0.5)
+    };
+    let pairs = [(1, 2), (2, 1), (1, 3), (3, 1), (2, 3), (3, 2)];
+    let want: f64 = pairs.iter().map(|&(a, b)| of_list(a, b)).sum::<f64>() / 6.0;
+    assert!((value(3).unwrap() - want).abs() < 1e-15, "{:?} against {want}", value(3));
+    // The by-hand formula of one order is RankSys's.
+    let eild = ranksys_eild(3, |x, y| d([0, 1, 2][x], [0, 1, 2][y]));
+    assert!((of_list(1, 2) - eild).abs() < 1e-15);
+    // A list of one item has no pair: the user is left out.
+    assert_eq!(value(1), None);
 }
 
 /// Attributes of weight 1: item `i` holds `sets[i]`, of `n` attributes.
@@ -132,22 +220,8 @@ fn set_similarity(a: &[u32], b: &[u32], similarity: Similarity) -> f64 {
 
 #[test]
 fn intra_list_diversity_by_hand_with_a_tie_at_the_cut_off() {
-    // Items 0..4 with attribute sets {0}, {0, 1}, {1}, {2}; scores 0.9 | 0.5 0.5 0.5:
-    // the top 2 is item 0 and one of 1, 2, 3 (1/3 each).
-    let sets = vec![vec![0], vec![0, 1], vec![1], vec![2]];
-    let attributes = binary_attributes(&sets, 3);
-    let mut builder = Judgments::builder(1, 4);
-    builder.push_user(0, &[0, 1, 2, 3], &[1.0, 0.0, 0.0, 0.0]).unwrap();
-    let judgments = builder.build().unwrap();
-    let scored = Scored::new(&judgments, &[0.9, 0.5, 0.5, 0.5]).unwrap();
-    let value = |similarity, k| {
-        let diversity = Diversity::new(&attributes, similarity);
-        let facts = ItemFacts { diversity: Some(&diversity), ..ItemFacts::default() };
-        per_user_with(&scored, &[Metric::Ild(k)], &Options::default(), facts)
-            .unwrap()
-            .summary(0)
-            .value
-    };
+    // The top 2 is item 0 and one of 1, 2, 3 (1/3 each).
+    let value = |similarity, k| tied_list_value(Metric::Ild(k), similarity);
     // Cosine: sim(0, 1) = 1/√2, sim(0, 2) = sim(0, 3) = 0; one pair.
     let want = 1.0 - (0.5f64.sqrt()) / 3.0;
     assert!((value(Similarity::Cosine, 2).unwrap() - want).abs() < 1e-15);
@@ -160,9 +234,15 @@ fn intra_list_diversity_by_hand_with_a_tie_at_the_cut_off() {
     assert!((value(Similarity::Cosine, 3).unwrap() - (1.0 - similar / 3.0)).abs() < 1e-15);
     // A list of one item has no pair: the user is left out.
     assert_eq!(value(Similarity::Cosine, 1), None);
-    // Without attributes, ild is refused.
-    let error = per_user(&scored, &[Metric::Ild(2)], &Options::default()).unwrap_err();
-    assert!(error.to_string().contains("attributes"), "{error}");
+    // Without attributes, both diversities are refused.
+    let mut builder = Judgments::builder(1, 2);
+    builder.push_user(0, &[0, 1], &[1.0, 0.0]).unwrap();
+    let judgments = builder.build().unwrap();
+    let scored = Scored::new(&judgments, &[0.9, 0.5]).unwrap();
+    for metric in [Metric::Ild(2), Metric::IldDisc(2)] {
+        let error = per_user(&scored, &[metric], &Options::default()).unwrap_err();
+        assert!(error.to_string().contains("attributes"), "{metric}: {error}");
+    }
 }
 
 /// One user: candidates 0..5 with scores 0.9, 0.5, 0.5, 0.5, 0.1 (items 1, 2, 3 tied) and
@@ -401,6 +481,23 @@ proptest! {
                 want += distance / pairs / orders.len() as f64;
             }
             prop_assert!((got - want).abs() < 1e-12, "{}: {} against {}", similarity, got, want);
+            // The rank-discounted one: the mean over the orders of RankSys's EILD.
+            let got = per_user_with(&scored, &[Metric::IldDisc(k)], &Options::default(), facts)
+                .unwrap()
+                .summary(0)
+                .value
+                .unwrap();
+            let want: f64 = orders
+                .iter()
+                .map(|order| {
+                    let list = &order[..k.min(n)];
+                    ranksys_eild(list.len(), |x, y| {
+                        1.0 - set_similarity(&sets[list[x]], &sets[list[y]], similarity)
+                    })
+                })
+                .sum::<f64>()
+                / orders.len() as f64;
+            prop_assert!((got - want).abs() < 1e-12, "disc {}: {} against {}", similarity, got, want);
         }
     }
 

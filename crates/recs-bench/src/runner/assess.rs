@@ -307,7 +307,7 @@ impl Scoring<'_, '_> {
             .transpose()?;
         // Intra-list diversity reads the dataset's item attributes.
         let diversity = match self.attributes() {
-            Some(a) if plan.metrics.iter().any(|m| matches!(m, Metric::Ild(_))) => {
+            Some(a) if plan.metrics.iter().any(|m| m.is_diversity()) => {
                 Some(Diversity::new(a, plan.similarity))
             }
             _ => None,

@@ -290,7 +290,7 @@ impl Evaluator {
                 }
             }
         }
-        if let Some(m) = metrics.iter().find(|m| matches!(m, Metric::Ild(_))) {
+        if let Some(m) = metrics.iter().find(|m| m.is_diversity()) {
             match facts.diversity {
                 Some(d) => n_items.push(d.n_items()),
                 None => return missing(m, "the items' attributes (ItemFacts::diversity)"),
@@ -317,7 +317,7 @@ impl Evaluator {
                 Some(p) if wants(Metric::needs_popularity) => p.novelty(),
                 _ => Vec::new(),
             },
-            diversity: facts.diversity.filter(|_| wants(|m| matches!(m, Metric::Ild(_)))).cloned(),
+            diversity: facts.diversity.filter(|_| wants(|m| m.is_diversity())).cloned(),
             calibration: facts.calibration.filter(|_| wants(Metric::needs_history)).cloned(),
         };
         Self::build(metrics, options, max_fpr, Some(lists))
