@@ -368,18 +368,18 @@ def _attribute_pairs(attributes: Any) -> Any:
     return [i for i, _ in pairs], [a for _, a in pairs]
 
 
-def _group_pairs(user_groups: Any) -> Any:
-    """User groups (a dict of user to group, or a frame of user and group) as two lists
-    of ids."""
-    if user_groups is None:
+def _group_pairs(groups: Any, key: str = "user") -> Any:
+    """User (or item, ``key``) groups, a dict of id to group or a frame of ``key`` and
+    ``group``, as two lists of ids."""
+    if groups is None:
         return None
-    if isinstance(user_groups, Mapping):
-        pairs = [(str(u), str(g)) for u, g in user_groups.items()]
+    if isinstance(groups, Mapping):
+        pairs = [(str(u), str(g)) for u, g in groups.items()]
     else:
-        frame = user_groups
-        if type(user_groups).__module__.startswith("pyarrow"):
-            frame = user_groups.select(["user", "group"]).to_pandas()
-        pairs = [(str(u), str(g)) for u, g in zip(frame["user"], frame["group"])]
+        frame = groups
+        if type(groups).__module__.startswith("pyarrow"):
+            frame = groups.select([key, "group"]).to_pandas()
+        pairs = [(str(u), str(g)) for u, g in zip(frame[key], frame["group"])]
     return [u for u, _ in pairs], [g for _, g in pairs]
 
 
@@ -429,6 +429,7 @@ def evaluate(
     user_groups: Any = None,
     resamples: int = 1000,
     calibration_alpha: float = 0.01,
+    item_groups: Any = None,
 ):
     """Evaluates ``run`` against ``qrels``, as ``recs eval`` does.
 
@@ -471,6 +472,11 @@ def evaluate(
       columns: with ``details``, ``groups`` holds every per-user mean by group with the
       gap between groups and its bootstrap interval (``resamples``, seeded by ``seed``),
       as ``recs eval --user-groups``.
+    - ``item_groups``: a dict ``{item: group}`` or a frame with ``item`` and ``group``
+      columns: with ``details``, ``item_groups`` holds every per-user mean that reads
+      relevance computed again per group with only the group's items relevant, with the
+      gap between groups and its bootstrap interval over users, as ``recs eval
+      --item-groups``.
     - ``seed``: the seed of the negatives ``sampled:N`` draws (each user's come from its
       id's stream, whatever the order of the rows); 0 by default, as ``recs eval
       --seed``.
@@ -510,6 +516,7 @@ def evaluate(
         _group_pairs(user_groups),
         int(resamples),
         float(calibration_alpha),
+        _group_pairs(item_groups, "item"),
     )
     _warn(report)
     if return_per_user:

@@ -633,7 +633,7 @@ fn per_user_tuple<'py>(py: Python<'py>, values: &PerUser, qrels: &Qrels) -> PerU
 /// Evaluates `run` against `qrels`: the `recs eval --json` dict, and with `per_user`
 /// the per-user values as `(users, metrics, row-major f64 bytes)`.
 #[pyfunction]
-#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity, user_groups, resamples, calibration_alpha))]
+#[pyo3(signature = (qrels, run, metrics, ties, candidates, train, threshold, zero, max_fpr, per_user, seed, head_share, head_items, attributes, similarity, user_groups, resamples, calibration_alpha, item_groups))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate<'py>(
     py: Python<'py>,
@@ -655,6 +655,7 @@ fn evaluate<'py>(
     user_groups: Option<(Vec<String>, Vec<String>)>,
     resamples: usize,
     calibration_alpha: f64,
+    item_groups: Option<(Vec<String>, Vec<String>)>,
 ) -> PyResult<(Bound<'py, PyDict>, Option<PerUserTuple<'py>>)> {
     let settings = Settings::new(metrics, ties, candidates, seed, threshold, zero, max_fpr)?;
     // The training events are the candidates' (catalog, sampled:N), the popularity's and
@@ -682,24 +683,28 @@ fn evaluate<'py>(
         }
         (None, _) => None,
     };
-    let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
-    if let Some((names, breakdowns)) = by_group {
-        let out = PyDict::new(py);
-        for b in &breakdowns {
-            let groups = PyDict::new(py);
-            for (name, (mean, n)) in names.iter().zip(&b.means) {
-                let group = PyDict::new(py);
-                group.set_item("mean", *mean)?;
-                group.set_item("n_users", *n)?;
-                groups.set_item(name, group)?;
-            }
-            let entry = PyDict::new(py);
-            entry.set_item("groups", groups)?;
-            entry.set_item("mad", b.gap.map(|g| g.0))?;
-            entry.set_item("mad_ci95_bootstrap", b.gap.map(|g| g.1.to_vec()))?;
-            out.set_item(&b.key, entry)?;
+    let by_item_group = match &item_groups {
+        Some((items, groups)) => {
+            let scored = (m.run.scores.as_slice(), known.facts());
+            let asked = (&settings.metrics[..], &settings.options);
+            let warnings = &mut report.warnings;
+            Some(item_groups_of(
+                &m.qrels,
+                scored,
+                asked,
+                items,
+                groups,
+                (resamples, seed),
+                warnings,
+            )?)
         }
-        dict.set_item("groups", out)?;
+        None => None,
+    };
+    let dict = report_dict(py, &report, &settings.label(), &settings.options, m.run.n_ignored)?;
+    for (key, breakdown) in [("groups", by_group), ("item_groups", by_item_group)] {
+        if let Some((names, breakdowns)) = breakdown {
+            dict.set_item(key, breakdowns_dict(py, &names, &breakdowns)?)?;
+        }
     }
     describe(&known, &dict)?;
     if let Some(sampling) = &settings.sampling {
@@ -710,6 +715,72 @@ fn evaluate<'py>(
         _ => None,
     };
     Ok((dict, values))
+}
+
+/// Each breakdown of `breakdowns` as the `groups` dict of `recs eval --json`.
+fn breakdowns_dict<'py>(
+    py: Python<'py>,
+    names: &[String],
+    breakdowns: &[recs_metrics::GroupBreakdown],
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for b in breakdowns {
+        let groups = PyDict::new(py);
+        for (name, (mean, n)) in names.iter().zip(&b.means) {
+            let group = PyDict::new(py);
+            group.set_item("mean", *mean)?;
+            group.set_item("n_users", *n)?;
+            groups.set_item(name, group)?;
+        }
+        let entry = PyDict::new(py);
+        entry.set_item("groups", groups)?;
+        entry.set_item("mad", b.gap.map(|g| g.0))?;
+        entry.set_item("mad_ci95_bootstrap", b.gap.map(|g| g.1.to_vec()))?;
+        out.set_item(&b.key, entry)?;
+    }
+    Ok(out)
+}
+
+/// The per-user means that read relevance by the item groups `(items[i], groups[i])`
+/// give, as `recs eval --item-groups` breaks them down: the group names in byte order and
+/// each mean's breakdown (items without a group counted in a warning).
+fn item_groups_of(
+    qrels: &Qrels,
+    (scores, facts): (&[f32], recs_metrics::ItemFacts<'_>),
+    (metrics, options): (&[Metric], &recs_metrics::Options),
+    items: &[String],
+    groups: &[String],
+    (resamples, seed): (usize, u64),
+    warnings: &mut Vec<String>,
+) -> PyResult<(Vec<String>, Vec<recs_metrics::GroupBreakdown>)> {
+    if items.len() != groups.len() {
+        return Err(invalid("item_groups: as many items as groups"));
+    }
+    let pairs = items.iter().map(String::as_str).zip(groups.iter().map(String::as_str));
+    let by_item = recs_metrics::io::ItemGroups::from_pairs(pairs).map_err(error)?;
+    let (breakdowns, without) = by_item
+        .breakdown(qrels, scores, metrics, options, facts, resamples, seed)
+        .map_err(error)?;
+    if breakdowns.is_empty() {
+        return Err(invalid(format!(
+            "item_groups break down the per-user means that read relevance ({}); none was \
+             asked for",
+            Metric::USER_MEANS
+        )));
+    }
+    if without > 0 {
+        warnings.push(format!(
+            "item_groups: {without} of {} items of the qrels have no group and are relevant in \
+             none",
+            qrels.judgments.n_items()
+        ));
+    }
+    warnings.extend(
+        breakdowns
+            .iter()
+            .filter_map(|b| b.error.as_ref().map(|e| format!("{} by item group: {e}", b.key))),
+    );
+    Ok((by_item.names().to_vec(), breakdowns))
 }
 
 /// The per-user means of `values` by the groups `(users[i], groups[i])` give, as `recs

@@ -104,26 +104,57 @@ def test_calibration_gives_the_numbers_of_recs_eval(tmp_path, alpha):
     assert 0 < ours["miscal@3"] < np.log(1 / (alpha or 0.01))
 
 
-@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
-def test_user_groups_give_the_breakdown_of_recs_eval(tmp_path):
-    qrels_frame, run_frame = make_case(11, ties=True)
-    users = sorted(set(qrels_frame.user))
-    groups = {u: ("a" if k % 3 else "b") for k, u in enumerate(users[:-2])}
+def _groups_as_recs_eval(tmp_path, case, kind, metrics, names, asked):
+    """Groups of users or items (``kind``) given to ``recs.evaluate`` as a dict and as a
+    frame, checked against ``recs eval --user-groups``/``--item-groups``; ``asked`` are the
+    metrics the breakdown must hold. Returns the frames, the groups and the breakdown."""
+    qrels_frame, run_frame = make_case(case, ties=True)
+    ids = sorted(set(qrels_frame[kind]))
+    groups = {i: (names[0] if k % 3 else names[1]) for k, i in enumerate(ids[:-2])}
     with open(tmp_path / "groups.tsv", "w") as f:
-        for u, g in groups.items():
-            f.write(f"{u}\t{g}\n")
+        for i, g in groups.items():
+            f.write(f"{i}\t{g}\n")
     write(tmp_path / "q.tsv", qrels_frame, "grade")
     write(tmp_path / "r.tsv", run_frame, "score")
-    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", "ndcg@10,p@5,roc", "--user-groups", tmp_path / "groups.tsv", "--seed", "5", "--resamples", "300")
-    ours = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ndcg@10,p@5,roc", user_groups=groups, seed=5, resamples=300, details=True)
-    assert ours["groups"] == expected["groups"]
-    assert set(ours["groups"]) == {"ndcg@10", "p@5"}
+    key = "groups" if kind == "user" else "item_groups"
+    expected = cli("--qrels", tmp_path / "q.tsv", "--run", tmp_path / "r.tsv", "--metrics", metrics, f"--{kind}-groups", tmp_path / "groups.tsv", "--seed", "5", "--resamples", "300")
+    evaluate = lambda given, metrics=metrics: recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), metrics, seed=5, resamples=300, details=True, **{f"{kind}_groups": given})
+    ours = evaluate(groups)
+    assert ours[key] == expected[key]
+    assert set(ours[key]) == asked
     assert len(ours.pop("warnings")) == len(expected.pop("warnings"))
-    frame = pd.DataFrame({"user": list(groups), "group": list(groups.values())})
-    again = recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "ndcg@10,p@5,roc", user_groups=frame, seed=5, resamples=300, details=True)
-    assert again["groups"] == expected["groups"]
-    with pytest.raises(recs.RecsError, match="per-user means"):
-        recs.evaluate(recs.Qrels.from_df(qrels_frame), recs.Run.from_df(run_frame), "roc", user_groups=groups)
+    frame = pd.DataFrame({kind: list(groups), "group": list(groups.values())})
+    assert evaluate(frame)[key] == expected[key]
+    with pytest.raises(recs.RecsError, match="per-user means" if kind == "user" else "read relevance"):
+        evaluate(groups, "roc")
+    return qrels_frame, run_frame, groups, ours[key]
+
+
+@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
+def test_user_groups_give_the_breakdown_of_recs_eval(tmp_path):
+    _groups_as_recs_eval(tmp_path, 11, "user", "ndcg@10,p@5,roc", ("a", "b"), {"ndcg@10", "p@5"})
+
+
+@pytest.mark.skipif(not CLI.is_file(), reason=f"no recs binary at {CLI}")
+def test_item_groups_give_the_breakdown_of_recs_eval(tmp_path):
+    qrels_frame, run_frame, groups, ours = _groups_as_recs_eval(tmp_path, 12, "item", "ndcg@10,r@5,roc", ("head", "tail"), {"ndcg@10", "r@5"})
+    # Each group's recall by hand: the user's expected hits among the group's relevant
+    # items in the top 5, over them (ties at the cut-off counted by inclusion probability).
+    by_hand = {}
+    for user, rows in qrels_frame.groupby("user"):
+        scored = run_frame[run_frame.user == user].set_index("item")["score"]
+        for group in ("head", "tail"):
+            relevant = [i for i, g in zip(rows.item, rows.grade) if g >= 1 and groups.get(i) == group]
+            if not relevant:
+                continue
+            scores = scored.reindex(rows.item).fillna(-np.inf)
+            above = lambda s: (scores > s).sum()
+            tied = lambda s: (scores == s).sum()
+            hits = sum(min(max(5 - above(scores[i]), 0), tied(scores[i])) / tied(scores[i]) for i in relevant)
+            by_hand.setdefault(group, []).append(hits / len(relevant))
+    for group, values in by_hand.items():
+        assert abs(ours["r@5"]["groups"][group]["mean"] - np.mean(values)) < 1e-12
+        assert ours["r@5"]["groups"][group]["n_users"] == len(values)
 
 
 def test_movielens_values_are_numpys_by_the_definitions():

@@ -149,6 +149,13 @@ pub(crate) struct Args {
     /// (--resamples, seeded by --seed).
     #[arg(long, value_name = "FILE")]
     user_groups: Option<PathBuf>,
+    /// Item groups, `item<TAB>group` per line (e.g. popular and long-tail items, a
+    /// provider, a genre): every per-user mean that reads relevance computed again per
+    /// group with only the group's items relevant, with the mean absolute difference
+    /// between the group means and its 95% bootstrap interval over users (--resamples,
+    /// seeded by --seed). Items without a line are relevant in no group.
+    #[arg(long, value_name = "FILE")]
+    item_groups: Option<PathBuf>,
     /// A second run on the same qrels: for every per-user mean, both runs' means and the
     /// paired t-test and Wilcoxon signed-rank test of (run − compare) over users.
     #[arg(long, value_name = "RUN2")]
@@ -469,6 +476,12 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         );
     }
     let sources = crate::facts::Sources::read(&metrics, args.train.as_deref(), &args.head)?;
+    if args.item_groups.is_some() && (args.run.is_empty() || args.engine == Engine::Datafusion) {
+        anyhow::bail!(
+            "--item-groups evaluates a run's scores once per item group, in process: give \
+             --run, without --user-factors or --engine datafusion"
+        );
+    }
     let Some(run_path) = args.run.first().cloned() else {
         refuse_corrected(&corrected, "--user-factors ranks the full catalog")?;
         return run_factors(&args, &metrics, &cremonesi, &sources);
@@ -544,6 +557,22 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         }
         _ => crate::groups::ByGroup::none(),
     };
+    let by_item_group = match &args.item_groups {
+        Some(path) => crate::groups::item_breakdown(
+            crate::groups::Evaluated {
+                qrels,
+                scores: &run.scores,
+                metrics: &metrics,
+                options: &options,
+                facts: known.facts(),
+            },
+            path,
+            args.resamples,
+            args.seed,
+            &mut report.warnings,
+        )?,
+        None => crate::groups::ByGroup::none(),
+    };
     let comparison = match (&values, &args.compare) {
         (Some(a), Some(path)) => {
             let (other_candidates, other) =
@@ -579,6 +608,7 @@ pub(crate) fn run(args: Args) -> anyhow::Result<()> {
         options: &options,
         popularity: known.popularity.as_ref(),
         groups: &by_group,
+        item_groups: &by_item_group,
     };
     print(&args, &report, shown, run.n_ignored, &intervals, comparison.as_ref())
 }
@@ -654,7 +684,13 @@ fn run_factors(
     write_curves(args, &report)?;
     let none = crate::groups::ByGroup::none();
     let popularity = known.popularity.as_ref();
-    let shown = Shown { policy: &catalog, options: &options, popularity, groups: &none };
+    let shown = Shown {
+        policy: &catalog,
+        options: &options,
+        popularity,
+        groups: &none,
+        item_groups: &none,
+    };
     print(args, &report, shown, 0, &intervals, None)
 }
 
@@ -671,6 +707,8 @@ struct Shown<'a> {
     popularity: Option<&'a Popularity>,
     /// `--user-groups`: the per-user means by group.
     groups: &'a crate::groups::ByGroup,
+    /// `--item-groups`: the per-user means by item group.
+    item_groups: &'a crate::groups::ByGroup,
 }
 
 fn print(
@@ -681,7 +719,7 @@ fn print(
     intervals: &[Intervals],
     comparison: Option<&Compared>,
 ) -> anyhow::Result<()> {
-    let Shown { policy, options, popularity, groups } = shown;
+    let Shown { policy, options, popularity, groups, item_groups } = shown;
     for w in &report.warnings {
         eprintln!("warning: {w}");
     }
@@ -710,6 +748,9 @@ fn print(
         }
         if !groups.is_empty() {
             map.insert("groups".into(), groups.json(number_json));
+        }
+        if !item_groups.is_empty() {
+            map.insert("item_groups".into(), item_groups.json(number_json));
         }
         if args.intervals {
             map.insert("bootstrap_seed".into(), json!(args.seed));
@@ -769,6 +810,7 @@ fn print(
             println!("{:<width$}  {}", "head", head_text(p));
         }
         groups.print(width, text);
+        item_groups.print(width, text);
         if let Some((path, _, rows)) = comparison {
             println!();
             let run = args.run.first().map_or(Path::new("-"), PathBuf::as_path);
@@ -898,6 +940,7 @@ fn run_on_datafusion(
         Some(url) => on_ballista(url, args, run, metrics, options)?,
     };
     let none = crate::groups::ByGroup::none();
-    let shown = Shown { policy, options: &options, popularity: None, groups: &none };
+    let shown =
+        Shown { policy, options: &options, popularity: None, groups: &none, item_groups: &none };
     print(args, &evaluated.report, shown, evaluated.n_ignored, &[], None)
 }

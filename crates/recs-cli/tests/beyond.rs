@@ -225,6 +225,38 @@ fn user_groups_break_every_per_user_mean_down_with_the_gap() {
 }
 
 #[test]
+fn item_groups_break_the_relevance_metrics_down_with_the_gap() {
+    let dir = case();
+    std::fs::write(dir.path().join("items.tsv"), "item\tgroup\na\tG1\nb\tG1\nd\tG2\n").unwrap();
+    let v = eval_json(dir.path(), &["--metrics", "arp@1,r@2", "--item-groups", "items.tsv"]);
+    // G1 = {a, b}: x's relevant b is in its top 2 with probability 1/3 (a first, then one
+    // of b, c, d tied); y's relevant a is not in its top 2 (d, c): mean (1/3 + 0)/2.
+    // G2 = {d}: x's d also 1/3; y has no relevant item of G2 and is left out.
+    let recall = &v["item_groups"]["r@2"];
+    let mean = |g: &str| recall["groups"][g]["mean"].as_f64().unwrap();
+    assert!((mean("G1") - 1.0 / 6.0).abs() < 1e-12, "{recall}");
+    assert!((mean("G2") - 1.0 / 3.0).abs() < 1e-12, "{recall}");
+    assert_eq!(recall["groups"]["G1"]["n_users"], 2);
+    assert_eq!(recall["groups"]["G2"]["n_users"], 1);
+    assert!((recall["mad"].as_f64().unwrap() - 1.0 / 6.0).abs() < 1e-12);
+    // Resamples of the two users: {x, x} gives 0, {x, y} 1/6, {y, y} no G2.
+    let [lo, hi] = [0, 1].map(|k| recall["mad_ci95_bootstrap"][k].as_f64().unwrap());
+    assert!(0.0 <= lo && lo <= hi && hi <= 1.0 / 6.0 + 1e-12, "{recall}");
+    // The overall value is untouched, arp (no relevance) is not broken down, and c, of no
+    // group, is named in a warning.
+    close(&v, "r@2", (2.0 / 3.0 / 2.0 + 0.0) / 2.0);
+    assert!(v["item_groups"]["arp@1"].is_null(), "{v}");
+    let warnings = v["warnings"].to_string();
+    assert!(warnings.contains("1 of 4 items of the qrels have no group"), "{warnings}");
+    std::fs::write(dir.path().join("twice.tsv"), "a\tG1\na\tG2\n").unwrap();
+    let e = eval_err(
+        dir.path(),
+        &["--qrels", "q.tsv", "--run", "r.tsv", "--metrics", "p@1", "--item-groups", "twice.tsv"],
+    );
+    assert!(e.contains("twice.tsv:2: item a is in group G1 and in group G2"), "{e}");
+}
+
+#[test]
 fn intervals_and_paired_tests_apply_to_the_per_user_popularity_means() {
     let dir = case();
     std::fs::write(dir.path().join("r2.tsv"), RUN.replace("0.9", "0.05")).unwrap();
@@ -367,6 +399,53 @@ fn shuffled_run(at: &Path) -> BTreeMap<u64, Vec<u64>> {
     ranked
 }
 
+/// `recs eval` of [`movielens_leave_one_out`]'s files over the full catalog, JSON, by
+/// `metrics`, with `extra` arguments.
+fn catalog_args<'a>(metrics: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["--qrels", "graded.tsv", "--run", "run.tsv", "--train", "train.tsv"];
+    args.extend(["--candidates", "catalog", "--metrics", metrics, "--json"]);
+    args.extend_from_slice(extra);
+    args
+}
+
+/// MovieLens 100K, leave one out, a shuffled run over the full catalog, the items in two
+/// groups by the parity of their id: each group's recall@10 is the share of the users
+/// whose held-out item is of the group that find it in their top 10, from the files.
+#[test]
+fn movielens_item_groups_match_a_direct_computation() {
+    let Some(data) = real_data_dir() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let at = dir.path();
+    let (graded, ranked) = movielens_leave_one_out(&data, at);
+    let mut groups = String::from("item\tgroup\n");
+    for item in 1..=1682 {
+        groups.push_str(&format!("{item}\t{}\n", if item % 2 == 0 { "even" } else { "odd" }));
+    }
+    std::fs::write(at.join("items.tsv"), groups).unwrap();
+    let args = catalog_args("r@10,arp@10", &["--item-groups", "items.tsv"]);
+    let out = run_in(at, "eval", &args, None);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut found: BTreeMap<&str, (f64, u64)> = BTreeMap::new();
+    for line in graded.lines() {
+        let mut f = line.split('\t').map(|x| x.parse::<u64>().unwrap());
+        let (user, item) = (f.next().unwrap(), f.next().unwrap());
+        let group = if item % 2 == 0 { "even" } else { "odd" };
+        let entry = found.entry(group).or_default();
+        entry.0 += f64::from(u8::from(ranked[&user][..10].contains(&item)));
+        entry.1 += 1;
+    }
+    let recall = &v["item_groups"]["r@10"];
+    for (group, (hits, users)) in &found {
+        let got = &recall["groups"][group];
+        assert_eq!(got["n_users"].as_u64(), Some(*users), "{recall}");
+        assert!((got["mean"].as_f64().unwrap() - hits / *users as f64).abs() < 1e-12, "{recall}");
+    }
+    let means: Vec<f64> = found.values().map(|(h, u)| h / *u as f64).collect();
+    assert!((recall["mad"].as_f64().unwrap() - (means[0] - means[1]).abs()).abs() < 1e-12);
+    assert!(v["item_groups"]["arp@10"].is_null());
+}
+
 /// MovieLens 100K, leave one out, a shuffled run over the full catalog: ARP, APLT, MIUF,
 /// EPC and the exposure Gini from the files directly, by the definitions; the same bytes
 /// on one thread.
@@ -376,19 +455,7 @@ fn movielens_values_match_a_direct_computation() {
     let dir = tempfile::tempdir().unwrap();
     let at = dir.path();
     let (graded, ranked) = movielens_leave_one_out(&data, at);
-    let args = [
-        "--qrels",
-        "graded.tsv",
-        "--run",
-        "run.tsv",
-        "--train",
-        "train.tsv",
-        "--candidates",
-        "catalog",
-        "--metrics",
-        "arp@10,aplt@10,miuf@10,epc@10,gini@10,coverage@10",
-        "--json",
-    ];
+    let args = catalog_args("arp@10,aplt@10,miuf@10,epc@10,gini@10,coverage@10", &[]);
     let default = run_in(at, "eval", &args, None);
     assert!(default.status.success(), "{}", String::from_utf8_lossy(&default.stderr));
     let one = run_in(at, "eval", &args, Some("1"));

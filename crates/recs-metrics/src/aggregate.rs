@@ -291,6 +291,93 @@ pub fn group_breakdown(
         .collect()
 }
 
+/// Every per-user mean that reads relevance ([`crate::Metric::reads_relevance`]) broken
+/// down by item group: `per_group[g]` holds the per-user values of the same metrics with
+/// only group `g`'s items relevant (`crate::io::ItemGroups::masked`), for the same users
+/// in the same order. Each group's mean is over its users with a value (a user without a
+/// relevant item of the group is left out by the zero policy). The gap is the mean
+/// absolute difference of the group means ([`mean_absolute_difference`]) with a 95%
+/// percentile bootstrap interval that resamples the users, each resample one draw of
+/// users with replacement shared by every group (the groups' means are paired: one user
+/// has a value in several), from `Xoshiro256PlusPlus::seed_from_u64(seed)`.
+///
+/// # Panics
+/// When the groups' values are not of the same users and metrics.
+pub fn item_group_breakdown(
+    per_group: &[crate::PerUser],
+    resamples: usize,
+    seed: u64,
+) -> Vec<GroupBreakdown> {
+    let Some(first) = per_group.first() else { return Vec::new() };
+    assert!(
+        per_group.iter().all(|p| p.users() == first.users() && p.metrics() == first.metrics()),
+        "item groups: the same users and metrics in every group"
+    );
+    let n_users = first.users().len();
+    (0..first.metrics().len())
+        .filter(|&c| first.metrics()[c].is_user_mean() && first.metrics()[c].reads_relevance())
+        .map(|column| {
+            let key = first.metrics()[column].to_string();
+            let columns: Vec<Vec<f64>> = per_group.iter().map(|p| p.column(column)).collect();
+            let mean_of = |values: &[f64], users: &mut dyn Iterator<Item = usize>| {
+                let (mut sum, mut n) = (0.0, 0usize);
+                for at in users {
+                    if !values[at].is_nan() {
+                        sum += values[at];
+                        n += 1;
+                    }
+                }
+                (n > 0).then(|| sum / n as f64)
+            };
+            let means: Vec<(Option<f64>, usize)> = columns
+                .iter()
+                .map(|c| (mean_of(c, &mut (0..n_users)), c.iter().filter(|v| !v.is_nan()).count()))
+                .collect();
+            let observed: Vec<f64> = means.iter().filter_map(|m| m.0).collect();
+            if observed.len() < 2 {
+                return GroupBreakdown {
+                    key,
+                    means,
+                    gap: None,
+                    error: Some("fewer than two item groups with a relevant item".into()),
+                };
+            }
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut resampled: Vec<f64> = (0..resamples.max(1))
+                .map(|_| {
+                    let draw: Vec<usize> =
+                        (0..n_users).map(|_| draw_index(&mut rng, n_users as u64)).collect();
+                    let group_means: Vec<f64> = columns
+                        .iter()
+                        .filter_map(|c| mean_of(c, &mut draw.iter().copied()))
+                        .collect();
+                    mean_absolute_difference(&group_means)
+                })
+                .filter(|mad| !mad.is_nan())
+                .collect();
+            resampled.sort_by(f64::total_cmp);
+            if resampled.is_empty() {
+                return GroupBreakdown {
+                    key,
+                    means,
+                    gap: None,
+                    error: Some("no resample holds two item groups with a value".into()),
+                };
+            }
+            let interval = [
+                crate::croc::quantile_sorted(&resampled, 0.025),
+                crate::croc::quantile_sorted(&resampled, 0.975),
+            ];
+            GroupBreakdown {
+                key,
+                means,
+                gap: Some((mean_absolute_difference(&observed), interval)),
+                error: None,
+            }
+        })
+        .collect()
+}
+
 /// The pairs `(a[i], b[i])` where both are not `NaN`, as two columns.
 fn pairs(a: &[f64], b: &[f64]) -> Result<(Vec<f64>, Vec<f64>)> {
     if a.len() != b.len() {

@@ -70,7 +70,7 @@ pub use candidates::{
 };
 #[cfg(feature = "columnar")]
 pub use columnar::ParquetRunWriter;
-pub use groups::{UserGroups, read_user_groups};
+pub use groups::{ItemGroups, UserGroups, read_item_groups, read_user_groups};
 pub use rows::{ModelRows, RowCatalog, RowNames, RowScorer, RowSource};
 
 /// Judgments read from a qrels file, with the id maps that name their users and items.

@@ -86,7 +86,8 @@ mod topn;
 
 pub use aggregate::{
     GroupBreakdown, GroupGap, Interval, TestResult, bootstrap_interval, group_breakdown, group_gap,
-    group_means, mean_absolute_difference, paired_t_test, t_interval, wilcoxon_signed_rank,
+    group_means, item_group_breakdown, mean_absolute_difference, paired_t_test, t_interval,
+    wilcoxon_signed_rank,
 };
 pub use beyond::{HeadRule, ItemFacts, KnownFacts, Popularity};
 pub use calibration::{Calibration, DEFAULT_CALIBRATION_SMOOTHING};

@@ -147,6 +147,28 @@ impl Metric {
         self.is_diversity() || matches!(self, Metric::Miscal(_))
     }
 
+    /// Whether the metric's value depends on which candidates are relevant: every
+    /// ranking metric, and of the metrics of the lists' items `epc@N`, `efd@N` (and their
+    /// flat forms), `serendipity@N` and `popreo@N`. The others describe the lists alone
+    /// (popularity, diversity, calibration, exposure, coverage).
+    ///
+    /// ```
+    /// use recs_metrics::Metric;
+    /// assert!(Metric::Ndcg(10).reads_relevance() && Metric::Epc(10).reads_relevance());
+    /// assert!(!Metric::Arp(10).reads_relevance() && !Metric::Coverage(10).reads_relevance());
+    /// ```
+    pub fn reads_relevance(&self) -> bool {
+        match self {
+            Metric::Epc(_)
+            | Metric::EpcFlat(_)
+            | Metric::Efd(_)
+            | Metric::EfdFlat(_)
+            | Metric::Serendipity(_)
+            | Metric::PopReo(_) => true,
+            m => m.list_depth().is_none(),
+        }
+    }
+
     /// Whether the metric is an intra-list diversity (`ild@N`, `ild_disc@N`), which
     /// compares the list's items by [`crate::Diversity`].
     pub fn is_diversity(&self) -> bool {
