@@ -215,6 +215,21 @@ pub(super) fn items_reversed(data: &Interactions) -> Result<Interactions> {
     Ok(Interactions::from_events(data.n_users(), data.n_items(), events, DuplicatePolicy::Error)?)
 }
 
+/// `data` with its items numbered in a random order drawn by `seed`: the same data, on
+/// which the held-out event among a user's latest ones of the same second (the one of
+/// highest index) is one of them drawn at random, the same for every model.
+pub(super) fn items_shuffled(data: &Interactions, seed: u64) -> Result<Interactions> {
+    let mut order: Vec<u32> = (0..data.n_items() as u32).collect();
+    order.sort_by_key(|&i| recs_core::mix64(seed ^ recs_core::mix64(u64::from(i))));
+    let mut renamed = vec![0u32; order.len()];
+    for (to, &from) in order.iter().enumerate() {
+        renamed[from as usize] = to as u32;
+    }
+    let events: Vec<Event> =
+        data.events().map(|e| Event { item: renamed[e.item as usize], ..e }).collect();
+    Ok(Interactions::from_events(data.n_users(), data.n_items(), events, DuplicatePolicy::Error)?)
+}
+
 /// How much of the work a run does: the draws of the negatives, and every `every`-th user
 /// evaluated (1: all; the quick run evaluates a subset through the same code, since each
 /// user's catalog size needs estimators of its own).
@@ -520,6 +535,31 @@ impl RealRun {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Shuffling renames the items one to one, keeping each user's events and times, and
+    /// two seeds give two orders.
+    #[test]
+    fn shuffled_items_are_the_same_data_renamed() {
+        let (ratings, _) = recs_testkit::synthetic_data();
+        let key = |data: &Interactions| {
+            let mut by_user: Vec<(u32, Option<i64>)> =
+                data.events().map(|e| (e.user, e.timestamp)).collect();
+            by_user.sort_unstable();
+            by_user
+        };
+        let [a, b] = [1, 2].map(|seed| items_shuffled(&ratings, seed).unwrap());
+        assert_eq!(key(&a), key(&ratings));
+        let items = |data: &Interactions| {
+            let mut all: Vec<u32> = data.events().map(|e| e.item).collect();
+            all.sort_unstable();
+            all.dedup();
+            all.len()
+        };
+        assert_eq!(items(&a), items(&ratings));
+        let firsts =
+            |data: &Interactions| data.events().take(20).map(|e| e.item).collect::<Vec<_>>();
+        assert_ne!(firsts(&a), firsts(&b));
+    }
 
     /// Ranked 2nd to 4th of 6 (one above, two tied): first it is 2nd, last 4th.
     #[test]
