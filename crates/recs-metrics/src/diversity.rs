@@ -208,7 +208,7 @@ impl Diversity {
             return f64::NAN;
         }
         let weights = scratch.weights.of(length);
-        let Scratch { groups, members, sparse: sums, .. } = scratch;
+        let Scratch { groups, members, sparse: sums, spans, units, .. } = scratch;
         // The tie groups, in rank order: (first member, members, first rank, last rank).
         groups.clear();
         members.clear();
@@ -223,8 +223,8 @@ impl Diversity {
         // Each group's attribute sums (cosine: the sum of its unit vectors, sparse, and
         // Σ |u|²), so that a pair sum of similarities is a dot product.
         sums.clear();
-        let mut spans = Vec::with_capacity(groups.len());
-        let mut units = Vec::with_capacity(groups.len());
+        spans.clear();
+        units.clear();
         if self.similarity != Similarity::Jaccard {
             for g in groups.iter() {
                 let from = sums.len();
@@ -363,6 +363,9 @@ pub(crate) struct Scratch {
     groups: Vec<Group>,
     members: Vec<u32>,
     sparse: Vec<(u32, f64)>,
+    /// Per tie group, its attribute sum's span in `sparse` and its `Σ |u|²`.
+    spans: Vec<(usize, usize)>,
+    units: Vec<f64>,
     weights: PairWeights,
 }
 
