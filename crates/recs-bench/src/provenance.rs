@@ -281,15 +281,36 @@ pub struct End {
     pub value: String,
     /// The reading's tests with the choice at this value.
     pub tests: Vec<Test>,
-    /// [`Verdict::all`] of `tests`.
+    /// [`Verdict::all`] of `tests`, or [`Verdict::Untestable`] when the end's placebo
+    /// passes.
     pub verdict: Verdict,
+    /// A model that cannot carry the claimed signal, run through the end's tests: an end
+    /// changes what the test measures (a list length, a protocol), so what the placebo does
+    /// at the reading's own value says nothing of what it does here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placebo: Option<Placebo>,
 }
 
 impl End {
     /// The end `value`, judged by `tests`.
     pub fn new(value: impl Into<String>, tests: Vec<Test>) -> End {
         let verdict = Verdict::all(tests.iter().map(|t| t.verdict));
-        End { value: value.into(), tests, verdict }
+        End { value: value.into(), tests, verdict, placebo: None }
+    }
+
+    /// The end with `placebo` run through its tests: when the placebo passes, the end is
+    /// untestable by construction, as a reading is.
+    pub fn with_placebo(self, placebo: Placebo) -> End {
+        let verdict = End::verdict_of(&self.tests, Some(&placebo));
+        End { verdict, placebo: Some(placebo), ..self }
+    }
+
+    /// The verdict of an end with `tests` and `placebo`.
+    pub fn verdict_of(tests: &[Test], placebo: Option<&Placebo>) -> Verdict {
+        match placebo {
+            Some(p) if p.passes() => Verdict::Untestable,
+            _ => Verdict::all(tests.iter().map(|t| t.verdict)),
+        }
     }
 }
 

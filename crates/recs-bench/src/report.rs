@@ -454,7 +454,10 @@ impl Reading {
                             .iter()
                             .any(|b| b.subject == t.subject && b.verdict != t.verdict)
                 });
+                // An end its placebo makes untestable is shown by the placebo's test.
+                let placebo = end.placebo.as_ref().filter(|p| p.passes());
                 let test = moved
+                    .or_else(|| placebo.and_then(|p| p.tests.first()))
                     .or_else(|| end.tests.iter().find(|t| t.verdict == end.verdict))
                     .or_else(|| end.tests.iter().find(|t| t.verdict != Verdict::Holds))?;
                 Some((format!("{} (at {})", test.subject, end.value), test))
@@ -727,14 +730,37 @@ impl Claim {
                     out.push(at(format!("the sensitivity to `{}` has no end", s.knob)));
                 }
                 for e in &s.ends {
-                    groups.push((format!("`{}` at {}", s.knob, e.value), &e.tests, e.verdict));
+                    let what = format!("`{}` at {}", s.knob, e.value);
+                    let expected = End::verdict_of(&e.tests, e.placebo.as_ref());
+                    if e.verdict != expected {
+                        out.push(at(format!(
+                            "{what}: verdict {} where its tests and placebo give {expected}",
+                            e.verdict
+                        )));
+                    }
+                    if let Some(p) = &e.placebo {
+                        groups.push((
+                            format!("{what}, the placebo {}", p.model),
+                            &p.tests,
+                            p.verdict,
+                        ));
+                    }
+                    groups.push((what, &e.tests, Verdict::all(e.tests.iter().map(|t| t.verdict))));
                 }
             }
             if let Some(p) = &reading.placebo {
+                groups.push((format!("the placebo {}", p.model), &p.tests, p.verdict));
+            }
+            let placebos = reading.placebo.iter().chain(
+                reading
+                    .sensitivity
+                    .iter()
+                    .flat_map(|s| s.ends.iter().filter_map(|e| e.placebo.as_ref())),
+            );
+            for p in placebos {
                 if p.why.trim().is_empty() || p.model.trim().is_empty() {
                     out.push(at("a placebo without its model or why".into()));
                 }
-                groups.push((format!("the placebo {}", p.model), &p.tests, p.verdict));
             }
             for (what, tests, verdict) in groups {
                 let all = Verdict::all(tests.iter().map(|t| t.verdict));
@@ -1001,6 +1027,10 @@ pub fn claims_markdown(claims: &[Claim], level: &str) -> String {
                 let shown = if s.decides() { "" } else { "shown, not deciding: " };
                 for e in &s.ends {
                     rows.extend(e.tests.iter().map(|t| (format!("{shown}at {}: ", e.value), t)));
+                    if let Some(p) = &e.placebo {
+                        let prefix = format!("{shown}at {}: placebo {}: ", e.value, p.model);
+                        rows.extend(p.tests.iter().map(|t| (prefix.clone(), t)));
+                    }
                 }
             }
             if let Some(p) = &r.placebo {
@@ -1448,6 +1478,50 @@ mod tests {
         let mut tampered = claim_with(vec![r]);
         tampered.readings[0].placebo.as_mut().unwrap().verdict = Verdict::Holds;
         assert!(tampered.problems().join("\n").contains("the placebo p: verdict holds"));
+    }
+
+    #[test]
+    fn an_end_whose_placebo_passes_is_untestable_there() {
+        let holds = Test::new("a − b", Rule::above(0.0), interval(0.1, 0.2));
+        let fails = Test::new("a − b", Rule::above(0.0), interval(-0.2, -0.1));
+        let placebo = |test: &Test| Placebo::new("random", "no signal", vec![test.clone()]);
+        // The model rises at the end, but so does the placebo: the end measures the protocol.
+        let end = End::new("top |I_hidden|", vec![holds.clone()]).with_placebo(placebo(&holds));
+        assert_eq!(end.verdict, Verdict::Untestable);
+        let kept = End::new("top 5", vec![holds.clone()]).with_placebo(placebo(&fails));
+        assert_eq!(kept.verdict, Verdict::Holds);
+        // A reading that fails as run and holds at an end with a failing placebo depends
+        // on the reading; an end its placebo makes untestable flips it too, and the key
+        // test is the placebo's there.
+        for (end, key) in [(kept, "a − b (at top 5)"), (end, "a − b (at top |I_hidden|)")] {
+            let r = Reading::new("r", vec![fails.clone()])
+                .with_choices([Choice::ours(ChoiceKind::Comparison, "list length", "top 10", "w")])
+                .with_sensitivity(Sensitivity::knob("list length", vec![end]));
+            assert_eq!(r.verdict, Verdict::DependsOnReading);
+            assert_eq!(r.key_test().unwrap().0, key);
+            let claim = claim_with(vec![r]);
+            assert!(claim.problems().is_empty(), "{:?}", claim.problems());
+            // The end's placebo is written in the evidence table.
+            let mut report = report_with(vec![[0.0, 0.0], [1.0, 1.0]]);
+            report.claims = vec![claim];
+            assert!(report.to_markdown(&BTreeMap::new()).contains("placebo random: "));
+        }
+        // A report whose end hides its placebo's pass is refused.
+        let mut tampered =
+            claim_with(vec![Reading::new("r", vec![fails.clone()]).with_sensitivity(
+                Sensitivity::knob(
+                    "list length",
+                    vec![End::new("top 5", vec![holds.clone()]).with_placebo(placebo(&holds))],
+                ),
+            )]);
+        tampered.readings[0].sensitivity[0].ends[0].verdict = Verdict::Holds;
+        let problems = tampered.problems().join("\n");
+        assert!(problems.contains("where its tests and placebo give untestable"), "{problems}");
+        // Without a placebo nothing is written: earlier reports read and write as before.
+        let json = serde_json::to_string(&End::new("e", vec![holds])).unwrap();
+        assert!(!json.contains("placebo"), "{json}");
+        let back: End = serde_json::from_str(&json).unwrap();
+        assert!(back.placebo.is_none());
     }
 
     #[test]
