@@ -39,7 +39,9 @@
 //! Choices of ours whose other ends could move a verdict run there as the reading's
 //! sensitivity, and a flip makes the reading depend on that choice: the item model (§2's
 //! `N(i|u₀)`, each candidate's own neighbourhood, or §2's formulas literally) for I1, I2
-//! and I6, the list length (top 5 and top 20 besides top 10) for I2 and I7, and I4's level of "the same quality" (each repetition's own, or one from the mean
+//! and I6, the list length (top 5, top 20 and lists as long as the hidden columns besides
+//! top 10, each end with its own placebo where the run has one) for I1, I2, I7 and I8,
+//! and I4's level of "the same quality" (each repetition's own, or one from the mean
 //! curves with a repetition that never reaches it left out or counted one past the last
 //! k).
 //!
@@ -528,7 +530,11 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let with = vec![rises(USER, recall)?];
     let without = vec![rises(USER, &keys.ml.recall_plain)?];
     let perfect = perfect_list_test(keys, |key| rises(USER, key))?;
-    let lengths = list_length_ends(sweep, |key| Ok(vec![rises(USER, key)?]))?;
+    let lengths = list_length_ends(
+        sweep,
+        &|keys| Ok(vec![rises(USER, &keys.recall)?]),
+        Some(&|keys| Ok(vec![rises(RANDOM, &keys.recall)?])),
+    )?;
     let placebo = vec![rises(RANDOM, recall)?];
     let mut measured = format!(
         "user-based change from {from}% to {to}%: {recall} {}; without the conventions {} {}",
@@ -573,10 +579,8 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
 fn i8(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let counts: Vec<f64> =
         sweep.points.iter().map(|p| p.x).filter(|x| (1.0..=10.0).contains(x)).collect();
-    let (mut readings, mut texts) = (Vec::new(), Vec::new());
-    for (zero, key) in
-        [(Zero::Conventions, &keys.ml.precision), (Zero::Plain, &keys.ml.precision_plain)]
-    {
+    // The tests at every count of the precision `key`, and the differences' means.
+    let every_count = |key: &str| -> Result<(Vec<Test>, Vec<f64>)> {
         let (mut tests, mut means) = (Vec::new(), Vec::new());
         for &x in &counts {
             let d = sweep
@@ -589,6 +593,14 @@ fn i8(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
                 d,
             ));
         }
+        Ok((tests, means))
+    };
+    let lengths = list_length_ends(sweep, &|keys| Ok(every_count(&keys.precision)?.0), None)?;
+    let (mut readings, mut texts) = (Vec::new(), Vec::new());
+    for (zero, key) in
+        [(Zero::Conventions, &keys.ml.precision), (Zero::Plain, &keys.ml.precision_plain)]
+    {
+        let (tests, means) = every_count(key)?;
         let pooled = sweep
             .pooled_difference([USER, ITEM], key, &counts)
             .with_context(|| format!("I8: no pooled {key} difference"))?;
@@ -606,15 +618,16 @@ fn i8(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
             }
             continue;
         }
-        readings.extend(range_readings(
-            zero_name(zero),
-            [tests, pooled],
-            I8_SEEN,
-            |name, tests| {
+        let [every, pooled] =
+            range_readings(zero_name(zero), [tests, pooled], I8_SEEN, |name, tests| {
                 ml_reading(name, MlRun::HiddenCount, zero, Measured::Precision, tests)
                     .with_choices([choices::precision_figure()])
-            },
-        ));
+            });
+        readings.push(match lengths.clone() {
+            Some(lengths) => every.with_sensitivity(lengths),
+            None => every,
+        });
+        readings.push(pooled);
     }
     Ok(Claim::new(
         "I8",
@@ -774,8 +787,14 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
             ml(name, tests, Zero::Conventions)
         });
     let item_model = item_model_ends(|item| Ok(reading(&keys.ml.recall, item)?.0))?;
+    let mut every = every.with_sensitivity(item_model);
+    if let Some(lengths) =
+        list_length_ends(sweep, &|keys| Ok(reading(&keys.recall, ITEM)?.0), None)?
+    {
+        every = every.with_sensitivity(lengths);
+    }
     // The plain definitions, shown beside them, never deciding.
-    readings.push(every.with_sensitivity(item_model).with_sensitivity(plain_shown(plain)));
+    readings.push(every.with_sensitivity(plain_shown(plain)));
     readings.push(pooled.with_sensitivity(plain_shown(plain_pooled)));
     readings.push(
         Reading::untestable(
@@ -896,11 +915,17 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     let with = tests(recall, ITEM)?;
     let without = tests(&keys.ml.recall_plain, ITEM)?;
     let item_models = item_model_ends(|item| tests(recall, item))?;
-    let lengths = list_length_ends(sweep, |key| tests(key, ITEM))?;
     // Random scores in each test's model's place: better than the user model at 1%, and
     // both falling and stable from 1% to 20%.
-    let placebo =
-        vec![better([RANDOM, USER], recall)?, falls(RANDOM, recall)?, stable(RANDOM, recall)?];
+    let placebo_of = |key: &str| -> Result<Vec<Test>> {
+        Ok(vec![better([RANDOM, USER], key)?, falls(RANDOM, key)?, stable(RANDOM, key)?])
+    };
+    let lengths = list_length_ends(
+        sweep,
+        &|keys| tests(&keys.recall, ITEM),
+        Some(&|keys| placebo_of(&keys.recall)),
+    )?;
+    let placebo = placebo_of(recall)?;
     let perfect = perfect_list_test(keys, |key| stable(USER, key))?;
     let mut measured = format!(
         "{}; without the conventions {}",
@@ -975,15 +1000,26 @@ const RANDOM_WHY: &str = "random scores carry no signal: what their recall does 
      without hidden events has recall 1, and fewer users are without one as the fraction \
      grows)";
 
-/// The list length's sensitivity: `tests_of(recall key)` at every other list length the
-/// sweep measured (none in a sweep with one).
+/// Reads a claim's tests from the keys of one list length.
+type TestsOf<'a> = &'a dyn Fn(&Keys) -> Result<Vec<Test>>;
+
+/// The list length's sensitivity: `tests_of(keys)` at every other list length the sweep
+/// measured (none in a sweep with one), each end with its own random placebo where the run
+/// has one, `placebo_of(keys)`: a list as long as the hidden columns grows with them, and
+/// what that does to random scores is not what a fixed length does.
 fn list_length_ends(
     sweep: &Sweep,
-    tests_of: impl Fn(&str) -> Result<Vec<Test>>,
+    tests_of: TestsOf<'_>,
+    placebo_of: Option<TestsOf<'_>>,
 ) -> Result<Option<Sensitivity>> {
     let mut ends = Vec::new();
-    for &n in sweep.list_lengths.iter().skip(1) {
-        ends.push(End::new(format!("top {n}"), tests_of(&Keys::new(n).recall)?));
+    for &length in sweep.list_lengths.iter().skip(1) {
+        let keys = Keys::of(length);
+        let mut end = End::new(length.words(), tests_of(&keys)?);
+        if let Some(placebo_of) = placebo_of {
+            end = end.with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo_of(&keys)?));
+        }
+        ends.push(end);
     }
     Ok((!ends.is_empty()).then(|| Sensitivity::knob(choices::LIST_LENGTH, ends)))
 }
@@ -1022,6 +1058,9 @@ fn ends_and_placebo_text(ends: &[&End], placebo: &[Test], sweep: &Sweep, xs: [f6
     let mut out = String::new();
     for end in ends {
         out.push_str(&format!("; at {}: {}", end.value, effects_text(&end.tests)));
+        if let Some(p) = &end.placebo {
+            out.push_str(&format!(" (the random placebo there: {})", effects_text(&p.tests)));
+        }
     }
     out.push_str(&format!(
         "; the random placebo: {}; {}",
@@ -1660,7 +1699,9 @@ mod choices {
             LIST_LENGTH,
             "top 10",
             "§5 gives no list length for its MovieLens figures; §6 states Top-10 only for 10 \
-             hidden items",
+             hidden items, which reads as top 10 or as lists as long as the hidden columns; \
+             its ends (top 5, top 20, top |I_hidden|) run where a reading's sensitivity \
+             names them",
         )
     }
 

@@ -239,7 +239,43 @@ pub(super) fn ln_choose(n: usize, k: usize) -> f64 {
     (1..=k).map(|i| ((n - k + i) as f64 / i as f64).ln()).sum()
 }
 
-/// The outcome of every judged user of `split` for top-`n` lists scored by `scores`.
+/// How long a list is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Length {
+    /// `n` items.
+    Top(usize),
+    /// As many items as the split has hidden columns: §6 states its Top-10 for 10 hidden
+    /// items only, which this reading extends to any number.
+    Hidden,
+}
+
+impl Length {
+    /// The number of items listed when `hidden_columns` columns are hidden.
+    pub(crate) fn of(self, hidden_columns: usize) -> usize {
+        match self {
+            Length::Top(n) => n,
+            Length::Hidden => hidden_columns,
+        }
+    }
+
+    /// What follows `@` in a measure's key: `10`, or `hidden`.
+    fn key(self) -> String {
+        match self {
+            Length::Top(n) => n.to_string(),
+            Length::Hidden => "hidden".into(),
+        }
+    }
+
+    /// The length in words, as a sensitivity's end names it.
+    pub(crate) fn words(self) -> String {
+        match self {
+            Length::Top(n) => format!("top {n}"),
+            Length::Hidden => "as many as the hidden columns (top |I_hidden|)".into(),
+        }
+    }
+}
+
+/// The outcome of every judged user of `split` for lists of `length` scored by `scores`.
 ///
 /// # Errors
 /// A split whose protocol designates no hidden columns.
@@ -247,7 +283,7 @@ pub(crate) fn outcomes(
     split: &Split,
     judgments: &Judgments,
     scores: &[f32],
-    n: usize,
+    length: Length,
     lists: Lists,
 ) -> recs_bench::Result<Vec<UserOutcome>> {
     let hidden_items = split.candidate_items().ok_or_else(|| {
@@ -255,6 +291,7 @@ pub(crate) fn outcomes(
             "the ignatov2010 measures need a protocol with hidden columns (hidden-items)".into(),
         )
     })?;
+    let n = length.of(hidden_items.len());
     let mut out = Vec::with_capacity(judgments.n_judged_users());
     let mut start = 0;
     let (mut hidden, mut relevant) = (Vec::new(), Vec::new());
@@ -301,7 +338,14 @@ pub(crate) const WITHOUT_HIDDEN_EVENTS: &str = "users without hidden events";
 pub(crate) const WITHOUT_HIDDEN_LISTED: &str = "lists without hidden items";
 
 impl Keys {
+    /// The keys of top-`n` lists.
     pub(crate) fn new(n: usize) -> Keys {
+        Keys::of(Length::Top(n))
+    }
+
+    /// The keys of lists of `length`.
+    pub(crate) fn of(length: Length) -> Keys {
+        let n = length.key();
         Keys {
             recall: format!("recall@{n}"),
             precision: format!("precision@{n}"),
@@ -317,11 +361,11 @@ impl Keys {
 /// Reads one of the split-level means.
 type Field = fn(&SplitMeans) -> Option<f64>;
 
-/// The paper's measures for lists of `n`, one [`Measure`] per key of [`Keys::new`], and
-/// with `shares` the two shares that do not depend on the list length (an experiment with
-/// several list lengths adds them once).
-pub(crate) fn measures(n: usize, shares: bool) -> Vec<Measure> {
-    let keys = Keys::new(n);
+/// The paper's measures for lists of `length`, one [`Measure`] per key of [`Keys::of`],
+/// and with `shares` the two shares that do not depend on the list length (an experiment
+/// with several list lengths adds them once).
+pub(crate) fn measures(length: Length, shares: bool) -> Vec<Measure> {
+    let keys = Keys::of(length);
     let pick: [(String, Lists, Field); 9] = [
         (keys.recall, Lists::Padded, |m| Some(m.recall)),
         (keys.recall_perfect, Lists::Padded, |m| Some(m.recall_perfect)),
@@ -338,7 +382,7 @@ pub(crate) fn measures(n: usize, shares: bool) -> Vec<Measure> {
         .filter(|(key, _, _)| shares || !shared.contains(&key.as_str()))
         .map(|(key, lists, field)| {
             Measure::with_split(key, false, move |split, judgments, scores| {
-                let outcomes = outcomes(split, judgments, scores, n, lists)?;
+                let outcomes = outcomes(split, judgments, scores, length, lists)?;
                 Ok(SplitMeans::of(&outcomes).and_then(|m| field(&m)))
             })
         })
@@ -460,6 +504,25 @@ mod tests {
         // No hidden event: 1 by the convention; one: 1.
         assert!(close(outcome(&[1.0, 2.0], "00", "11", 2).perfect_recall(), 1.0));
         assert!(close(outcome(&[1.0, 2.0], "10", "11", 2).perfect_recall(), 1.0));
+    }
+
+    #[test]
+    fn a_list_as_long_as_the_hidden_columns_follows_the_split() {
+        assert_eq!(Length::Top(10).of(101), 10);
+        assert_eq!(Length::Hidden.of(101), 101);
+        assert_eq!(Length::Hidden.of(1), 1);
+        assert_eq!(Keys::of(Length::Hidden).recall, "recall@hidden");
+        assert_eq!(Keys::of(Length::Top(5)).precision_plain, Keys::new(5).precision_plain);
+        // At three hidden columns a top-|I_hidden| list is a top-3 list.
+        let scores = [5.0, 4.0, 3.0, 2.0, 1.0];
+        let (hidden, relevant) =
+            ([true, false, true, true, false], [false, true, true, true, true]);
+        let n = Length::Hidden.of(hidden.iter().filter(|&&h| h).count());
+        let o = user_outcome(&scores, &hidden, &relevant, n);
+        assert_eq!(o, user_outcome(&scores, &hidden, &relevant, 3));
+        // Items 0, 1, 2 listed; hidden and relevant: item 2 of the two (2, 3).
+        assert!(close(o.recall(), 0.5));
+        assert!(close(o.precision(), 0.5));
     }
 
     #[test]

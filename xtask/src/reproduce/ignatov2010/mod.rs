@@ -39,7 +39,7 @@ use self::claims::{ITEM, USER};
 use self::entries::{
     conventions_experiment, similarities_experiment, sweep_experiment, sweep_figures, sweep_table,
 };
-use self::hidden::Keys;
+use self::hidden::{Keys, Length};
 use self::sweep::{Point, Sweep};
 use super::{Lines, Options, finish};
 
@@ -176,8 +176,10 @@ pub(crate) fn run(options: &Options) -> Result<()> {
         &test_size_overlapping,
         &hidden_only,
     ] {
-        for &n in &sweep.list_lengths {
-            sweep::ensure_equal(sweep, &Keys::new(n).recall, &format!("r@{n}"))?;
+        for &length in &sweep.list_lengths {
+            if let Length::Top(n) = length {
+                sweep::ensure_equal(sweep, &Keys::new(n).recall, &format!("r@{n}"))?;
+            }
         }
     }
     let usual_precision = format!("p@{}", hidden_only.list_length);
@@ -353,7 +355,7 @@ impl Runner<'_> {
     fn single(&self, name: &str) -> Result<(Results, Experiment)> {
         let (config, source) = self.options.config(PAPER, name)?;
         let mut plan = self.options.checked(&config, &source)?;
-        for measure in hidden::measures(list_length(&config)?, true) {
+        for measure in hidden::measures(Length::Top(list_length(&config)?), true) {
             plan = plan.with_measure(measure)?;
         }
         self.lines.say(format!("{name}: running"));
@@ -372,14 +374,19 @@ fn list_length(config: &Config) -> Result<usize> {
         .context("the experiment needs an `r@N` metric (the list length of the paper's measures)")
 }
 
-/// Every list length of an experiment file, the `N` of each `r@N` metric in order, without
-/// repeats: the first is [`list_length`], the others the ends of that choice.
-fn list_lengths(config: &Config) -> Vec<usize> {
+/// Every list length of an experiment file: the `N` of each `r@N` metric in order, without
+/// repeats, the first being [`list_length`]. The others are the ends of that choice, and a
+/// file that names such ends runs lists as long as the hidden columns as one more end (no
+/// `r@N` of the metric crate can name a length that changes with the split).
+fn list_lengths(config: &Config) -> Vec<Length> {
     let mut lengths = Vec::new();
     for n in config.evaluation.metrics.iter().filter_map(|m| m.strip_prefix("r@")?.parse().ok()) {
-        if !lengths.contains(&n) {
-            lengths.push(n);
+        if !lengths.contains(&Length::Top(n)) {
+            lengths.push(Length::Top(n));
         }
+    }
+    if lengths.len() > 1 {
+        lengths.push(Length::Hidden);
     }
     lengths
 }
@@ -476,9 +483,9 @@ mod tests {
         )
         .unwrap();
         assert_eq!(list_length(&config).unwrap(), 7);
-        assert_eq!(list_lengths(&config), vec![7]);
+        assert_eq!(list_lengths(&config), vec![Length::Top(7)]);
         config.evaluation.metrics = vec!["r@10".into(), "p@10".into(), "r@5".into(), "r@10".into()];
-        assert_eq!(list_lengths(&config), vec![10, 5]);
+        assert_eq!(list_lengths(&config), vec![Length::Top(10), Length::Top(5), Length::Hidden]);
         set_neighbours(&mut config, 4.0).unwrap();
         assert_eq!(config.models[0].params["k"], toml::Value::Integer(4));
         set_test_share(&mut config, 25.0).unwrap();

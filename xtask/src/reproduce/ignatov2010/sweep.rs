@@ -9,7 +9,7 @@ use recs_bench::report::{DatasetEntry, Effect, Table};
 use recs_bench::{Figure, Line, Results};
 use serde_json::{Value, json};
 
-use super::hidden::Keys;
+use super::hidden::{Keys, Length};
 
 /// A mean with the half-width of its 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -110,7 +110,7 @@ pub(crate) struct Sweep {
     pub(crate) list_length: usize,
     /// Every list length the paper's measures were computed at, [`Sweep::list_length`]
     /// first.
-    pub(crate) list_lengths: Vec<usize>,
+    pub(crate) list_lengths: Vec<Length>,
     pub(crate) points: Vec<Point>,
 }
 
