@@ -552,14 +552,12 @@ fn i7(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
     ));
     let base =
         ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with);
-    let mut reading = base
+    let reading = base
         .with_choices([choices::six_to_seven()])
         .with_sensitivity(plain_shown(without))
         .with_sensitivity(ceiling_shown(perfect))
         .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
-    if let Some(lengths) = lengths {
-        reading = reading.with_sensitivity(lengths);
-    }
+    let reading = with_length_ends(reading, lengths);
     Ok(Claim::new(
         "I7",
         "MovieLens: the user-based recall increases slightly from 6% to 7% hidden columns",
@@ -595,7 +593,7 @@ fn i8(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
         }
         Ok((tests, means))
     };
-    let lengths = list_length_ends(sweep, &|keys| Ok(every_count(&keys.precision)?.0), None)?;
+    let mut lengths = list_length_ends(sweep, &|keys| Ok(every_count(&keys.precision)?.0), None)?;
     let (mut readings, mut texts) = (Vec::new(), Vec::new());
     for (zero, key) in
         [(Zero::Conventions, &keys.ml.precision), (Zero::Plain, &keys.ml.precision_plain)]
@@ -623,10 +621,7 @@ fn i8(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
                 ml_reading(name, MlRun::HiddenCount, zero, Measured::Precision, tests)
                     .with_choices([choices::precision_figure()])
             });
-        readings.push(match lengths.clone() {
-            Some(lengths) => every.with_sensitivity(lengths),
-            None => every,
-        });
+        readings.push(with_length_ends(every, lengths.take()));
         readings.push(pooled);
     }
     Ok(Claim::new(
@@ -787,12 +782,8 @@ fn i1(sweep: &Sweep, hidden_only: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim>
             ml(name, tests, Zero::Conventions)
         });
     let item_model = item_model_ends(|item| Ok(reading(&keys.ml.recall, item)?.0))?;
-    let mut every = every.with_sensitivity(item_model);
-    if let Some(lengths) =
-        list_length_ends(sweep, &|keys| Ok(reading(&keys.recall, ITEM)?.0), None)?
-    {
-        every = every.with_sensitivity(lengths);
-    }
+    let lengths = list_length_ends(sweep, &|keys| Ok(reading(&keys.recall, ITEM)?.0), None)?;
+    let every = with_length_ends(every.with_sensitivity(item_model), lengths);
     // The plain definitions, shown beside them, never deciding.
     readings.push(every.with_sensitivity(plain_shown(plain)));
     readings.push(pooled.with_sensitivity(plain_shown(plain_pooled)));
@@ -941,16 +932,14 @@ fn i2(sweep: &Sweep, keys: &ClaimKeys<'_>) -> Result<Claim> {
         perfect.effect.short(4),
         over(sweep)
     ));
-    let mut reading =
+    let reading =
         ml_reading(CONVENTIONS, MlRun::HiddenFraction, Zero::Conventions, Measured::Recall, with)
             .with_choices([choices::fraction_ends(), choices::recall_only()])
             .with_sensitivity(item_models)
             .with_sensitivity(plain_shown(without))
             .with_sensitivity(ceiling_shown(perfect))
             .with_placebo(Placebo::new(RANDOM, RANDOM_WHY, placebo));
-    if let Some(lengths) = lengths {
-        reading = reading.with_sensitivity(lengths);
-    }
+    let reading = with_length_ends(reading, lengths);
     Ok(Claim::new(
         "I2",
         "MovieLens: item-based is better near 1% hidden and degrades as the fraction grows, while user-based stays stable",
@@ -1022,6 +1011,14 @@ fn list_length_ends(
         ends.push(end);
     }
     Ok((!ends.is_empty()).then(|| Sensitivity::knob(choices::LIST_LENGTH, ends)))
+}
+
+/// `reading` with the list length's sensitivity, when the sweep ran other lengths.
+fn with_length_ends(reading: Reading, lengths: Option<Sensitivity>) -> Reading {
+    match lengths {
+        Some(lengths) => reading.with_sensitivity(lengths),
+        None => reading,
+    }
 }
 
 /// `subject estimate [low, high]` of each test, `; `-separated. Tests of one quantity
